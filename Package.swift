@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "spool",
+    products: [
+        .executable(name: "spool-send", targets: ["spool-send"]),
+        .executable(name: "spool-enqueue", targets: ["spool-enqueue"]),
+        .executable(name: "spool-ctl", targets: ["spool-ctl"]),
+    ],
+    targets: [
+        // The few libc calls Swift's Glibc module does not expose (renameat2).
+        .target(name: "CSpool"),
+        // All spool logic. Imports Glibc only, so that spool-enqueue and spool-ctl start fast.
+        .target(name: "Spool", dependencies: ["CSpool"]),
+        // The HTTP transport: the only code that links FoundationNetworking.
+        .target(name: "SpoolHTTP", dependencies: ["Spool"]),
+        .executableTarget(name: "spool-send", dependencies: ["Spool", "SpoolHTTP"]),
+        .executableTarget(name: "spool-enqueue", dependencies: ["Spool"]),
+        .executableTarget(name: "spool-ctl", dependencies: ["Spool"]),
+        // Drives the library from separate processes in tests (claim races, kill -9).
+        .executableTarget(name: "spool-testhelper", dependencies: ["Spool"], path: "Tests/Helper"),
+        .testTarget(name: "SpoolTests", dependencies: ["Spool"]),
+    ]
+)

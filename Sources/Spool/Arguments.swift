@@ -1,0 +1,113 @@
+import Glibc
+
+/// A command line read one token at a time, in the conventions of swift-argument-parser:
+/// `--name value` or `--name=value`, `--` ends options.
+public struct Arguments {
+    var tokens: ArraySlice<String>
+    var pendingValue: String?
+    var optionsEnded = false
+
+    /// The process's arguments without the program name.
+    public init(_ tokens: [String] = Array(CommandLine.arguments.dropFirst())) {
+        self.tokens = tokens[...]
+    }
+
+    /// The next token: an option name (with any `=value` split off and kept for `value(for:)`), or a positional.
+    public mutating func next() -> Token? {
+        guard let token = tokens.popFirst() else { return nil }
+        if optionsEnded || !token.hasPrefix("-") || token == "-" { return .positional(token) }
+        if token == "--" {
+            optionsEnded = true
+            return next()
+        }
+        if token.hasPrefix("--"), let equals = token.firstIndex(of: "=") {
+            pendingValue = String(token[token.index(after: equals)...])
+            return .option(String(token[..<equals]))
+        }
+        pendingValue = nil
+        return .option(token)
+    }
+
+    /// The value of the option just read.
+    public mutating func value(for option: String) throws(UsageError) -> String {
+        if let value = pendingValue {
+            pendingValue = nil
+            return value
+        }
+        guard let value = tokens.popFirst() else { throw .missingValue(option) }
+        return value
+    }
+
+    /// Throws when the option just read was given `=value` although it takes none.
+    public mutating func noValue(for option: String) throws(UsageError) {
+        if pendingValue != nil { throw .unexpectedValue(option) }
+    }
+
+    /// One command-line token.
+    public enum Token: Equatable {
+        case option(String)
+        case positional(String)
+    }
+}
+
+/// A command line that does not fit the command's usage. `main` prints it with a hint and exits 64.
+public enum UsageError: Error, CustomStringConvertible {
+    case missingValue(String)
+    case unexpectedValue(String)
+    case unknownOption(String)
+    case unexpectedArgument(String)
+    case missingArgument(String)
+    case invalidValue(option: String, value: String, expected: String)
+    case conflicting(String, String)
+
+    public var description: String {
+        switch self {
+        case let .missingValue(option): "missing value for '\(option)'"
+        case let .unexpectedValue(option): "'\(option)' takes no value"
+        case let .unknownOption(option): "unknown option '\(option)'"
+        case let .unexpectedArgument(argument): "unexpected argument '\(argument)'"
+        case let .missingArgument(name): "missing expected argument '\(name)'"
+        case let .invalidValue(option, value, expected): "the value '\(value)' is invalid for '\(option)': expected \(expected)"
+        case let .conflicting(a, b): "'\(a)' and '\(b)' cannot be used together"
+        }
+    }
+}
+
+/// Process-level helpers shared by the three commands.
+public enum Program {
+    /// Writes `text` to standard output.
+    public static func printOut(_ text: String) {
+        try? FileDescriptor(rawValue: STDOUT_FILENO).writeAll(Array(text.utf8))
+    }
+
+    /// Writes `text` to standard error.
+    public static func printError(_ text: String) {
+        try? FileDescriptor(rawValue: STDERR_FILENO).writeAll(Array(text.utf8))
+    }
+
+    /// Prints `program: error: message` and exits with `code`.
+    public static func fail(_ program: String, _ message: String, code: Int32) -> Never {
+        printError("\(program): error: \(message)\n")
+        exit(code)
+    }
+
+    /// Prints a usage error with a hint to try `--help`, and exits 64.
+    public static func usageFailure(_ program: String, _ error: UsageError, usage: String) -> Never {
+        printError("\(program): error: \(error)\nUsage: \(usage)\n  See '\(program) --help' for more information.\n")
+        exit(ExitCode.usage)
+    }
+
+    /// The value of an environment variable, nil when unset or empty.
+    public static func environment(_ name: String) -> String? {
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+
+    /// Reads a whole file (following links: it is the user's own input, not a queue entry), or standard input for `-`.
+    public static func readInput(_ path: String, limit: Int) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
+        if path == "-" { return try FileDescriptor(rawValue: STDIN_FILENO).readAll(limit: limit) }
+        let fd = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY)
+        defer { fd.close() }
+        return try fd.readAll(limit: limit)
+    }
+}

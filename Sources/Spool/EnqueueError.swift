@@ -1,0 +1,25 @@
+/// Why an operation could not be enqueued.
+public enum EnqueueError: Error, CustomStringConvertible {
+    case invalid(OperationError)
+    case write(path: String, Errno)
+    case queueFull(String)
+
+    public var description: String {
+        switch self {
+        case let .invalid(error): "invalid operation: \(error)"
+        case let .write(path, error):
+            if error.isTemporary { "cannot write \(path): \(error); nothing was enqueued, try again when there is room" }
+            else { "cannot write \(path): \(error); nothing was enqueued" }
+        case let .queueFull(why): "the queue is full (\(why)); nothing was enqueued, try again after spool-send has caught up"
+        }
+    }
+
+    /// The sysexits code: 65 for a bad document, 75 when retrying later may work, 74 otherwise.
+    public var exitCode: Int32 {
+        switch self {
+        case .invalid: ExitCode.dataError
+        case .queueFull: ExitCode.temporaryFailure
+        case let .write(_, error): error.isTemporary ? ExitCode.temporaryFailure : ExitCode.ioError
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Glibc
+
+/// An error number returned by a system call, with full-word names for the ones spool handles.
+public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
+    /// The raw C `errno` value.
+    public let rawValue: Int32
+
+    /// Wraps a raw C `errno` value.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// The calling thread's current `errno`.
+    public static var current: Errno { Errno(rawValue: errno) }
+
+    /// ENOENT.
+    public static let noSuchFileOrDirectory = Errno(rawValue: ENOENT)
+    /// EEXIST.
+    public static let fileExists = Errno(rawValue: EEXIST)
+    /// EINTR.
+    public static let interrupted = Errno(rawValue: EINTR)
+    /// ENOTDIR.
+    public static let notDirectory = Errno(rawValue: ENOTDIR)
+    /// EISDIR.
+    public static let isDirectory = Errno(rawValue: EISDIR)
+    /// ELOOP: what `O_NOFOLLOW` returns for a symbolic link.
+    public static let tooManySymbolicLinkLevels = Errno(rawValue: ELOOP)
+    /// ENOSPC.
+    public static let noSpace = Errno(rawValue: ENOSPC)
+    /// EDQUOT.
+    public static let diskQuotaExceeded = Errno(rawValue: EDQUOT)
+    /// EACCES.
+    public static let permissionDenied = Errno(rawValue: EACCES)
+    /// EPERM.
+    public static let notPermitted = Errno(rawValue: EPERM)
+    /// EXDEV.
+    public static let crossDevice = Errno(rawValue: EXDEV)
+    /// EROFS.
+    public static let readOnlyFileSystem = Errno(rawValue: EROFS)
+    /// EAGAIN.
+    public static let wouldBlock = Errno(rawValue: EAGAIN)
+    /// ENXIO: what opening a FIFO without a writer for writing returns.
+    public static let noSuchDevice = Errno(rawValue: ENXIO)
+    /// ESRCH.
+    public static let noSuchProcess = Errno(rawValue: ESRCH)
+    /// EMFILE.
+    public static let tooManyOpenFiles = Errno(rawValue: EMFILE)
+
+    /// Whether retrying later may succeed: the disk or a quota is full, or the system is short of resources.
+    public var isTemporary: Bool {
+        [Errno.noSpace, .diskQuotaExceeded, .wouldBlock, .tooManyOpenFiles, Errno(rawValue: ENFILE), Errno(rawValue: ENOMEM)]
+            .contains(self)
+    }
+
+    /// The C library's message for this error.
+    public var description: String { String(cString: strerror(rawValue)) }
+}
+
+/// Runs a system call until it does not fail with EINTR; throws its `errno` when it returns -1.
+@discardableResult
+@inline(__always)
+func retryingInterrupts<T: BinaryInteger>(_ call: () -> T) throws(Errno) -> T {
+    while true {
+        let result = call()
+        if result != -1 { return result }
+        let error = Errno.current
+        if error != .interrupted { throw error }
+    }
+}

@@ -1,0 +1,185 @@
+import CSpool
+import Glibc
+
+/// An open file descriptor, with the few system calls spool needs, each retrying EINTR and throwing `Errno`.
+public struct FileDescriptor: Sendable, Equatable {
+    /// The raw descriptor.
+    public let rawValue: Int32
+
+    /// Wraps a raw descriptor.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// The current working directory, for `at` calls on ordinary paths.
+    public static let currentDirectory = FileDescriptor(rawValue: AT_FDCWD)
+
+    /// Opens `name` relative to this directory descriptor. `O_CLOEXEC` is always added.
+    public func open(_ name: FileName, _ flags: Int32, mode: mode_t = 0o600) throws(Errno) -> FileDescriptor {
+        let fd = try retryingInterrupts { name.withCString { Glibc.openat(rawValue, $0, flags | O_CLOEXEC, mode) } }
+        return FileDescriptor(rawValue: fd)
+    }
+
+    /// Opens the directory `name` relative to this one without following a symbolic link.
+    public func openDirectory(_ name: FileName) throws(Errno) -> FileDescriptor {
+        try open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+    }
+
+    /// Closes the descriptor, ignoring errors: there is nothing useful to do about them on read-only or synced files.
+    public func close() { _ = Glibc.close(rawValue) }
+
+    /// Reads up to `limit` bytes until end of file; throws `Errno.fileTooLarge`-style `tooLarge` through the return flag.
+    /// Returns the bytes and whether the file had more than `limit` bytes.
+    public func readAll(limit: Int) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while result.count <= limit {
+            let n = try retryingInterrupts { chunk.withUnsafeMutableBytes { Glibc.read(rawValue, $0.baseAddress, $0.count) } }
+            if n == 0 { return (result, false) }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return (Array(result[0..<limit]), true)
+    }
+
+    /// Writes every byte, looping over short writes.
+    public func writeAll(_ bytes: [UInt8]) throws(Errno) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = try retryingInterrupts {
+                bytes.withUnsafeBytes { Glibc.write(rawValue, $0.baseAddress! + offset, $0.count - offset) }
+            }
+            offset += n
+        }
+    }
+
+    /// Flushes the file's data and metadata to the disk.
+    public func sync() throws(Errno) {
+        try retryingInterrupts { Glibc.fsync(rawValue) }
+    }
+
+    /// The file's status.
+    public func status() throws(Errno) -> FileStatus {
+        var st = stat()
+        try retryingInterrupts { Glibc.fstat(rawValue, &st) }
+        return FileStatus(st)
+    }
+
+    /// The status of `name` in this directory, without following a symbolic link.
+    public func status(of name: FileName) throws(Errno) -> FileStatus {
+        var st = stat()
+        try retryingInterrupts { name.withCString { Glibc.fstatat(rawValue, $0, &st, AT_SYMLINK_NOFOLLOW) } }
+        return FileStatus(st)
+    }
+
+    /// Renames `name` in this directory to `newName` in `directory`, failing with `fileExists` rather than
+    /// replacing an entry: a move must never destroy another operation.
+    public func rename(_ name: FileName, to directory: FileDescriptor, as newName: FileName) throws(Errno) {
+        try retryingInterrupts {
+            name.withCString { old in
+                newName.withCString { new in cspool_rename_noreplace(rawValue, old, directory.rawValue, new) }
+            }
+        }
+    }
+
+    /// Removes the file `name` from this directory.
+    public func unlink(_ name: FileName) throws(Errno) {
+        try retryingInterrupts { name.withCString { Glibc.unlinkat(rawValue, $0, 0) } }
+    }
+
+    /// Removes the empty directory `name` from this directory.
+    public func removeDirectory(_ name: FileName) throws(Errno) {
+        try retryingInterrupts { name.withCString { Glibc.unlinkat(rawValue, $0, AT_REMOVEDIR) } }
+    }
+
+    /// Creates the directory `name` in this directory.
+    public func makeDirectory(_ name: FileName, mode: mode_t) throws(Errno) {
+        try retryingInterrupts { name.withCString { Glibc.mkdirat(rawValue, $0, mode) } }
+    }
+
+    /// Sets the file's permission bits.
+    public func setMode(_ mode: mode_t) throws(Errno) {
+        try retryingInterrupts { Glibc.fchmod(rawValue, mode) }
+    }
+
+    /// The names in this directory, streamed one at a time to `body` (never `.` or `..`).
+    /// Reads through a duplicate descriptor so this one stays usable.
+    public func forEachEntry(_ body: (FileName, UInt8) throws -> Void) throws {
+        let copy = try retryingInterrupts { Glibc.dup(rawValue) }
+        guard let stream = Glibc.fdopendir(copy) else {
+            let error = Errno.current
+            Glibc.close(copy)
+            throw error
+        }
+        defer { Glibc.closedir(stream) }
+        Glibc.rewinddir(stream)
+        while true {
+            errno = 0
+            guard let entry = Glibc.readdir(stream) else {
+                if errno != 0 { throw Errno.current }
+                return
+            }
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw -> [UInt8] in
+                let length = raw.firstIndex(of: 0) ?? raw.count
+                return Array(raw[0..<length])
+            }
+            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+            try body(FileName(bytes: name), entry.pointee.d_type)
+        }
+    }
+
+    /// All names in this directory.
+    public func entries() throws -> [FileName] {
+        var names: [FileName] = []
+        try forEachEntry { name, _ in names.append(name) }
+        return names
+    }
+}
+
+/// The parts of `stat(2)` that spool looks at.
+public struct FileStatus: Sendable {
+    /// File type and permission bits.
+    public let mode: mode_t
+    /// Size in bytes.
+    public let size: Int
+    /// Number of hard links.
+    public let linkCount: Int
+    /// Owner.
+    public let owner: uid_t
+    /// Device the file lives on.
+    public let device: UInt64
+    /// Last modification, in microseconds since the epoch.
+    public let modifiedMicroseconds: Int64
+    /// Last status change (a rename sets it), in seconds since the epoch.
+    public let changedSeconds: Int64
+
+    init(_ st: stat) {
+        mode = st.st_mode
+        size = Int(st.st_size)
+        linkCount = Int(st.st_nlink)
+        owner = st.st_uid
+        device = UInt64(st.st_dev)
+        modifiedMicroseconds = Int64(st.st_mtim.tv_sec) * 1_000_000 + Int64(st.st_mtim.tv_nsec) / 1000
+        changedSeconds = Int64(st.st_ctim.tv_sec)
+    }
+
+    /// Whether this is a regular file.
+    public var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+    /// Whether this is a directory.
+    public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+    /// Whether this is a symbolic link.
+    public var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
+    /// The permission bits alone.
+    public var permissions: mode_t { mode & 0o7777 }
+
+    /// A word for the file type, for messages.
+    public var kindDescription: String {
+        switch mode & S_IFMT {
+        case S_IFREG: "regular file"
+        case S_IFDIR: "directory"
+        case S_IFLNK: "symbolic link"
+        case S_IFIFO: "FIFO"
+        case S_IFSOCK: "socket"
+        case S_IFCHR: "character device"
+        case S_IFBLK: "block device"
+        default: "unknown file type"
+        }
+    }
+}

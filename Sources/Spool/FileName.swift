@@ -1,0 +1,63 @@
+/// One directory entry's name as the raw bytes the kernel gave, which need not be valid UTF-8.
+public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The name's bytes, without a terminating NUL.
+    public var bytes: [UInt8]
+
+    /// A name made of raw bytes.
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// A name made of a string's UTF-8 bytes.
+    public init(_ string: String) { self.bytes = Array(string.utf8) }
+
+    /// The name as a string, or nil when it is not valid UTF-8.
+    public var string: String? {
+        String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Whether the name is safe to show and to use as an operation id:
+    /// valid UTF-8, no control characters, no slash, not `.` or `..`.
+    public var isPlain: Bool {
+        guard string != nil, !bytes.isEmpty, bytes != [0x2E], bytes != [0x2E, 0x2E] else { return false }
+        return !bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0x2F }
+    }
+
+    /// Whether the name starts with a dot; such entries are ignored, as maildir readers do.
+    public var isHidden: Bool { bytes.first == 0x2E }
+
+    /// The name with every byte that is not printable ASCII escaped as `\xNN`, for messages.
+    public var escaped: String {
+        if isPlain, let string { return string }
+        var out = ""
+        for byte in bytes {
+            if byte >= 0x20, byte < 0x7F, byte != 0x5C {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "\\x" + String(byte, radix: 16, uppercase: false).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    /// Byte-wise order, the same as `ls` in the C locale.
+    public static func < (lhs: FileName, rhs: FileName) -> Bool {
+        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+    }
+
+    /// Calls `body` with the name as a NUL-terminated C string.
+    func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        var terminated = bytes
+        terminated.append(0)
+        return try terminated.withUnsafeBufferPointer { buffer in
+            try buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { try body($0) }
+        }
+    }
+
+    public var description: String { escaped }
+}
+
+extension String {
+    /// The string padded on the left with zeros to at least `width` characters.
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

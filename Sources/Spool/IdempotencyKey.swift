@@ -1,0 +1,16 @@
+/// Idempotency keys (draft-ietf-httpapi-idempotency-key-header): the same key on every attempt of one write.
+public enum IdempotencyKey {
+    /// A new random key in UUID form, from the system's random source.
+    public static func random() -> String {
+        var g = SystemRandomNumberGenerator()
+        let a = g.next() as UInt64, b = g.next() as UInt64
+        let hex = String(a, radix: 16).leftPadded(to: 16) + String(b, radix: 16).leftPadded(to: 16)
+        let c = Array(hex)
+        return "\(String(c[0..<8]))-\(String(c[8..<12]))-\(String(c[12..<16]))-\(String(c[16..<20]))-\(String(c[20..<32]))"
+    }
+
+    /// The key sent for an operation whose document has none: derived from its id, so stable across attempts.
+    public static func derived(fromID id: String) -> String {
+        "spool-" + OrderingKey.hex(OrderingKey.hash(id)) + "-" + OrderingKey.hex(OrderingKey.hash(String(id.reversed())))
+    }
+}

@@ -1,0 +1,37 @@
+import Glibc
+
+/// Progress and problem messages of a long-running command, on standard error, prefixed with the program name.
+public struct Log: Sendable {
+    /// How much to say.
+    public enum Level: Int, Sendable, Comparable {
+        case quiet, normal, verbose
+        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// The program name written before each line.
+    public let program: String
+    /// The chosen level.
+    public let level: Level
+
+    /// A log for `program` at `level`.
+    public init(program: String, level: Level = .normal) {
+        self.program = program
+        self.level = level
+    }
+
+    /// A log that says nothing, for library callers that do not want messages.
+    public static let silent = Log(program: "", level: .quiet)
+
+    /// Something an operator should see even with `-q`: a file moved to `failed/` or `conflict/`, an I/O error.
+    public func warning(_ message: @autoclosure () -> String) { write(message(), at: .quiet) }
+    /// Something an operator normally wants to see: a recovered claim, a coalesced write.
+    public func notice(_ message: @autoclosure () -> String) { write(message(), at: .normal) }
+    /// Per-operation detail, with `-v`.
+    public func detail(_ message: @autoclosure () -> String) { write(message(), at: .verbose) }
+
+    func write(_ message: String, at needed: Level) {
+        guard !program.isEmpty, level >= needed else { return }
+        let line = Array("\(program): \(message)\n".utf8)
+        try? FileDescriptor(rawValue: STDERR_FILENO).writeAll(line)
+    }
+}

@@ -1,0 +1,45 @@
+/// Why a document is not a valid operation. Each description names the field and says what is expected.
+public enum OperationError: Error, Equatable, CustomStringConvertible {
+    case notJSON(JSONError)
+    case notAnObject(found: String)
+    case missingField(String)
+    case wrongType(field: String, expected: String, found: String)
+    case invalidMethod(String)
+    case invalidURL(String, why: String)
+    case invalidHeaderName(String)
+    case invalidHeaderValue(name: String)
+    case forbiddenHeader(String, why: String)
+    case invalidDate(field: String, value: String)
+    case invalidBase64
+    case conflictingFields(String, String)
+    case outOfRange(field: String, value: String, range: ClosedRange<Int>)
+    case invalidName(field: String, value: String, why: String)
+    case tooLarge(size: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case let .notJSON(error): "not valid JSON: \(error)"
+        case let .notAnObject(found): "the document must be a JSON object, found \(found)"
+        case let .missingField(field): "missing required field \"\(field)\""
+        case let .wrongType(field, expected, found): "field \"\(field)\" must be \(expected), found \(found)"
+        case let .invalidMethod(method): "\"method\" \(quoted(method)) is not an HTTP method token (letters such as PUT, POST, DELETE)"
+        case let .invalidURL(url, why): "\"url\" \(quoted(url)) \(why)"
+        case let .invalidHeaderName(name): "header name \(quoted(name)) is not an HTTP token"
+        case let .invalidHeaderValue(name): "header \(quoted(name)) has a value containing CR, LF or NUL"
+        case let .forbiddenHeader(name, why): "header \(quoted(name)) is not allowed: \(why)"
+        case let .invalidDate(field, value): "field \"\(field)\" \(quoted(value)) is not an RFC 3339 date-time such as 2026-11-29T13:00:00Z"
+        case .invalidBase64: "\"body_base64\" is not standard base64"
+        case let .conflictingFields(a, b): "fields \"\(a)\" and \"\(b)\" cannot both be given"
+        case let .outOfRange(field, value, range): "field \"\(field)\" is \(value), expected an integer from \(range.lowerBound) to \(range.upperBound)"
+        case let .invalidName(field, value, why): "field \"\(field)\" \(quoted(value)) \(why)"
+        case let .tooLarge(size, limit): "the document is \(size) bytes, more than the limit of \(limit) bytes"
+        }
+    }
+
+    /// A value shown in a message, quoted and cut short, with control characters escaped.
+    func quoted(_ value: String) -> String {
+        var shown = value.count > 80 ? String(value.prefix(80)) + "…" : value
+        shown = JSON.string(shown).text
+        return shown
+    }
+}

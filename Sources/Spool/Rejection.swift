@@ -1,0 +1,35 @@
+/// Why an entry in `new/` or `cur/` cannot be sent and goes to `failed/` instead.
+public enum Rejection: Error, Equatable, CustomStringConvertible {
+    case badName(String)
+    case symbolicLink
+    case notRegularFile(kind: String)
+    case hardLinked(count: Int)
+    case tooLarge(size: Int, limit: Int)
+    case unreadable(Errno)
+    case invalid(OperationError)
+
+    public var description: String {
+        switch self {
+        case let .badName(why): "bad file name: \(why); operation ids are printable ASCII without spaces or / : @ \\"
+        case .symbolicLink: "a symbolic link, not an operation file; spool never follows links"
+        case let .notRegularFile(kind): "a \(kind), not a regular file"
+        case let .hardLinked(count): "the file has \(count) hard links; a queue file must have exactly one so that it cannot alias a file outside the spool"
+        case let .tooLarge(size, limit): "the file is \(size) bytes, more than the limit of \(limit) bytes"
+        case let .unreadable(error): "cannot read the file: \(error)"
+        case let .invalid(error): "invalid operation: \(error)"
+        }
+    }
+
+    /// A short token for file names and metrics.
+    public var token: String {
+        switch self {
+        case .badName: "bad-name"
+        case .symbolicLink: "symlink"
+        case .notRegularFile: "not-regular"
+        case .hardLinked: "hard-link"
+        case .tooLarge: "too-large"
+        case .unreadable: "unreadable"
+        case .invalid: "invalid"
+        }
+    }
+}

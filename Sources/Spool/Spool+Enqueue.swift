@@ -1,0 +1,46 @@
+import Glibc
+
+extension Spool {
+    /// Default largest document accepted, in bytes.
+    public static let defaultMaxDocumentSize = 1 << 20
+
+    /// Writes `operation` durably and makes it visible in `new/`, returning its id.
+    ///
+    /// The order matters: the file is complete and fsynced in `tmp/` before the rename, so a reader never sees
+    /// a partial file in `new/`; `new/` is fsynced after the rename, so that returning means the operation
+    /// survives a power cut.
+    public func enqueue(_ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize) throws(EnqueueError) -> String {
+        var text = operation.document.text
+        text += "\n"
+        let bytes = Array(text.utf8)
+        guard bytes.count <= maxSize else { throw .invalid(.tooLarge(size: bytes.count, limit: maxSize)) }
+        let (id, order) = UniqueName.next()
+        let state = RetryState(order: order, keyHash: OrderingKey.hash(operation.key), due: operation.notBefore ?? 0)
+        let temporary = FileName(id)
+        let final = QueueName(id: id, state: state).fileName
+        let tmp = directory(.tmp), new = directory(.new)
+        var stage = displayPath(.tmp, temporary)
+        do throws(Errno) {
+            let fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
+            do throws(Errno) {
+                try fd.writeAll(bytes)
+                try fd.sync()
+                fd.close()
+            } catch {
+                fd.close()
+                throw error
+            }
+            stage = displayPath(.new, final)
+            try tmp.rename(temporary, to: new, as: final)
+        } catch {
+            try? tmp.unlink(temporary)
+            throw .write(path: stage, error)
+        }
+        do throws(Errno) {
+            try new.sync()
+        } catch {
+            throw .write(path: "\(path)/new", error)
+        }
+        return id
+    }
+}

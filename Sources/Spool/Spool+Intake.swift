@@ -1,0 +1,67 @@
+extension Spool {
+    /// How long a plain-named file in `new/` that does not parse is left alone: it may be a producer that
+    /// wrote straight into `new/` instead of through `tmp/` and has not finished.
+    public static let settleMicroseconds: Int64 = 5_000_000
+
+    /// Lists `new/`, calling `body` for every operation with retry state in its name.
+    ///
+    /// Files dropped under plain names are admitted on the way: read, checked, and renamed to `ID:STATE` with
+    /// their key hash and modification time as order, so that later runs need only the listing. Entries that
+    /// can never be sent are filed in `failed/` with the reason. Hidden names are ignored.
+    public func scanNew(maxSize: Int = Spool.defaultMaxDocumentSize, now: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent,
+                        _ body: (QueueEntry) throws -> Void) throws {
+        let new = directory(.new)
+        try new.forEachEntry { fileName, _ in
+            guard !fileName.isHidden else { return }
+            guard let name = QueueName(fileName) else {
+                reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName(OperationID.whyInvalid(fileName)), log: log)
+                return
+            }
+            if name.state != nil {
+                try body(QueueEntry(fileName: fileName, name: name))
+            } else if let admitted = admit(fileName, id: name.id, maxSize: maxSize, now: now, log: log) {
+                try body(admitted)
+            }
+        }
+    }
+
+    /// Checks a plain-named file in `new/` and gives it a retry state, or files it in `failed/`.
+    func admit(_ fileName: FileName, id: String, maxSize: Int, now: Int64, log: Log) -> QueueEntry? {
+        do {
+            guard let (operation, modified) = try readOperation(.new, fileName, maxSize: maxSize) else { return nil }
+            let state = RetryState(order: modified, keyHash: OrderingKey.hash(operation.key), due: operation.notBefore ?? 0)
+            let name = QueueName(id: id, state: state)
+            do {
+                try directory(.new).rename(fileName, to: directory(.new), as: name.fileName)
+            } catch {
+                if error != .noSuchFileOrDirectory { log.warning("cannot admit \(displayPath(.new, fileName)): \(error)") }
+                return nil
+            }
+            log.detail("admitted \(id)")
+            return QueueEntry(fileName: name.fileName, name: name)
+        } catch {
+            if case .invalid = error, let status = try? directory(.new).status(of: fileName),
+               now - status.modifiedMicroseconds < Spool.settleMicroseconds {
+                return nil
+            }
+            reject(fileName, in: .new, id: id, error, log: log)
+            return nil
+        }
+    }
+
+    /// Files an entry that can never be sent in `failed/` with its reason, logging what happened.
+    public func reject(_ fileName: FileName, in folder: Folder, id: String, _ rejection: Rejection, attempts: Int = 0, log: Log) {
+        var reason = [("reason", rejection.description), ("error", rejection.token)]
+        if fileName.string.map({ QueueName(FileName($0))?.id != id }) ?? true {
+            reason.append(("original-name", fileName.escaped))
+        }
+        if attempts > 0 { reason.append(("attempts", String(attempts))) }
+        do {
+            if let filed = try file(fileName, from: folder, to: .failed, id: id, reason: reason) {
+                log.warning("\(folder.rawValue)/\(fileName.escaped) -> failed/\(filed): \(rejection)")
+            }
+        } catch {
+            log.warning("cannot move \(displayPath(folder, fileName)) to failed/: \(error)")
+        }
+    }
+}

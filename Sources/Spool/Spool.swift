@@ -1,0 +1,106 @@
+import Glibc
+
+/// A spool directory and open descriptors on its five folders.
+///
+/// All work happens relative to these descriptors with `O_NOFOLLOW`, so nothing a producer places in the
+/// spool can make spool read or move a file outside it.
+public final class Spool: Sendable {
+    /// The five folders, in the order a queue file moves through them.
+    public enum Folder: String, CaseIterable, Sendable {
+        case tmp, new, cur, failed, conflict
+    }
+
+    /// The spool's path as given.
+    public let path: String
+    /// The spool directory itself.
+    public let root: FileDescriptor
+    let folders: [FileDescriptor]
+
+    /// Default folder mode: private to the owner, as Postfix and maildir do.
+    public static let directoryMode: mode_t = 0o700
+    /// Default queue file mode.
+    public static let fileMode: mode_t = 0o600
+
+    /// The spool named by `--spool`, else `SPOOL_DIR`, else `./spool`.
+    public static func defaultPath(option: String?) -> String {
+        if let option { return option }
+        if let env = getenv("SPOOL_DIR"), env.pointee != 0 { return String(cString: env) }
+        return "spool"
+    }
+
+    /// Opens the spool at `path`, creating it (one level) and any missing folder with mode 0700.
+    /// Refuses a path that is a symbolic link or not a directory, and folders on another file system.
+    public init(path: String) throws(SpoolError) {
+        self.path = path
+        let cwd = FileDescriptor.currentDirectory
+        let name = FileName(path)
+        switch Result(catching: { () throws(Errno) in try cwd.status(of: name) }) {
+        case let .success(status):
+            if status.isSymbolicLink { throw .symbolicLink(path: path) }
+            if !status.isDirectory { throw .notADirectory(path: path) }
+        case .failure(.noSuchFileOrDirectory):
+            do { try cwd.makeDirectory(name, mode: Spool.directoryMode) } catch where error != .fileExists {
+                throw .cannotCreate(path: path, error)
+            } catch {}
+        case let .failure(error):
+            throw .cannotOpen(path: path, error)
+        }
+        let root: FileDescriptor
+        do { root = try cwd.openDirectory(name) } catch { throw Spool.openError(path: path, error) }
+        var folders: [FileDescriptor] = []
+        do {
+            let device = try root.status().device
+            for folder in Folder.allCases {
+                let folderPath = "\(path)/\(folder.rawValue)"
+                let fd = try Spool.openFolder(root, folder.rawValue, path: folderPath)
+                folders.append(fd)
+                guard (try? fd.status().device) == device else { throw SpoolError.otherFileSystem(path: folderPath, spool: path) }
+            }
+        } catch {
+            folders.forEach { $0.close() }
+            root.close()
+            if let error = error as? SpoolError { throw error }
+            throw .io(path: path, error as! Errno)
+        }
+        self.root = root
+        self.folders = folders
+    }
+
+    static func openFolder(_ root: FileDescriptor, _ name: String, path: String) throws(SpoolError) -> FileDescriptor {
+        do {
+            return try root.openDirectory(FileName(name))
+        } catch .noSuchFileOrDirectory {
+            do {
+                try root.makeDirectory(FileName(name), mode: directoryMode)
+            } catch let error where error != .fileExists {
+                throw .cannotCreate(path: path, error)
+            } catch {}
+            do { return try root.openDirectory(FileName(name)) } catch { throw openError(path: path, error) }
+        } catch {
+            throw openError(path: path, error)
+        }
+    }
+
+    static func openError(path: String, _ error: Errno) -> SpoolError {
+        switch error {
+        case .tooManySymbolicLinkLevels: .symbolicLink(path: path)
+        case .notDirectory: .notADirectory(path: path)
+        default: .cannotOpen(path: path, error)
+        }
+    }
+
+    deinit {
+        folders.forEach { $0.close() }
+        root.close()
+    }
+
+    /// The descriptor of one folder.
+    public func directory(_ folder: Folder) -> FileDescriptor {
+        folders[Folder.allCases.firstIndex(of: folder)!]
+    }
+
+    /// The path of an entry, for messages.
+    public func displayPath(_ folder: Folder, _ name: FileName) -> String {
+        "\(path)/\(folder.rawValue)/\(name.escaped)"
+    }
+}

@@ -1,0 +1,48 @@
+/// Why a spool directory cannot be used. Each description names the path and says what to do.
+public enum SpoolError: Error, CustomStringConvertible {
+    case symbolicLink(path: String)
+    case notADirectory(path: String)
+    case cannotCreate(path: String, Errno)
+    case cannotOpen(path: String, Errno)
+    case otherFileSystem(path: String, spool: String)
+    case io(path: String, Errno)
+
+    public var description: String {
+        switch self {
+        case let .symbolicLink(path): "\(path) is a symbolic link; give the real directory with --spool or SPOOL_DIR"
+        case let .notADirectory(path): "\(path) exists but is not a directory; move it away or choose another spool"
+        case let .cannotCreate(path, error): "cannot create \(path): \(error)"
+        case let .cannotOpen(path, error): "cannot open \(path): \(error)"
+        case let .otherFileSystem(path, spool): "\(path) is on another file system than \(spool); every spool folder must be on one file system so that moves are atomic renames"
+        case let .io(path, error): "\(path): \(error)"
+        }
+    }
+
+    /// The sysexits code for this error: 73 when the spool cannot be created, 74 otherwise.
+    public var exitCode: Int32 {
+        if case .cannotCreate = self { return ExitCode.cannotCreate }
+        return ExitCode.ioError
+    }
+}
+
+/// Exit codes from sysexits.h.
+public enum ExitCode {
+    /// Success.
+    public static let success: Int32 = 0
+    /// Some check or operation found a problem (not a sysexits code).
+    public static let failure: Int32 = 1
+    /// The command was used incorrectly.
+    public static let usage: Int32 = 64
+    /// The input data was incorrect.
+    public static let dataError: Int32 = 65
+    /// An input file did not exist or was not readable.
+    public static let noInput: Int32 = 66
+    /// An internal software error.
+    public static let software: Int32 = 70
+    /// An output file or directory cannot be created.
+    public static let cannotCreate: Int32 = 73
+    /// An error occurred while doing I/O.
+    public static let ioError: Int32 = 74
+    /// Temporary failure; the user is invited to retry.
+    public static let temporaryFailure: Int32 = 75
+}

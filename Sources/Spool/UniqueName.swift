@@ -1,0 +1,24 @@
+import Glibc
+import Synchronization
+
+/// Maildir-style unique ids: `SECONDS.MMICROSPPIDQSEQRRANDOM.HOST`, e.g. `1764412345.M012345P4242Q1R9f3a0c1b.host`.
+///
+/// The leading time is also the enqueue order. Within one process it never repeats or goes backwards
+/// (each id takes at least the previous microsecond plus one), so two operations enqueued one after the
+/// other by one process are never reordered, even if the clock is stepped back.
+public enum UniqueName {
+    static let state = Mutex<(last: Int64, sequence: Int)>((0, 0))
+
+    /// A new id and its enqueue order stamp (microseconds since the epoch).
+    public static func next(host: String = ProcessIdentity.current.host) -> (id: String, order: Int64) {
+        let (micros, sequence) = state.withLock { state -> (Int64, Int) in
+            state.last = max(Timestamp.nowMicroseconds(), state.last + 1)
+            state.sequence += 1
+            return (state.last, state.sequence)
+        }
+        let random = String(UInt32.random(in: .min ... .max), radix: 16).leftPadded(to: 8)
+        let micro = String(micros % 1_000_000).leftPadded(to: 6)
+        let id = "\(micros / 1_000_000).M\(micro)P\(getpid())Q\(sequence)R\(random).\(host)"
+        return (String(id.prefix(OperationID.maxLength)), micros)
+    }
+}

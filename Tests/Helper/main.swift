@@ -1,0 +1,56 @@
+// Drives the Spool library from separate processes so tests can race real workers and kill them.
+import Glibc
+import Spool
+
+let args = CommandLine.arguments
+guard args.count >= 3 else {
+    Program.printError("usage: spool-testhelper claim-all|claim-and-hold|recover|scan|clean-tmp SPOOL [ARG]\n")
+    exit(64)
+}
+let spool = try Spool(path: args[2])
+
+switch args[1] {
+case "claim-all":
+    // Claims until new/ is empty, printing each id it won, then removes the file.
+    var output = ""
+    while true {
+        var entries: [QueueEntry] = []
+        try spool.scanNew { entries.append($0) }
+        if entries.isEmpty { break }
+        for entry in entries {
+            guard let claimed = try spool.claim(entry) else { continue }
+            guard (try? spool.readOperation(.cur, claimed.fileName, maxSize: 1 << 20)) != nil else { exit(70) }
+            output += claimed.id + "\n"
+            try spool.complete(claimed)
+        }
+    }
+    Program.printOut(output)
+case "claim-and-hold":
+    var entries: [QueueEntry] = []
+    try spool.scanNew { entries.append($0) }
+    for entry in entries {
+        if let claimed = try spool.claim(entry) {
+            Program.printOut(claimed.id + "\n")
+            break
+        }
+    }
+    while true { sleep(60) }
+case "recover":
+    for id in try spool.recoverStaleClaims(lease: Int64(args.count > 3 ? args[3] : "300")!) {
+        Program.printOut(id + "\n")
+    }
+case "scan":
+    try spool.scanNew(log: Log(program: "spool-testhelper", level: .verbose)) { Program.printOut($0.fileName.escaped + "\n") }
+case "enqueue-many":
+    // Enqueues N small operations through the library, one after another.
+    let count = Int(args[3])!
+    for i in 0..<count {
+        let document = JSON.object([("method", .string("PUT")), ("url", .string("http://127.0.0.1:9/item/\(i % 10)")),
+                                    ("body", .string(String(repeating: "x", count: 150) + "\(i)"))])
+        Program.printOut(try spool.enqueue(try Operation(document: document)) + "\n")
+    }
+case "clean-tmp":
+    Program.printOut("\(try spool.cleanTemporaryFiles(olderThan: Int64(args[3])!))\n")
+default:
+    exit(64)
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Glibc
+import Testing
+@testable import Spool
+
+@Suite struct RecoveryTests {
+    @Test func claimOfAKilledWorkerIsRecoveredAndALiveOneIsNot() throws {
+        let temporary = TemporarySpool()
+        let spool = try temporary.open()
+        let id = try spool.enqueue(try Operation(document: .object([("method", .string("PUT")), ("url", .string("http://h/1"))])))
+        // Give it attempts already made, to see they survive recovery.
+        let original = temporary.names("new")[0]
+        var name = try #require(QueueName(FileName(original)))
+        name.state?.attempts = 2
+        name.state?.lastError = "503"
+        try FileManager.default.moveItem(atPath: "\(temporary.path)/new/\(original)", toPath: "\(temporary.path)/new/\(name.fileName.escaped)")
+
+        let (holder, out, _) = try Command.start("spool-testhelper", ["claim-and-hold", temporary.path])
+        let claimedLine = out.fileHandleForReading.availableLine()
+        #expect(claimedLine == id)
+        #expect(temporary.names("cur").count == 1)
+
+        let whileAlive = try Command.run("spool-testhelper", ["recover", temporary.path, "0"])
+        #expect(whileAlive.stdout.isEmpty, "a live claim must not be stolen")
+        #expect(temporary.names("cur").count == 1)
+        #expect(temporary.names("new").isEmpty)
+
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        let afterKill = try Command.run("spool-testhelper", ["recover", temporary.path])
+        #expect(afterKill.lines == [id])
+        #expect(temporary.names("cur").isEmpty)
+        #expect(temporary.names("new") == [name.fileName.escaped])
+        _ = spool
+    }
+
+    @Test func claimFromAnotherHostIsRecoveredAfterTheLease() throws {
+        let temporary = TemporarySpool()
+        let now = Timestamp.now()
+        let state = RetryState(order: 1, keyHash: 7, attempts: 1)
+        let old = QueueName(id: "old", state: state, claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: now - 1000))
+        let young = QueueName(id: "young", state: state, claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: now - 10))
+        temporary.drop("cur", old.fileName.escaped, "{}")
+        temporary.drop("cur", young.fileName.escaped, "{}")
+        let recovered = try temporary.open().recoverStaleClaims(lease: 300)
+        #expect(recovered == ["old"])
+        #expect(temporary.names("new") == ["old:o=1,k=0000000000000007,a=1"])
+        #expect(temporary.names("cur") == [young.fileName.escaped])
+    }
+
+    @Test func oldTemporaryFilesAreRemovedYoungOnesKept() throws {
+        let temporary = TemporarySpool()
+        temporary.drop("tmp", "abandoned", "{", modified: Date(timeIntervalSinceNow: -37 * 3600))
+        temporary.drop("tmp", "in-progress", "{", modified: Date(timeIntervalSinceNow: -35 * 3600))
+        temporary.drop("tmp", ".hidden", "", modified: Date(timeIntervalSinceNow: -100 * 3600))
+        let removed = try temporary.open().cleanTemporaryFiles()
+        #expect(removed == 1)
+        #expect(temporary.names("tmp") == ["in-progress"])
+        #expect(FileManager.default.fileExists(atPath: temporary.path + "/tmp/.hidden"))
+    }
+}
+
+extension FileHandle {
+    /// Reads one line, blocking until it arrives.
+    func availableLine() -> String {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = readData(ofLength: 1)
+            if chunk.isEmpty || chunk.first == 0x0A { break }
+            bytes.append(chunk.first!)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
