@@ -1,8 +1,34 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include "CSpool.h"
 
 int cspool_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}
+
+static volatile int stop_fd = -1;
+
+static void stop_handler(int signal) {
+    (void)signal;
+    uint64_t one = 1;
+    if (stop_fd >= 0) {
+        ssize_t ignored = write(stop_fd, &one, sizeof one);
+        (void)ignored;
+    }
+}
+
+int cspool_install_stop_handler(int eventfd) {
+    stop_fd = eventfd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = stop_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    if (sigaction(SIGTERM, &action, NULL) != 0) return -1;
+    return sigaction(SIGINT, &action, NULL);
 }

@@ -1,7 +1,14 @@
 #ifndef CSPOOL_H
 #define CSPOOL_H
 
+// eventfd: a Linux header that Swift's Glibc module does not bring in.
+#include <sys/eventfd.h>
+
 /// rename(2) that fails with EEXIST instead of replacing an existing target.
 int cspool_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+
+/// Installs a SIGTERM and SIGINT handler that only writes to `eventfd` (async-signal-safe), on whichever
+/// thread the signal lands.
+int cspool_install_stop_handler(int eventfd);
 
 #endif

@@ -1,0 +1,88 @@
+/// What happens to an operation after an attempt: the three-way result of nullmailer, plus conflicts.
+public enum Outcome: Equatable, Sendable {
+    /// Done: the file is removed.
+    case done
+    /// Temporary: back to `new/` with one more attempt; `retryAfter` is the server's minimum delay in seconds.
+    case retry(token: String, reason: String, retryAfter: Int64?, blocksOrigin: Bool)
+    /// The server refused the write as conflicting: filed in `conflict/` for a human.
+    case conflict(reason: [Field])
+    /// Permanent: filed in `failed/`.
+    case failed(reason: [Field])
+
+    /// One `name: value` line of a reason.
+    public struct Field: Equatable, Sendable {
+        public let name: String
+        public let value: String
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// Statuses that mean "try again later" (RFC 9110, RFC 6585, RFC 8470).
+    public static let temporaryStatuses: Set<Int> = [408, 425, 429, 500, 502, 503, 504]
+
+    /// Decides the outcome of one attempt from the method and what the transport returned.
+    public static func classify(method: String, result: Result<HTTPResponse, TransportFailure>, now: Int64) -> Outcome {
+        let response: HTTPResponse
+        switch result {
+        case let .failure(failure):
+            // Every transport failure is temporary; the lost response (closed without an answer) above all,
+            // since the write may have been applied: it is retried with the same Idempotency-Key.
+            return .retry(token: failure.token, reason: failure.description, retryAfter: nil, blocksOrigin: failure != .closedWithoutAnswer)
+        case let .success(r): response = r
+        }
+        let status = response.status
+        let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.seconds($0, now: now) }
+        var reason = [Field("status", "\(status)")]
+        if let etag = response.headers["etag"] { reason.append(Field("etag", etag)) }
+        if !response.body.isEmpty { reason.append(Field("body", String(decoding: response.body.prefix(512), as: UTF8.self))) }
+        switch status {
+        case 200..<300:
+            return .done
+        case 404 where method.uppercased() == "DELETE", 410 where method.uppercased() == "DELETE":
+            return .done
+        case 409 where response.headers["retry-after"] != nil:
+            // draft-ietf-httpapi-idempotency-key-header: the same key is still being processed.
+            return .retry(token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)", retryAfter: retryAfter, blocksOrigin: false)
+        case 409, 412:
+            return .conflict(reason: [Field("reason", "the server refused the write as conflicting (HTTP \(status))")] + reason)
+        case _ where temporaryStatuses.contains(status):
+            return .retry(token: "\(status)", reason: "HTTP \(status)", retryAfter: retryAfter, blocksOrigin: false)
+        case 300..<400:
+            let location = response.headers["location"].map { "; Location: \($0)" } ?? ""
+            return .failed(reason: [Field("reason", "the server answered with a redirect (HTTP \(status))\(location); spool does not follow redirects, fix the URL")] + reason)
+        default:
+            return .failed(reason: [Field("reason", "the server rejected the write (HTTP \(status))")] + reason)
+        }
+    }
+}
+
+/// The `Retry-After` header (RFC 9110 section 10.2.3): delay seconds or an HTTP date.
+public enum RetryAfter {
+    /// Seconds to wait from `now`, or nil when the value is neither form.
+    public static func seconds(_ value: String, now: Int64) -> Int64? {
+        let text = value.trimmingWhitespace()
+        if let n = Int64(text) { return n >= 0 ? n : nil }
+        return httpDate(text).map { max(0, $0 - now) }
+    }
+
+    /// Parses an IMF-fixdate such as `Sun, 06 Nov 1994 08:49:37 GMT` into epoch seconds.
+    public static func httpDate(_ text: String) -> Int64? {
+        let parts = text.split(separator: " ")
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let month = months.firstIndex(of: String(parts[2])),
+              let year = Int(parts[3]) else { return nil }
+        let clock = parts[4].split(separator: ":").compactMap { Int($0) }
+        guard clock.count == 3 else { return nil }
+        let iso = "\(String(year).leftPadded(to: 4))-\(String(month + 1).leftPadded(to: 2))-\(String(day).leftPadded(to: 2))T"
+            + "\(String(clock[0]).leftPadded(to: 2)):\(String(clock[1]).leftPadded(to: 2)):\(String(clock[2]).leftPadded(to: 2))Z"
+        return Timestamp.parseRFC3339(iso)
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

@@ -1,0 +1,20 @@
+/// What one run of a worker did, counted per outcome.
+public struct RunSummary: Sendable, Equatable {
+    /// Requests sent.
+    public var attempts = 0
+    /// Operations done and removed.
+    public var done = 0
+    /// Operations returned to `new/` to retry later.
+    public var deferred = 0
+    /// Operations filed in `failed/`.
+    public var failed = 0
+    /// Operations filed in `conflict/`.
+    public var conflicts = 0
+    /// Operations replaced by a newer one with the same key.
+    public var coalesced = 0
+    /// Earliest time, epoch seconds, at which a waiting operation becomes due; nil when none waits.
+    public var nextDue: Int64?
+
+    /// An empty summary.
+    public init() {}
+}

@@ -1,0 +1,30 @@
+/// How a worker sends: the knobs of `spool-send`.
+public struct WorkerOptions: Sendable {
+    /// Keys sent in parallel.
+    public var concurrency = 4
+    /// Ignore retry times for this run (still in order), like `postqueue -f`.
+    public var flush = false
+    /// Delays between attempts.
+    public var backoff = Backoff()
+    /// Seconds after enqueue at which an operation fails instead of being sent (Postfix's maximal_queue_lifetime).
+    public var lifetime: Int64 = 5 * 86400
+    /// Seconds after which a claim made on another host is presumed dead.
+    public var lease: Int64 = 30 + 300
+    /// Largest document read.
+    public var maxSize = Spool.defaultMaxDocumentSize
+    /// `User-Agent` sent unless an operation sets its own.
+    public var userAgent = "spool-send/\(Version.current)"
+    /// Where credential profiles live, if anywhere.
+    public var credentials: Credentials?
+    /// Messages.
+    public var log = Log.silent
+
+    /// The defaults of `spool-send`.
+    public init() {}
+}
+
+/// The project's version, sent in `User-Agent`.
+public enum Version {
+    /// The version string.
+    public static let current = "0.1.0"
+}
