@@ -5,6 +5,7 @@ let package = Package(
     name: "spool",
     products: [
         .executable(name: "spool-send", targets: ["spool-send"]),
+        .executable(name: "spool-send-http", targets: ["spool-send-http"]),
         .executable(name: "spool-enqueue", targets: ["spool-enqueue"]),
         .executable(name: "spool-ctl", targets: ["spool-ctl"]),
     ],
@@ -15,7 +16,8 @@ let package = Package(
         .target(name: "Spool", dependencies: ["CSpool"]),
         // The HTTP transport: the only code that links FoundationNetworking.
         .target(name: "SpoolHTTP", dependencies: ["Spool"]),
-        .executableTarget(name: "spool-send", dependencies: ["Spool", "SpoolHTTP"]),
+        .executableTarget(name: "spool-send", dependencies: ["Spool"]),
+        .executableTarget(name: "spool-send-http", dependencies: ["Spool", "SpoolHTTP"]),
         .executableTarget(name: "spool-enqueue", dependencies: ["Spool"]),
         .executableTarget(name: "spool-ctl", dependencies: ["Spool"]),
         // Drives the library from separate processes in tests (claim races, kill -9).

@@ -97,6 +97,16 @@ public enum Program {
         exit(ExitCode.usage)
     }
 
+    /// The path of another of the package's programs, installed beside this one.
+    public static func siblingExecutable(_ name: String) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return name }
+        let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return name }
+        return String(path[...slash]) + name
+    }
+
     /// The value of an environment variable, nil when unset or empty.
     public static func environment(_ name: String) -> String? {
         guard let value = getenv(name), value.pointee != 0 else { return nil }

@@ -100,28 +100,32 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// The names in this directory, streamed one at a time to `body` (never `.` or `..`).
-    /// Reads through a duplicate descriptor so this one stays usable.
     public func forEachEntry(_ body: (FileName, UInt8) throws -> Void) throws {
-        let copy = try retryingInterrupts { Glibc.dup(rawValue) }
-        guard let stream = Glibc.fdopendir(copy) else {
+        try forEachRawEntry { name, type in try body(FileName(bytes: Array(name)), type) }
+    }
+
+    /// The names in this directory as raw bytes valid only during the call, without copying them:
+    /// the hot path of listing a large queue.
+    /// Reads through a new descriptor on the same directory, so concurrent listings do not share an offset.
+    public func forEachRawEntry(_ body: (UnsafeBufferPointer<UInt8>, UInt8) throws -> Void) throws {
+        let own = try open(FileName("."), O_RDONLY | O_DIRECTORY)
+        guard let stream = Glibc.fdopendir(own.rawValue) else {
             let error = Errno.current
-            Glibc.close(copy)
+            own.close()
             throw error
         }
         defer { Glibc.closedir(stream) }
-        Glibc.rewinddir(stream)
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while true {
             errno = 0
             guard let entry = Glibc.readdir(stream) else {
                 if errno != 0 { throw Errno.current }
                 return
             }
-            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw -> [UInt8] in
-                let length = raw.firstIndex(of: 0) ?? raw.count
-                return Array(raw[0..<length])
-            }
-            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-            try body(FileName(bytes: name), entry.pointee.d_type)
+            let start = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
+            let name = UnsafeBufferPointer(start: start, count: strlen(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)))
+            if name.count == 1 && name[0] == 0x2E || name.count == 2 && name[0] == 0x2E && name[1] == 0x2E { continue }
+            try body(name, entry.pointee.d_type)
         }
     }
 

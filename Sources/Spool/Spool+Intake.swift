@@ -10,19 +10,25 @@ extension Spool {
     /// can never be sent are filed in `failed/` with the reason. Hidden names are ignored.
     public func scanNew(maxSize: Int = Spool.defaultMaxDocumentSize, now: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent,
                         _ body: (QueueEntry) throws -> Void) throws {
-        let new = directory(.new)
-        try new.forEachEntry { fileName, _ in
-            guard !fileName.isHidden else { return }
-            guard let name = QueueName(fileName) else {
-                reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName(OperationID.whyInvalid(fileName)), log: log)
-                return
-            }
-            if name.state != nil {
-                try body(QueueEntry(fileName: fileName, name: name))
-            } else if let admitted = admit(fileName, id: name.id, maxSize: maxSize, now: now, log: log) {
-                try body(admitted)
-            }
+        var entries: [FileName] = []
+        try directory(.new).forEachEntry { fileName, _ in
+            if !fileName.isHidden { entries.append(fileName) }
         }
+        for fileName in entries {
+            if let entry = intake(fileName, maxSize: maxSize, now: now, log: log) { try body(entry) }
+        }
+    }
+
+    /// Takes one name found in `new/`: a name with retry state is returned as it is, a plain one is admitted,
+    /// and one that is not a valid id is filed in `failed/`. Returns nil when there is nothing to send.
+    public func intake(_ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize, now: Int64 = Timestamp.nowMicroseconds(),
+                       log: Log = .silent) -> QueueEntry? {
+        guard let name = QueueName(fileName), name.claim == nil else {
+            reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName(OperationID.whyInvalid(fileName)), log: log)
+            return nil
+        }
+        if name.state != nil { return QueueEntry(fileName: fileName, name: name) }
+        return admit(fileName, id: name.id, maxSize: maxSize, now: now, log: log)
     }
 
     /// Checks a plain-named file in `new/` and gives it a retry state, or files it in `failed/`.

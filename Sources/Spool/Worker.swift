@@ -11,7 +11,7 @@ import Synchronization
 /// operations that arrive during the run.
 public final class Worker: Sendable {
     let spool: Spool
-    let transport: any Transport
+    let transport: (any Transport)?
     let options: WorkerOptions
     let lock: SpoolLock
     let stopping = Atomic<Bool>(false)
@@ -29,13 +29,33 @@ public final class Worker: Sendable {
 
     struct Plan {
         var lanes: [[QueueEntry]] = []
-        /// Every id in `new/` and `cur/` with its folder and file name, for `depends_on`.
-        var present: [String: (folder: Spool.Folder, fileName: FileName)] = [:]
         var nextDue: Int64?
+        /// Every id in `new/` and `cur/`, listed on first use: only `depends_on` needs it.
+        let present = PresentIndex()
     }
 
-    /// A worker on `spool` sending through `transport`.
-    public init(spool: Spool, transport: any Transport, options: WorkerOptions) {
+    /// Where each queued id is, found by listing `new/` and `cur/` once per round, when first asked.
+    final class PresentIndex: Sendable {
+        let index = Mutex<[String: (folder: Spool.Folder, fileName: FileName)]?>(nil)
+
+        func lookup(_ id: String, in spool: Spool) -> (folder: Spool.Folder, fileName: FileName)? {
+            index.withLock { index in
+                if index == nil {
+                    var found: [String: (folder: Spool.Folder, fileName: FileName)] = [:]
+                    for folder in [Spool.Folder.new, .cur] {
+                        try? spool.directory(folder).forEachEntry { fileName, _ in
+                            if let name = QueueName(fileName) { found[name.id] = (folder, fileName) }
+                        }
+                    }
+                    index = found
+                }
+                return index![id]
+            }
+        }
+    }
+
+    /// A worker on `spool` sending through `transport`; without one it can only keep house and plan.
+    public init(spool: Spool, transport: (any Transport)? = nil, options: WorkerOptions) {
         self.spool = spool
         self.transport = transport
         self.options = options
@@ -93,29 +113,77 @@ public final class Worker: Sendable {
         }
     }
 
+    /// Whether anything is due now: known from file names alone, without opening any operation.
+    public func hasDueWork() -> Bool {
+        !makePlan().lanes.isEmpty
+    }
+
     /// Lists the queue under the lock and forms the lanes of this round.
+    ///
+    /// The first pass reads only file names, without allocating, to find each key's first operation and
+    /// whether it is due; so a queue of thousands of waiting operations costs one directory listing. The
+    /// second pass, only for keys with something due, collects their operations.
     func makePlan() -> Plan {
+        struct Head {
+            var order: Int64
+            var due: Int64
+            /// Another operation has the same order stamp: only sorting by id can tell which is first.
+            var tied = false
+        }
         var plan = Plan()
-        var queues: [UInt64: [QueueEntry]] = [:]
+        var heads: [UInt64: Head] = [:]
         var held = Set<UInt64>()
+        var queues: [UInt64: [QueueEntry]] = [:]
+        let parked = state.withLock { $0.parkedKeys }
+        let now = Timestamp.now()
+        func note(_ keyHash: UInt64, order: Int64, due: Int64) {
+            guard let head = heads[keyHash] else {
+                heads[keyHash] = Head(order: order, due: due)
+                return
+            }
+            if order < head.order { heads[keyHash] = Head(order: order, due: due) }
+            else if order == head.order { heads[keyHash]!.tied = true }
+        }
         do {
             try lock.withLock {
-                try spool.scanNew(maxSize: options.maxSize, log: log) { entry in
-                    queues[entry.state.keyHash, default: []].append(entry)
-                    plan.present[entry.id] = (.new, entry.fileName)
+                let new = spool.directory(.new)
+                var others: [FileName] = []
+                try new.forEachRawEntry { raw, _ in
+                    guard raw.first != UInt8(ascii: ".") else { return }
+                    if let facts = NameFacts(raw), !facts.claimed {
+                        note(facts.keyHash, order: facts.order, due: facts.due)
+                    } else {
+                        others.append(FileName(bytes: Array(raw)))
+                    }
                 }
-                try spool.forEachClaim { entry in
-                    held.insert(entry.state.keyHash)
-                    plan.present[entry.id] = (.cur, entry.fileName)
+                for fileName in others {
+                    if let entry = spool.intake(fileName, maxSize: options.maxSize, log: log) {
+                        note(entry.state.keyHash, order: entry.state.order, due: entry.state.due)
+                    }
+                }
+                try spool.directory(.cur).forEachRawEntry { raw, _ in
+                    if let facts = NameFacts(raw) { held.insert(facts.keyHash) }
+                }
+                var dueKeys = Set<UInt64>()
+                for (key, head) in heads where !held.contains(key) && !parked.contains(key) {
+                    if options.flush || head.due <= now || head.tied {
+                        dueKeys.insert(key)
+                    } else {
+                        plan.nextDue = min(plan.nextDue ?? head.due, head.due)
+                    }
+                }
+                guard !dueKeys.isEmpty else { return }
+                try new.forEachRawEntry { raw, _ in
+                    guard let facts = NameFacts(raw), !facts.claimed, dueKeys.contains(facts.keyHash) else { return }
+                    let fileName = FileName(bytes: Array(raw))
+                    if let name = QueueName(fileName) { queues[facts.keyHash, default: []].append(QueueEntry(fileName: fileName, name: name)) }
                 }
             }
         } catch {
             log.warning("cannot list \(spool.path): \(error)")
             return plan
         }
-        let parked = state.withLock { $0.parkedKeys }
-        let now = Timestamp.now()
-        for (key, var queue) in queues where !held.contains(key) && !parked.contains(key) {
+        for (_, var queue) in queues {
             queue.sort(by: QueueEntry.precedes)
             let due = queue[0].state.due
             if !options.flush, due > now {
@@ -192,6 +260,7 @@ public final class Worker: Sendable {
             let request = HTTPRequest(operation: operation, id: claimed.id, userAgent: options.userAgent, credentials: try credentials(for: operation))
             state.withLock { $0.summary.attempts += 1 }
             log.detail("sending \(claimed.id): \(operation.method) \(operation.url)")
+            guard let transport else { preconditionFailure("Worker.run needs a transport") }
             let result = await transport.send(request)
             outcome = Outcome.classify(method: operation.method, result: result, now: Timestamp.now())
         } catch {
@@ -271,7 +340,7 @@ public final class Worker: Sendable {
             for folder in [Spool.Folder.failed, .conflict] where (try? spool.directory(folder).status(of: FileName(dependency))) != nil {
                 return .failed("depends on \(dependency), which is in \(folder.rawValue)/")
             }
-            if plan.present[dependency] != nil, !state.withLock({ $0.completed.contains(dependency) }) {
+            if plan.present.lookup(dependency, in: spool) != nil, !state.withLock({ $0.completed.contains(dependency) }) {
                 if dependsTransitively(on: entry.id, from: dependency, plan: plan) {
                     return .failed("depends_on forms a cycle through \(dependency)")
                 }
@@ -285,7 +354,7 @@ public final class Worker: Sendable {
     func dependsTransitively(on id: String, from start: String, plan: Plan) -> Bool {
         var queue = [start], seen: Set<String> = [start]
         while let current = queue.popLast(), seen.count < 256 {
-            guard let (folder, fileName) = plan.present[current],
+            guard let (folder, fileName) = plan.present.lookup(current, in: spool),
                   let next = try? spool.readOperation(folder, fileName, maxSize: options.maxSize)?.operation
             else { continue }
             for dependency in next.dependsOn {

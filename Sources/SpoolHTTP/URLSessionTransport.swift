@@ -11,9 +11,11 @@ import Synchronization
 /// handler follows redirects without asking, and on 302/307/308 it re-sends a PUT or POST with an empty
 /// body. Here every redirect is refused and comes back as the 3xx answer it is.
 public final class URLSessionTransport: NSObject, Transport, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: `session` is set once in init; all mutable state is in `tasks`, behind a Mutex.
-    var session: URLSession!
+    // @unchecked: all mutable state is behind the two Mutexes.
     let timeout: Double
+    let configuration: URLSessionConfiguration
+    /// Made on first use, so that a cron run with nothing due never pays for setting up the HTTP stack.
+    let lazySession = Mutex<URLSession?>(nil)
     let tasks = Mutex<[Int: TaskState]>([:])
     /// How much of a response body is kept for reasons.
     static let bodyLimit = 4096
@@ -29,7 +31,6 @@ public final class URLSessionTransport: NSObject, Transport, URLSessionDataDeleg
     /// connections per origin.
     public init(timeout: Double, connections: Int) {
         self.timeout = timeout
-        super.init()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
@@ -38,7 +39,17 @@ public final class URLSessionTransport: NSObject, Transport, URLSessionDataDeleg
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+        self.configuration = configuration
+        super.init()
+    }
+
+    var session: URLSession {
+        lazySession.withLock { session in
+            if let session { return session }
+            let made = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+            session = made
+            return made
+        }
     }
 
     public func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportFailure> {

@@ -297,3 +297,21 @@ extension WorkerTests {
         #expect(spool.waiting().count == 5)
     }
 }
+
+extension WorkerTests {
+    @Test func connectionsAreReusedAndHeadersAreOurs() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        for i in 0..<20 {
+            try spool.enqueue(["PUT", server.baseURL + "/doc", "--body", "\(i)", "--header", "Accept: application/json"])
+        }
+        try spool.send(["--concurrency", "1"])
+        #expect(server.requests.count == 20)
+        #expect(server.connectionCount <= 2, "keep-alive: \(server.connectionCount) connections for 20 requests")
+        let request = try #require(server.requests.first)
+        #expect(request.header("Accept") == "application/json")
+        #expect(request.header("User-Agent") == "spool-send/\(Version.current)")
+        #expect(request.header("Content-Length") == "1")
+    }
+}

@@ -31,6 +31,10 @@ final class TestServer: @unchecked Sendable {
     private let log = Mutex<[Request]>([])
     private let connections = Mutex<Set<Int32>>([])
     private let stopped = Atomic<Bool>(false)
+    private let accepted = Atomic<Int>(0)
+
+    /// Connections accepted so far.
+    var connectionCount: Int { accepted.load(ordering: .relaxed) }
 
     /// Every request received so far, in arrival order.
     var requests: [Request] { log.withLock { $0 } }
@@ -83,6 +87,7 @@ final class TestServer: @unchecked Sendable {
                 return
             }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            accepted.add(1, ordering: .relaxed)
             var yes: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             connections.withLock { _ = $0.insert(fd) }

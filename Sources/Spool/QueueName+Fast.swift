@@ -1,0 +1,93 @@
+/// The few facts a planner needs from a queue file name, read straight from its bytes without allocating.
+public struct NameFacts: Equatable, Sendable {
+    /// The ordering key's hash.
+    public var keyHash: UInt64
+    /// The enqueue order stamp.
+    public var order: Int64
+    /// Epoch seconds before which it is not sent; 0 when due now.
+    public var due: Int64
+    /// Whether the name carries a claim (`@…`).
+    public var claimed: Bool
+
+    /// Reads `ID:o=…,k=…[,a=…][,t=…][,e=…][@…]`; nil for any other name (a plain name, or one that only the
+    /// full parser can judge), which callers then hand to `QueueName`.
+    public init?(_ name: UnsafeBufferPointer<UInt8>) {
+        guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon > 0, colon <= OperationID.maxLength else { return nil }
+        // The id: printable ASCII without / : @ \, no leading dot, not ending in ".why".
+        guard name[0] != UInt8(ascii: ".") else { return nil }
+        for j in 0..<colon {
+            let b = name[j]
+            if b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "/") || b == UInt8(ascii: ":") || b == UInt8(ascii: "@") || b == UInt8(ascii: "\\") {
+                return nil
+            }
+        }
+        if colon >= 4, name[colon - 4] == UInt8(ascii: "."), name[colon - 3] == UInt8(ascii: "w"), name[colon - 2] == UInt8(ascii: "h"),
+           name[colon - 1] == UInt8(ascii: "y") { return nil }
+        var i = colon + 1
+        var order: Int64 = -1, keyHash: UInt64?, due: Int64 = 0
+        var claimed = false
+        while i < name.count {
+            guard i + 2 < name.count, name[i + 1] == UInt8(ascii: "=") else { return nil }
+            let field = name[i]
+            i += 2
+            let start = i
+            while i < name.count, name[i] != UInt8(ascii: ","), name[i] != UInt8(ascii: "@") { i += 1 }
+            guard i > start else { return nil }
+            switch field {
+            case UInt8(ascii: "o"):
+                guard let n = NameFacts.decimal(name, start, i) else { return nil }
+                order = n
+            case UInt8(ascii: "k"):
+                guard i - start == 16, let n = NameFacts.hex(name, start, i) else { return nil }
+                keyHash = n
+            case UInt8(ascii: "a"):
+                guard NameFacts.decimal(name, start, i) != nil else { return nil }
+            case UInt8(ascii: "t"):
+                guard let n = NameFacts.decimal(name, start, i) else { return nil }
+                due = n
+            case UInt8(ascii: "e"):
+                for j in start..<i where !(name[j] >= 0x61 && name[j] <= 0x7A || name[j] >= 0x30 && name[j] <= 0x39 || name[j] == 0x2D) { return nil }
+                guard i - start <= 32 else { return nil }
+            default: return nil
+            }
+            if i < name.count, name[i] == UInt8(ascii: "@") {
+                // A claim follows; its syntax matters only to recovery, which uses the full parser.
+                claimed = true
+                break
+            }
+            i += 1
+        }
+        guard order >= 0, let keyHash else { return nil }
+        self.keyHash = keyHash
+        self.order = order
+        self.due = due
+        self.claimed = claimed
+    }
+
+    static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {
+        guard end - start <= 18 else { return nil }
+        var n: Int64 = 0
+        for j in start..<end {
+            let d = bytes[j] &- 0x30
+            guard d < 10 else { return nil }
+            n = n * 10 + Int64(d)
+        }
+        return n
+    }
+
+    static func hex(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> UInt64? {
+        var n: UInt64 = 0
+        for j in start..<end {
+            let b = bytes[j]
+            let d: UInt8
+            switch b {
+            case 0x30...0x39: d = b - 0x30
+            case 0x61...0x66: d = b - 0x61 + 10
+            case 0x41...0x46: d = b - 0x41 + 10
+            default: return nil
+            }
+            n = n << 4 | UInt64(d)
+        }
+        return n
+    }
+}

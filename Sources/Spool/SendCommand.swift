@@ -1,0 +1,122 @@
+import Glibc
+
+/// The command line of `spool-send`, shared by its two halves: the light front that decides whether
+/// anything is due, and `spool-send-http`, which sends.
+public struct SendCommand: Sendable {
+    /// The program name in messages.
+    public static let program = "spool-send"
+    /// One-line usage for errors.
+    public static let usage = "spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS] [...]"
+    public static let help = """
+        OVERVIEW: Deliver the HTTP writes queued in a spool: in order per key, with backoff, once in effect.
+
+        USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS]
+                          [--min-backoff S] [--max-backoff S] [--lifetime DURATION] [--auth-dir DIR]
+                          [--max-size BYTES] [-v | -q]
+
+        OPTIONS:
+          --spool DIR             The spool directory (default: $SPOOL_DIR, else ./spool).
+          --once                  Send everything that is due, then exit (default; what cron runs).
+          --watch                 Keep running: send files as they land in new/ (inotify) and retries when due.
+          --flush                 Ignore retry times for this run, still in order (like postqueue -f).
+          --concurrency N         Keys sent in parallel (default: 4).
+          --timeout SECONDS       Give up on one request after SECONDS in all (default: 30).
+          --min-backoff S         Delay after a first failed attempt, doubling after each (default: 30).
+          --max-backoff S         Longest delay between attempts (default: 3600).
+          --lifetime DURATION     Fail operations not delivered this long after enqueue (default: 5d).
+          --auth-dir DIR          Credential profiles for operations with "auth" (default: $SPOOL_AUTH_DIR).
+          --max-size BYTES        Fail documents larger than BYTES (default: 1048576).
+          -v, --verbose           Say what happens to every operation.
+          -q, --quiet             Say only what needs an operator (failures, conflicts, spool errors).
+          -h, --help              Show help information.
+
+        EXIT STATUS:
+          0 done (even if some operations were deferred), 64 usage error, 73/74 spool unusable.
+
+        """
+
+    /// `--spool`, if given.
+    public var spool: String?
+    /// `--watch` rather than `--once`.
+    public var watch = false
+    /// Options for the worker.
+    public var options = WorkerOptions()
+    /// Seconds a request may take in all.
+    public var timeout = 30.0
+    /// `--auth-dir`, if given.
+    public var authDirectory: String?
+    /// `-v` / `-q`.
+    public var level = Log.Level.normal
+    /// `-h` / `--help`.
+    public var help = false
+
+    /// Parses `spool-send`'s arguments.
+    public init(parsing tokens: [String]) throws(UsageError) {
+        var arguments = Arguments(tokens)
+        var mode: String?
+        func seconds(_ option: String, _ text: String) throws(UsageError) -> Int64 {
+            guard let value = Timestamp.parseDuration(text) else {
+                throw .invalidValue(option: option, value: text, expected: "a duration such as 30, 30s, 15m, 2h or 5d")
+            }
+            return value
+        }
+        while let token = arguments.next() {
+            switch token {
+            case .option("-h"), .option("--help"): help = true
+            case .option("--spool"): spool = try arguments.value(for: "--spool")
+            case let .option(name) where name == "--once" || name == "--watch":
+                try arguments.noValue(for: name)
+                if let mode, mode != name { throw .conflicting(mode, name) }
+                mode = name
+                watch = name == "--watch"
+            case .option("--flush"):
+                try arguments.noValue(for: "--flush")
+                options.flush = true
+            case .option("--concurrency"):
+                let text = try arguments.value(for: "--concurrency")
+                guard let n = Int(text), (1...256).contains(n) else { throw .invalidValue(option: "--concurrency", value: text, expected: "an integer from 1 to 256") }
+                options.concurrency = n
+            case .option("--timeout"):
+                let text = try arguments.value(for: "--timeout")
+                guard let n = Double(text), n > 0, n <= 86400 else { throw .invalidValue(option: "--timeout", value: text, expected: "seconds, more than 0") }
+                timeout = n
+            case .option("--min-backoff"): options.backoff.minimum = try seconds("--min-backoff", try arguments.value(for: "--min-backoff"))
+            case .option("--max-backoff"): options.backoff.maximum = try seconds("--max-backoff", try arguments.value(for: "--max-backoff"))
+            case .option("--lifetime"): options.lifetime = try seconds("--lifetime", try arguments.value(for: "--lifetime"))
+            case .option("--auth-dir"): authDirectory = try arguments.value(for: "--auth-dir")
+            case .option("--max-size"):
+                let text = try arguments.value(for: "--max-size")
+                guard let n = Int(text), n > 0 else { throw .invalidValue(option: "--max-size", value: text, expected: "a positive number of bytes") }
+                options.maxSize = n
+            case .option("-v"), .option("--verbose"): level = .verbose
+            case .option("-q"), .option("--quiet"): level = .quiet
+            case let .option(name): throw .unknownOption(name)
+            case let .positional(value): throw .unexpectedArgument(value)
+            }
+        }
+        options.backoff = Backoff(minimum: options.backoff.minimum, maximum: options.backoff.maximum)
+        options.log = Log(program: SendCommand.program, level: level)
+        options.lease = Int64(timeout) + 300
+        options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))
+    }
+
+    /// Parses the process's arguments, printing help (exit 0) or a usage error (exit 64) as needed.
+    public static func fromCommandLine() -> SendCommand {
+        let command: SendCommand
+        do { command = try SendCommand(parsing: Array(CommandLine.arguments.dropFirst())) } catch {
+            Program.usageFailure(program, error, usage: usage)
+        }
+        if command.help {
+            Program.printOut(SendCommand.help)
+            exit(0)
+        }
+        return command
+    }
+
+    /// Opens the spool named on the command line, or exits 73/74 with the reason.
+    public func openSpool() -> Spool {
+        do { return try Spool(path: Spool.defaultPath(option: spool)) } catch {
+            Program.fail(SendCommand.program, error.description, code: error.exitCode)
+        }
+    }
+}
