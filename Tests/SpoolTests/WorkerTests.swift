@@ -315,3 +315,18 @@ extension WorkerTests {
         #expect(request.header("Content-Length") == "1")
     }
 }
+
+extension WorkerTests {
+    @Test func slowServerCostsTheTimeoutNotMore() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { _ in .delayed(5, 204) }
+        defer { server.stop() }
+        try spool.enqueue(["PUT", server.baseURL + "/slow"])
+        let started = Date()
+        try spool.send(["--timeout", "1"])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed < 3, "took \(elapsed) s")
+        #expect(spool.waiting().first?.state?.lastError == "timeout")
+        #expect(spool.names("cur").isEmpty)
+    }
+}
