@@ -29,6 +29,8 @@ int cspool_install_stop_handler(int eventfd) {
     action.sa_handler = stop_handler;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
+    // A closed stderr or socket must show up as EPIPE, not kill a worker holding claims.
+    signal(SIGPIPE, SIG_IGN);
     if (sigaction(SIGTERM, &action, NULL) != 0) return -1;
     return sigaction(SIGINT, &action, NULL);
 }

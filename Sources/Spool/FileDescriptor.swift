@@ -79,6 +79,13 @@ public struct FileDescriptor: Sendable, Equatable {
         }
     }
 
+    /// Renames `name` in this directory to `newName` in `directory`, atomically replacing what was there.
+    public func replace(_ name: FileName, in directory: FileDescriptor, as newName: FileName) throws(Errno) {
+        try retryingInterrupts {
+            name.withCString { old in newName.withCString { new in Glibc.renameat(rawValue, old, directory.rawValue, new) } }
+        }
+    }
+
     /// Removes the file `name` from this directory.
     public func unlink(_ name: FileName) throws(Errno) {
         try retryingInterrupts { name.withCString { Glibc.unlinkat(rawValue, $0, 0) } }

@@ -12,8 +12,8 @@ final class SpoolLock: Sendable {
     init(_ descriptor: FileDescriptor) { self.descriptor = descriptor }
 
     /// Runs `body` holding the lock against other processes (flock) and other threads of this one.
-    func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        try local.withLock { _ in
+    func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        try local.withLock { _ throws(E) -> R in
             while flock(descriptor.rawValue, LOCK_EX) != 0, errno == EINTR {}
             defer { flock(descriptor.rawValue, LOCK_UN) }
             return try body()

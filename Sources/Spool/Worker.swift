@@ -385,6 +385,8 @@ public final class Worker: Sendable {
     func file(_ entry: QueueEntry, from folder: Spool.Folder = .cur, to destination: Spool.Folder, reason: [(String, String)]) {
         var fields = reason
         if let last = entry.state.lastError, !fields.contains(where: { $0.0 == "last-error" }) { fields.append(("last-error", last)) }
+        // Kept so that `spool-ctl retry` can put the operation back in its original place in the order.
+        fields.append(("order", "\(entry.state.order)"))
         do {
             if let filed = try spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: fields) {
                 log.warning("\(entry.id) -> \(destination.rawValue)/\(filed): \(fields.first?.1 ?? "")")

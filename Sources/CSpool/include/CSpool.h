@@ -8,7 +8,7 @@
 int cspool_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 
 /// Installs a SIGTERM and SIGINT handler that only writes to `eventfd` (async-signal-safe), on whichever
-/// thread the signal lands.
+/// thread the signal lands, and ignores SIGPIPE.
 int cspool_install_stop_handler(int eventfd);
 
 #endif

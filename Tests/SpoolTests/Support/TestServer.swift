@@ -42,6 +42,7 @@ final class TestServer: @unchecked Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init(port requested: UInt16 = 0, handler: @escaping Handler) throws {
+        _ = Command.ignoreBrokenPipes
         self.handler = handler
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         _ = fcntl(listener, F_SETFD, FD_CLOEXEC)

@@ -1,0 +1,28 @@
+/// Why a `spool-ctl` action on one operation could not be done. Each description names the operation.
+public enum ControlError: Error, CustomStringConvertible {
+    case notFound(String)
+    case notFiled(id: String, folder: Spool.Folder)
+    case inFlight(id: String, pid: Int32, host: String)
+    case unreadable(id: String, why: String)
+    case io(path: String, Errno)
+
+    public var description: String {
+        switch self {
+        case let .notFound(id): "no operation \(id) in the spool (give an id or a path such as spool/conflict/ID)"
+        case let .notFiled(id, folder): "\(id) is in \(folder.rawValue)/, not in failed/ or conflict/; nothing to retry (use --now to send a deferred one now)"
+        case let .inFlight(id, pid, host): "\(id) is being sent by spool-send pid \(pid) on \(host); try again when it is done"
+        case let .unreadable(id, why): "\(id) cannot be changed: \(why)"
+        case let .io(path, error): "\(path): \(error)"
+        }
+    }
+
+    /// The sysexits code: 66 not found, 65 bad document, 75 in flight, 74 I/O.
+    public var exitCode: Int32 {
+        switch self {
+        case .notFound: ExitCode.noInput
+        case .notFiled, .unreadable: ExitCode.dataError
+        case .inFlight: ExitCode.temporaryFailure
+        case .io: ExitCode.ioError
+        }
+    }
+}

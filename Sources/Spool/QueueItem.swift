@@ -1,0 +1,84 @@
+/// One operation as `spool-ctl` shows it: where it is, its retry state, its request and, when filed, why.
+public struct QueueItem: Sendable {
+    /// The operation id.
+    public var id: String
+    /// The folder it is in: new, cur, failed or conflict.
+    public var folder: Spool.Folder
+    /// Its file name in that folder.
+    public var fileName: FileName
+    /// Attempts made so far.
+    public var attempts: Int
+    /// Epoch seconds of the next attempt, when deferred.
+    public var due: Int64?
+    /// Short token of the last error, if any.
+    public var lastError: String?
+    /// Enqueue order stamp, microseconds since the epoch.
+    public var order: Int64
+    /// The claim, for operations in `cur/`.
+    public var claim: Claim?
+    /// The document, when it could be read and checked.
+    public var operation: Operation?
+    /// Why the document could not be read, if it could not.
+    public var problem: String?
+    /// The `ID.why` fields, for filed operations.
+    public var reason: [(String, String)]
+    /// Size of the file in bytes.
+    public var size: Int
+
+    /// The one-line reason: the `reason` field of `ID.why`, else the problem with the document.
+    public var reasonLine: String? {
+        reason.first { $0.0 == "reason" }?.1 ?? problem
+    }
+
+    /// Seconds since enqueue at `now`.
+    public func age(now: Int64) -> Int64 { max(0, now - order / 1_000_000) }
+
+    /// A display form: `new`, `deferred`, `sending`, `failed`, `conflict`.
+    public func stateWord(now: Int64) -> String {
+        switch folder {
+        case .new: (due ?? 0) > now ? "deferred" : "pending"
+        case .cur: "sending"
+        default: folder.rawValue
+        }
+    }
+
+    /// One JSON object with stable field names, for `--json` (one per line, for jq).
+    public func json(now: Int64, full: Bool = false) -> JSON {
+        func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
+        var members: [(key: String, value: JSON)] = [
+            ("id", .string(id)),
+            ("state", .string(stateWord(now: now))),
+            ("folder", .string(folder.rawValue)),
+            ("file", .string(fileName.escaped)),
+            ("attempts", .number(String(attempts))),
+            ("next_attempt", due.map { .string(Timestamp.formatRFC3339($0)) } ?? .null),
+            ("last_error", optional(lastError)),
+            ("method", optional(operation?.method)),
+            ("url", optional(operation?.url)),
+            ("key", optional(operation?.key)),
+            ("enqueued_at", .string(Timestamp.formatRFC3339(order / 1_000_000))),
+            ("age_seconds", .number(String(age(now: now)))),
+            ("reason", optional(reasonLine)),
+            ("size", .number(String(size))),
+        ]
+        if let claim {
+            members.append(("claimed_by", .string("\(claim.owner.host),\(claim.owner.pid)")))
+            members.append(("claimed_at", .string(Timestamp.formatRFC3339(claim.since))))
+        }
+        if full {
+            members.append(("why", .object(reason.map { (key: $0.0, value: JSON.string($0.1)) })))
+            members.append(("document", operation?.document ?? .null))
+        }
+        return .object(members)
+    }
+}
+
+/// A human duration: `42s`, `5m`, `3h`, `2d`.
+public func humanDuration(_ seconds: Int64) -> String {
+    switch seconds {
+    case ..<120: "\(seconds)s"
+    case ..<7200: "\(seconds / 60)m"
+    case ..<172_800: "\(seconds / 3600)h"
+    default: "\(seconds / 86400)d"
+    }
+}

@@ -1,0 +1,84 @@
+import Glibc
+
+extension Spool {
+    /// Puts a filed operation back in `new/` with no attempts, keeping its idempotency key and its place in the
+    /// order (an earlier attempt may have been applied with its answer lost). With `ifMatch`, the document's
+    /// `if_match` is replaced and it gets a new idempotency key: it is a new request, and the server may have
+    /// recorded the 412 under the old key. Returns the name it now has in `new/`.
+    ///
+    /// Every step leaves the operation in exactly one place: the new document replaces the old one in its
+    /// folder by rename before the operation moves.
+    public func retry(_ item: QueueItem, ifMatch: String? = nil) throws(ControlError) -> FileName {
+        guard item.folder == .failed || item.folder == .conflict else { throw .notFiled(id: item.id, folder: item.folder) }
+        let folder = directory(item.folder)
+        var operation = item.operation
+        if let ifMatch {
+            guard let current = operation, case var .object(members) = current.document else {
+                throw .unreadable(id: item.id, why: item.problem ?? "the document is not an operation")
+            }
+            members.removeAll { $0.key == "if_match" || $0.key == "idempotency_key" }
+            members.append(("if_match", .string(ifMatch)))
+            members.append(("idempotency_key", .string(IdempotencyKey.random())))
+            do { operation = try Operation(document: .object(members)) } catch { throw .unreadable(id: item.id, why: error.description) }
+            let temporary = FileName(UniqueName.next().id)
+            do throws(Errno) {
+                let fd = try directory(.tmp).open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
+                defer { fd.close() }
+                try fd.writeAll(Array((operation!.document.text + "\n").utf8))
+                try fd.sync()
+                try directory(.tmp).replace(temporary, in: folder, as: item.fileName)
+            } catch {
+                try? directory(.tmp).unlink(temporary)
+                throw .io(path: displayPath(item.folder, item.fileName), error)
+            }
+        }
+        var target = QueueName(id: item.id, state: nil)
+        if let operation {
+            target.state = RetryState(order: item.order, keyHash: OrderingKey.hash(operation.key), due: operation.notBefore ?? 0)
+        }
+        do throws(Errno) {
+            try SpoolLock(root).withLock { () throws(Errno) in
+                try folder.rename(item.fileName, to: directory(.new), as: target.fileName)
+            }
+            try directory(.new).sync()
+        } catch {
+            throw .io(path: displayPath(item.folder, item.fileName), error)
+        }
+        try? folder.unlink(FileName(item.id + ".why"))
+        return target.fileName
+    }
+
+    /// Clears the retry time of a deferred operation in `new/`, so the next run sends it. Returns its new name,
+    /// or nil when it was not deferred.
+    public func sendNow(_ item: QueueItem) throws(ControlError) -> FileName? {
+        guard item.folder == .new, var name = QueueName(item.fileName), var state = name.state, state.due > 0 else { return nil }
+        state.due = 0
+        name.state = state
+        let target = name.fileName
+        do throws(Errno) {
+            try SpoolLock(root).withLock { () throws(Errno) in
+                try directory(.new).rename(item.fileName, to: directory(.new), as: target)
+            }
+        } catch .noSuchFileOrDirectory {
+            throw .notFound(item.id)
+        } catch {
+            throw .io(path: displayPath(.new, item.fileName), error)
+        }
+        return target
+    }
+
+    /// Removes an operation (and its reason) for good. Refuses one that a worker is sending.
+    public func discard(_ item: QueueItem) throws(ControlError) {
+        if item.folder == .cur, let claim = item.claim {
+            throw .inFlight(id: item.id, pid: claim.owner.pid, host: claim.owner.host)
+        }
+        do {
+            try directory(item.folder).unlink(item.fileName)
+        } catch .noSuchFileOrDirectory {
+            throw .notFound(item.id)
+        } catch {
+            throw .io(path: displayPath(item.folder, item.fileName), error)
+        }
+        if item.folder == .failed || item.folder == .conflict { try? directory(item.folder).unlink(FileName(item.id + ".why")) }
+    }
+}

@@ -1,0 +1,59 @@
+extension Spool {
+    /// Every operation in `folders`, oldest first, read for display. Never moves or admits anything.
+    public func inventory(_ folders: [Folder], maxSize: Int = Spool.defaultMaxDocumentSize) throws -> [QueueItem] {
+        var items: [QueueItem] = []
+        for folder in folders {
+            try directory(folder).forEachEntry { fileName, _ in
+                guard !fileName.isHidden else { return }
+                if folder == .failed || folder == .conflict, fileName.string?.hasSuffix(".why") == true { return }
+                if let item = item(folder, fileName, maxSize: maxSize) { items.append(item) }
+            }
+        }
+        return items.sorted { ($0.order, $0.id) < ($1.order, $1.id) }
+    }
+
+    /// One entry read for display.
+    func item(_ folder: Folder, _ fileName: FileName, maxSize: Int) -> QueueItem? {
+        let status = try? directory(folder).status(of: fileName)
+        let name = QueueName(fileName)
+        let id = name?.id ?? fileName.escaped
+        var item = QueueItem(id: id, folder: folder, fileName: fileName, attempts: name?.state?.attempts ?? 0,
+                             due: name?.state.flatMap { $0.due > 0 ? $0.due : nil }, lastError: name?.state?.lastError,
+                             order: name?.state?.order ?? status?.modifiedMicroseconds ?? 0, claim: name?.claim,
+                             operation: nil, problem: nil, reason: [], size: status?.size ?? 0)
+        if folder == .failed || folder == .conflict {
+            item.reason = reason(of: fileName.string ?? id, in: folder)
+            if let attempts = item.reason.first(where: { $0.0 == "attempts" }).flatMap({ Int($0.1) }) { item.attempts = attempts }
+            if let order = item.reason.first(where: { $0.0 == "order" }).flatMap({ Int64($0.1) }) { item.order = order }
+            item.lastError = item.reason.first { $0.0 == "last-error" }?.1
+        }
+        do {
+            item.operation = try readOperation(folder, fileName, maxSize: maxSize)?.operation
+            if item.operation == nil { return nil }
+        } catch {
+            item.problem = error.description
+        }
+        return item
+    }
+
+    /// Finds an operation by id, or by a path such as `spool/conflict/ID` or a full name `ID:STATE` as `ls` shows it.
+    public func locate(_ argument: String, in folders: [Folder] = [.new, .cur, .failed, .conflict]) throws -> QueueItem? {
+        var text = Substring(argument)
+        var wanted = folders
+        if let slash = text.lastIndex(of: "/") {
+            let parent = text[..<slash].split(separator: "/").last.map(String.init)
+            if let parent, let folder = Folder(rawValue: parent), folders.contains(folder) { wanted = [folder] }
+            text = text[text.index(after: slash)...]
+        }
+        let id = QueueName(FileName(String(text)))?.id ?? String(text)
+        for folder in wanted {
+            var found: FileName?
+            try directory(folder).forEachEntry { fileName, _ in
+                guard found == nil else { return }
+                if fileName.string == id || QueueName(fileName)?.id == id { found = fileName }
+            }
+            if let found, let item = item(folder, found, maxSize: Spool.defaultMaxDocumentSize * 64) { return item }
+        }
+        return nil
+    }
+}

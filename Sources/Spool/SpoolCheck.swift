@@ -1,0 +1,83 @@
+/// What `spool-ctl check` finds wrong with a spool: layout, modes, stale claims, unreadable files, strays.
+public struct SpoolCheck: Sendable {
+    /// One problem, with the path it concerns.
+    public struct Finding: Sendable {
+        public let path: String
+        public let problem: String
+    }
+
+    /// Everything found; empty when the spool is healthy.
+    public private(set) var findings: [Finding] = []
+
+    /// Checks `spool`.
+    public init(spool: Spool, lease: Int64 = 330, now: Int64 = Timestamp.now()) throws {
+        let path = spool.path
+        if let status = try? spool.root.status(), status.permissions & 0o022 != 0 {
+            add(path, "the spool directory is writable by group or others (mode \(String(status.permissions, radix: 8))); chmod 700 it")
+        }
+        try spool.root.forEachEntry { name, _ in
+            guard !name.isHidden else { return }
+            if let text = name.string, Spool.Folder(rawValue: text) != nil { return }
+            add("\(path)/\(name.escaped)", "stray entry in the spool root; operations belong in new/ (see spool(5))")
+        }
+        for folder in Spool.Folder.allCases {
+            let directory = spool.directory(folder)
+            if let status = try? directory.status(), status.permissions & 0o022 != 0 {
+                add("\(path)/\(folder.rawValue)", "folder is writable by group or others (mode \(String(status.permissions, radix: 8))); chmod 700 it")
+            }
+            var names = Set<String>()
+            try directory.forEachEntry { name, _ in
+                guard !name.isHidden else { return }
+                names.insert(name.string ?? name.escaped)
+                let entryPath = spool.displayPath(folder, name)
+                if let status = try? directory.status(of: name), status.isRegularFile, status.permissions & 0o022 != 0 {
+                    add(entryPath, "file is writable by group or others (mode \(String(status.permissions, radix: 8)))")
+                }
+                switch folder {
+                case .tmp:
+                    if let status = try? directory.status(of: name), now - status.modifiedMicroseconds / 1_000_000 > Spool.temporaryFileLifetime {
+                        add(entryPath, "abandoned temporary file older than 36 hours; the next spool-send run removes it")
+                    }
+                case .new, .cur:
+                    checkOperation(spool, folder, name, entryPath, lease: lease, now: now)
+                case .failed, .conflict:
+                    break
+                }
+            }
+            if folder == .failed || folder == .conflict {
+                for name in names where !name.hasSuffix(".why") && !names.contains(name + ".why") {
+                    add("\(path)/\(folder.rawValue)/\(name)", "no reason file \(name).why beside it")
+                }
+                for name in names where name.hasSuffix(".why") && !names.contains(String(name.dropLast(4))) {
+                    add("\(path)/\(folder.rawValue)/\(name)", "reason without an operation; remove it")
+                }
+            }
+        }
+    }
+
+    mutating func add(_ path: String, _ problem: String) {
+        findings.append(Finding(path: path, problem: problem))
+    }
+
+    mutating func checkOperation(_ spool: Spool, _ folder: Spool.Folder, _ name: FileName, _ entryPath: String, lease: Int64, now: Int64) {
+        guard let queued = QueueName(name) else {
+            add(entryPath, "\(OperationID.whyInvalid(name)); the next spool-send run files it in failed/")
+            return
+        }
+        if folder == .cur {
+            guard let claim = queued.claim else {
+                add(entryPath, "entry in cur/ without a claim; move it to new/ by hand if it is an operation")
+                return
+            }
+            let stale = claim.owner.isAlive.map { !$0 } ?? (now - claim.since > lease)
+            if stale {
+                add(entryPath, "stale claim: worker pid \(claim.owner.pid) on \(claim.owner.host) is gone; the next spool-send run returns it to new/")
+            }
+        }
+        do {
+            _ = try spool.readOperation(folder, name, maxSize: Spool.defaultMaxDocumentSize)
+        } catch {
+            add(entryPath, "unreadable operation: \(error); the next spool-send run files it in failed/")
+        }
+    }
+}

@@ -1,0 +1,88 @@
+/// Counts and ages of a spool, read from file names and sizes only (cheap enough for a cron line).
+public struct SpoolStats: Sendable {
+    /// Operations per folder (reasons not counted).
+    public var counts: [Spool.Folder: Int] = [:]
+    /// Operations in `new/` waiting for a retry time.
+    public var deferred = 0
+    /// Age in seconds of the oldest operation in `new/` or `cur/`.
+    public var oldestPendingAge: Int64?
+    /// Earliest retry time in `new/`, epoch seconds.
+    public var nextDue: Int64?
+    /// Bytes of all files in the spool's folders.
+    public var bytes = 0
+
+    /// Reads the statistics of `spool` at `now`.
+    public init(spool: Spool, now: Int64 = Timestamp.now()) throws {
+        for folder in Spool.Folder.allCases {
+            let directory = spool.directory(folder)
+            var count = 0
+            try directory.forEachEntry { fileName, _ in
+                guard !fileName.isHidden else { return }
+                bytes += (try? directory.status(of: fileName).size) ?? 0
+                if (folder == .failed || folder == .conflict) && fileName.string?.hasSuffix(".why") == true { return }
+                count += 1
+                guard folder == .new || folder == .cur else { return }
+                let order = QueueName(fileName)?.state?.order ?? (try? directory.status(of: fileName).modifiedMicroseconds) ?? 0
+                let age = max(0, now - order / 1_000_000)
+                oldestPendingAge = max(oldestPendingAge ?? 0, age)
+                if folder == .new, let due = QueueName(fileName)?.state?.due, due > now {
+                    deferred += 1
+                    nextDue = min(nextDue ?? due, due)
+                }
+            }
+            counts[folder] = count
+        }
+    }
+
+    /// Folders reported, in order.
+    static let reported: [Spool.Folder] = [.new, .cur, .failed, .conflict, .tmp]
+
+    /// Lines for a person.
+    public var text: String {
+        var out = ""
+        for folder in SpoolStats.reported {
+            out += "\(folder.rawValue.padding(10))\(counts[folder] ?? 0)"
+            if folder == .new, deferred > 0 { out += " (\(deferred) deferred)" }
+            out += "\n"
+        }
+        out += "oldest    " + (oldestPendingAge.map { "\(humanDuration($0)) pending" } ?? "-") + "\n"
+        out += "next due  " + (nextDue.map { Timestamp.formatRFC3339($0) } ?? "-") + "\n"
+        out += "bytes     \(bytes)\n"
+        return out
+    }
+
+    /// One JSON object.
+    public var json: JSON {
+        var members: [(key: String, value: JSON)] = SpoolStats.reported.map { ($0.rawValue, .number(String(counts[$0] ?? 0))) }
+        members.append(("deferred", .number(String(deferred))))
+        members.append(("oldest_pending_age_seconds", oldestPendingAge.map { .number(String($0)) } ?? .null))
+        members.append(("next_due", nextDue.map { .string(Timestamp.formatRFC3339($0)) } ?? .null))
+        members.append(("bytes", .number(String(bytes))))
+        return .object(members)
+    }
+
+    /// The node_exporter textfile format.
+    public func prometheus(spool: String) -> String {
+        let label = "spool=\(JSON.string(spool).text)"
+        var out = "# HELP spool_operations Operations in the spool, by folder.\n# TYPE spool_operations gauge\n"
+        for folder in SpoolStats.reported { out += "spool_operations{\(label),folder=\"\(folder.rawValue)\"} \(counts[folder] ?? 0)\n" }
+        out += "# HELP spool_deferred_operations Operations in new/ waiting for their retry time.\n# TYPE spool_deferred_operations gauge\n"
+        out += "spool_deferred_operations{\(label)} \(deferred)\n"
+        out += "# HELP spool_oldest_pending_age_seconds Age of the oldest operation not yet delivered.\n# TYPE spool_oldest_pending_age_seconds gauge\n"
+        out += "spool_oldest_pending_age_seconds{\(label)} \(oldestPendingAge ?? 0)\n"
+        if let nextDue {
+            out += "# HELP spool_next_due_timestamp_seconds When the earliest deferred operation is due.\n# TYPE spool_next_due_timestamp_seconds gauge\n"
+            out += "spool_next_due_timestamp_seconds{\(label)} \(nextDue)\n"
+        }
+        out += "# HELP spool_bytes Bytes of the files in the spool.\n# TYPE spool_bytes gauge\n"
+        out += "spool_bytes{\(label)} \(bytes)\n"
+        return out
+    }
+}
+
+extension String {
+    /// The string padded on the right with spaces to `width`.
+    func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}
