@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "spool-send-http", targets: ["spool-send-http"]),
         .executable(name: "spool-enqueue", targets: ["spool-enqueue"]),
         .executable(name: "spool-ctl", targets: ["spool-ctl"]),
+        .executable(name: "spool-bench", targets: ["spool-bench"]),
     ],
     targets: [
         // The few libc calls Swift's Glibc module does not expose (renameat2).
@@ -22,6 +23,9 @@ let package = Package(
         .executableTarget(name: "spool-ctl", dependencies: ["Spool"]),
         // Drives the library from separate processes in tests (claim races, kill -9).
         .executableTarget(name: "spool-testhelper", dependencies: ["Spool"], path: "Tests/Helper"),
-        .testTarget(name: "SpoolTests", dependencies: ["Spool"]),
+        // A real HTTP/1.1 server for the tests and for spool-bench.
+        .target(name: "SpoolTestSupport", path: "Tests/Support"),
+        .executableTarget(name: "spool-bench", dependencies: ["Spool", "SpoolHTTP", "SpoolTestSupport"]),
+        .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolTestSupport"]),
     ]
 )

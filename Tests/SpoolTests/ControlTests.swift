@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import SpoolTestSupport
 import Testing
 @testable import Spool
 

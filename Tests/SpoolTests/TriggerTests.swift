@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 /// The shell producer, the install script and the launchers: what a user runs without Swift.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SpoolTestSupport
 
 /// The result of running one of the package's programs.
 struct CommandResult {
@@ -12,9 +13,6 @@ struct CommandResult {
 /// Runs the package's built programs as real processes.
 enum Command {
     /// The folder holding the built products: beside the test bundle.
-    /// A test writing to a pipe or socket whose reader is gone gets EPIPE, not a dead test process.
-    static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
-
     static let products: String = {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
@@ -28,7 +26,7 @@ enum Command {
 
     /// Starts a program without waiting for it.
     static func start(_ program: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> (Process, Pipe, Pipe) {
-        _ = ignoreBrokenPipes
+        _ = TestServer.ignoreBrokenPipes
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program.hasPrefix("/") ? program : path(program))
         process.arguments = arguments

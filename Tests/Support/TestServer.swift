@@ -2,20 +2,23 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A real HTTP/1.1 server on 127.0.0.1 with keep-alive, run by the tests in their own process.
+/// A real HTTP/1.1 server on 127.0.0.1 with keep-alive, run by the tests (and by spool-bench when nginx is
+/// missing) in their own process.
 /// It records every request it receives, so tests assert what the server saw, not only the spool.
-final class TestServer: @unchecked Sendable {
-    struct Request: Sendable {
-        let method: String
-        let path: String
-        let headers: [String: String]
-        let body: Data
-        let received: Date
-        var text: String { String(decoding: body, as: UTF8.self) }
-        func header(_ name: String) -> String? { headers[name.lowercased()] }
+public final class TestServer: @unchecked Sendable {
+    public struct Request: Sendable {
+        public let method: String
+        public let path: String
+        public let headers: [String: String]
+        public let body: Data
+        public let received: Date
+        /// CLOCK_MONOTONIC at arrival, nanoseconds.
+        public let monotonic: UInt64
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        public func header(_ name: String) -> String? { headers[name.lowercased()] }
     }
 
-    enum Reply: Sendable {
+    public enum Reply: Sendable {
         case respond(Int, [String: String], String)
         /// Close the connection without answering (the "lost response").
         case close
@@ -23,9 +26,9 @@ final class TestServer: @unchecked Sendable {
         case delayed(Double, Int)
     }
 
-    typealias Handler = @Sendable (Request) -> Reply
+    public typealias Handler = @Sendable (Request) -> Reply
 
-    let port: UInt16
+    public let port: UInt16
     private let listener: Int32
     private let handler: Handler
     private let log = Mutex<[Request]>([])
@@ -34,15 +37,15 @@ final class TestServer: @unchecked Sendable {
     private let accepted = Atomic<Int>(0)
 
     /// Connections accepted so far.
-    var connectionCount: Int { accepted.load(ordering: .relaxed) }
+    public var connectionCount: Int { accepted.load(ordering: .relaxed) }
 
     /// Every request received so far, in arrival order.
-    var requests: [Request] { log.withLock { $0 } }
+    public var requests: [Request] { log.withLock { $0 } }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(port requested: UInt16 = 0, handler: @escaping Handler) throws {
-        _ = Command.ignoreBrokenPipes
+    public init(port requested: UInt16 = 0, handler: @escaping Handler) throws {
+        _ = TestServer.ignoreBrokenPipes
         self.handler = handler
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         _ = fcntl(listener, F_SETFD, FD_CLOEXEC)
@@ -64,8 +67,14 @@ final class TestServer: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// Writing to a socket or pipe whose reader is gone gets EPIPE, not a dead process.
+    public static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+    /// Monotonic arrival time of each request, in nanoseconds, for latency measurements.
+    public var arrivals: [UInt64] { log.withLock { $0.map(\.monotonic) } }
+
     /// Stops listening and closes every connection.
-    func stop() {
+    public func stop() {
         if stopped.exchange(true, ordering: .relaxed) { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
@@ -73,7 +82,7 @@ final class TestServer: @unchecked Sendable {
     }
 
     /// A port with nothing listening: bound once, then closed.
-    static func deadPort() -> UInt16 {
+    public static func deadPort() -> UInt16 {
         let server = try! TestServer { _ in .close }
         let port = server.port
         server.stop()
@@ -149,7 +158,7 @@ final class TestServer: @unchecked Sendable {
                     if size == 0 { break }
                 }
             }
-            let request = Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: Data(body), received: Date())
+            let request = Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: Data(body), received: Date(), monotonic: TestServer.monotonicNow())
             log.withLock { $0.append(request) }
             var reply = handler(request)
             if case let .delayed(seconds, status) = reply {
@@ -173,6 +182,13 @@ final class TestServer: @unchecked Sendable {
         }
     }
 
+    /// CLOCK_MONOTONIC in nanoseconds.
+    public static func monotonicNow() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
     private func findCRLFCRLF(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
         for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 { return i }
@@ -186,52 +202,3 @@ final class TestServer: @unchecked Sendable {
     }
 }
 
-/// The seed scenario's server: one resource with a version, `If-Match` checked, responses replayed by
-/// `Idempotency-Key`, applied writes counted.
-final class VersionedResource: @unchecked Sendable {
-    struct State {
-        var title = "first"
-        var version = 1
-        var writes = 0
-        var applied: [String] = []
-        var recorded: [String: TestServer.Reply] = [:]
-        var requestCount = 0
-    }
-
-    let state = Mutex(State())
-    /// Decides per request (by arrival number, from 1) whether to fail it before applying.
-    let inject: @Sendable (Int, TestServer.Request) -> TestServer.Reply?
-    /// Whether to drop the connection after applying the write with this arrival number.
-    let loseResponse: @Sendable (Int) -> Bool
-
-    init(inject: @escaping @Sendable (Int, TestServer.Request) -> TestServer.Reply? = { _, _ in nil },
-         loseResponse: @escaping @Sendable (Int) -> Bool = { _ in false }) {
-        self.inject = inject
-        self.loseResponse = loseResponse
-    }
-
-    var writes: Int { state.withLock { $0.writes } }
-    var title: String { state.withLock { $0.title } }
-    var version: Int { state.withLock { $0.version } }
-    var applied: [String] { state.withLock { $0.applied } }
-
-    func handle(_ request: TestServer.Request) -> TestServer.Reply {
-        state.withLock { state in
-            state.requestCount += 1
-            let number = state.requestCount
-            if let key = request.header("Idempotency-Key"), let recorded = state.recorded[key] { return recorded }
-            if let reply = inject(number, request) { return reply }
-            let etag = "\"v\(state.version)\""
-            if let expected = request.header("If-Match"), expected != etag {
-                return .respond(412, ["ETag": etag], "version is \(state.version)")
-            }
-            state.version += 1
-            state.writes += 1
-            state.title = request.text
-            state.applied.append(request.text)
-            let reply = TestServer.Reply.respond(200, ["ETag": "\"v\(state.version)\""], "")
-            if let key = request.header("Idempotency-Key") { state.recorded[key] = reply }
-            return loseResponse(number) ? .close : reply
-        }
-    }
-}

@@ -1,0 +1,64 @@
+import Glibc
+import Spool
+
+/// Case 2: claim and finish without network, with 1, 2 and 4 worker processes, against a rename+unlink floor.
+func benchClaims(_ report: Report, _ config: Config) {
+    let n = config.claimCount
+    report.section("2. Claim and finish without network (\(n) operations)")
+    var floor: [Double] = []
+    for _ in 0..<config.repetitions {
+        let dir = Fixtures.bareDirectory()
+        for i in 0..<n { writeText("\(dir)/new/f\(i)", "{}") }
+        let new = try! FileDescriptor.currentDirectory.openDirectory(FileName(dir + "/new"))
+        let cur = try! FileDescriptor.currentDirectory.openDirectory(FileName(dir + "/cur"))
+        let names = try! new.entries()
+        let start = now()
+        for name in names {
+            try! new.rename(name, to: cur, as: FileName(name.string! + "@claimed"))
+            try! cur.unlink(FileName(name.string! + "@claimed"))
+        }
+        floor.append(Double(n) / (now() - start))
+        new.close()
+        cur.close()
+    }
+    let floorStats = Stats(values: floor)
+    for workers in [1, 2, 4] {
+        var rates: [Double] = []
+        var exactlyOnce = true
+        for _ in 0..<config.repetitions {
+            let spool = Fixtures.spool()
+            Fixtures.fill(spool, count: n, base: "http://127.0.0.1:9")
+            let outputs = (0..<workers).map { "\(spool)-claims-\($0)" }
+            let start = now()
+            let pids = outputs.map { spawn(["\(config.binaries)/spool-bench", "claim-worker", spool], output: $0) }
+            for pid in pids { _ = wait(pid, started: start) }
+            rates.append(Double(n) / (now() - start))
+            let ids = outputs.flatMap { readText($0).split(separator: "\n") }
+            exactlyOnce = exactlyOnce && ids.count == n && Set(ids).count == n && Fixtures.count(spool + "/new") == 0
+        }
+        let stats = Stats(values: rates)
+        report.add("claims, \(workers) process\(workers == 1 ? "" : "es"), ops/s", spool: describe(stats, "/s"),
+                   baseline: "rename+unlink floor " + describe(floorStats, "/s"), ratio: stats.median / floorStats.median,
+                   target: workers == 1 ? ">= 0.80x floor" : "scales until disk/cores saturate; exactly once: \(exactlyOnce ? "yes" : "NO")",
+                   met: workers == 1 ? stats.median >= 0.8 * floorStats.median && exactlyOnce : exactlyOnce)
+    }
+}
+
+/// The worker process of case 2: claims, reads and finishes operations until none is left, printing the ids it won.
+func claimWorker(_ path: String) {
+    let spool = try! Spool(path: path)
+    var won: [String] = []
+    while true {
+        var entries: [QueueEntry] = []
+        try! spool.scanNew { entries.append($0) }
+        if entries.isEmpty { break }
+        entries.sort(by: QueueEntry.precedes)
+        for entry in entries {
+            guard let claimed = try! spool.claim(entry) else { continue }
+            guard (try? spool.readOperation(.cur, claimed.fileName, maxSize: Spool.defaultMaxDocumentSize)) != nil else { exit(70) }
+            try! spool.complete(claimed)
+            won.append(claimed.id)
+        }
+    }
+    print(won.joined(separator: "\n"))
+}

@@ -1,0 +1,17 @@
+/// Sizes and repetitions: the full run, or `--quick` for CI smoke use.
+struct Config {
+    let quick: Bool
+    var repetitions: Int { quick ? 3 : 5 }
+    var enqueueCount: Int { quick ? 500 : 5000 }
+    var enqueueProcesses: Int { quick ? 100 : 500 }
+    var claimCount: Int { quick ? 2000 : 10_000 }
+    var deliveryCount: Int { quick ? 1000 : 5000 }
+    var curlCount: Int { quick ? 100 : 300 }
+    var idleRuns: Int { quick ? 10 : 20 }
+    var idleQueue: Int { 10_000 }
+    var growthSizes: (small: Int, large: Int) { quick ? (500, 5000) : (1000, 20_000) }
+    var drops: Int { quick ? 50 : 200 }
+    var wrkSeconds: Int { quick ? 1 : 3 }
+    /// The spool's binaries: beside this one.
+    let binaries: String
+}

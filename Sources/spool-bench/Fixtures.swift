@@ -1,0 +1,61 @@
+import Glibc
+import Spool
+
+/// Temporary folders and queues for the cases; everything lives under one directory removed at exit.
+enum Fixtures {
+    static let root: String = {
+        var template = Array("/tmp/spool-bench-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil)
+        return String(cString: made!)
+    }()
+    nonisolated(unsafe) static var counter = 0
+
+    /// A new, empty spool directory.
+    static func spool() -> String {
+        counter += 1
+        let path = "\(root)/s\(counter)"
+        _ = try! Spool(path: path)
+        return path
+    }
+
+    /// A plain directory with `tmp/` and `new/`, for the floors and the shell baselines.
+    static func bareDirectory() -> String {
+        counter += 1
+        let path = "\(root)/d\(counter)"
+        for sub in ["", "/tmp", "/new", "/cur"] { mkdir(path + sub, 0o700) }
+        return path
+    }
+
+    /// A body of about 200 bytes.
+    static let body = String(repeating: "x", count: 150)
+
+    /// The document of operation `i` to `base`: distinct keys unless `sameKey`.
+    static func document(_ i: Int, base: String, sameKey: Bool = false) -> String {
+        #"{"method":"PUT","url":"\#(base)/item/\#(sameKey ? 0 : i)","body":"\#(body)","idempotency_key":"bench-\#(i)"}"#
+    }
+
+    /// Fills `new/` with `count` admitted operations without fsync (setup, not measured): the names carry their
+    /// state as spool-enqueue would write them. `due` in the future makes them wait.
+    static func fill(_ spool: String, count: Int, base: String, due: Int64 = 0, sameKey: Bool = false) {
+        let start = Timestamp.nowMicroseconds()
+        for i in 0..<count {
+            let url = "\(base)/item/\(sameKey ? 0 : i)"
+            let state = RetryState(order: start + Int64(i), keyHash: OrderingKey.hash(url), due: due)
+            let name = QueueName(id: "bench\(i)", state: state).fileName.string!
+            writeText("\(spool)/new/\(name)", document(i, base: base, sameKey: sameKey) + "\n")
+        }
+    }
+
+    /// Number of entries in a folder, hidden ones excluded.
+    static func count(_ path: String) -> Int {
+        var n = 0
+        try? FileDescriptor.currentDirectory.openDirectory(FileName(path)).forEachEntry { name, _ in if !name.isHidden { n += 1 } }
+        return n
+    }
+
+    /// Removes everything the benchmark made.
+    static func cleanUp() {
+        _ = shell("rm -rf '\(root)'")
+    }
+}
