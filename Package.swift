@@ -1,6 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The programs that run once per operation or per cron tick link the Swift runtime statically in release
+// builds: it saves them about 1.5 ms of dynamic loading per start. spool-send-http cannot (a static
+// FoundationNetworking needs libcurl's static library), and starts only when there is work.
+let fastStart: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+
 let package = Package(
     name: "spool",
     products: [
@@ -17,10 +22,10 @@ let package = Package(
         .target(name: "Spool", dependencies: ["CSpool"]),
         // The HTTP transport: the only code that links FoundationNetworking.
         .target(name: "SpoolHTTP", dependencies: ["Spool"]),
-        .executableTarget(name: "spool-send", dependencies: ["Spool"]),
+        .executableTarget(name: "spool-send", dependencies: ["Spool"], linkerSettings: fastStart),
         .executableTarget(name: "spool-send-http", dependencies: ["Spool", "SpoolHTTP"]),
-        .executableTarget(name: "spool-enqueue", dependencies: ["Spool"]),
-        .executableTarget(name: "spool-ctl", dependencies: ["Spool"]),
+        .executableTarget(name: "spool-enqueue", dependencies: ["Spool"], linkerSettings: fastStart),
+        .executableTarget(name: "spool-ctl", dependencies: ["Spool"], linkerSettings: fastStart),
         // Drives the library from separate processes in tests (claim races, kill -9).
         .executableTarget(name: "spool-testhelper", dependencies: ["Spool"], path: "Tests/Helper"),
         // A real HTTP/1.1 server for the tests and for spool-bench.

@@ -3,6 +3,7 @@ public enum EnqueueError: Error, CustomStringConvertible {
     case invalid(OperationError)
     case write(path: String, Errno)
     case queueFull(String)
+    case otherFileSystem(path: String)
 
     public var description: String {
         switch self {
@@ -11,6 +12,7 @@ public enum EnqueueError: Error, CustomStringConvertible {
             if error.isTemporary { "cannot write \(path): \(error); nothing was enqueued, try again when there is room" }
             else { "cannot write \(path): \(error); nothing was enqueued" }
         case let .queueFull(why): "the queue is full (\(why)); nothing was enqueued, try again after spool-send has caught up"
+        case let .otherFileSystem(path): "\(path) is on another mount than new/ (a bind mount?), so the rename into new/ cannot be atomic; nothing was enqueued"
         }
     }
 
@@ -19,6 +21,7 @@ public enum EnqueueError: Error, CustomStringConvertible {
         switch self {
         case .invalid: ExitCode.dataError
         case .queueFull: ExitCode.temporaryFailure
+        case .otherFileSystem: ExitCode.ioError
         case let .write(_, error): error.isTemporary ? ExitCode.temporaryFailure : ExitCode.ioError
         }
     }

@@ -77,6 +77,11 @@ public struct Operation: Sendable {
         }
         _ = members
 
+        // A field naming a file would be a reference the worker must follow; spool never follows one.
+        if document["body_file"] != nil {
+            throw .invalidName(field: "body_file", value: "…", why: "is not supported: spool never reads files named in a document; put the body in \"body\" or \"body_base64\"")
+        }
+
         guard let method = try string("method") else { throw .missingField("method") }
         guard !method.isEmpty, method.utf8.count <= 32, method.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else {
             throw .invalidMethod(method)

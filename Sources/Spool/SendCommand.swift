@@ -12,7 +12,7 @@ public struct SendCommand: Sendable {
 
         USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS]
                           [--min-backoff S] [--max-backoff S] [--lifetime DURATION] [--auth-dir DIR]
-                          [--max-size BYTES] [-v | -q]
+                          [--max-size BYTES] [--allow-origin ORIGIN]... [-v | -q]
 
         OPTIONS:
           --spool DIR             The spool directory (default: $SPOOL_DIR, else ./spool).
@@ -26,6 +26,8 @@ public struct SendCommand: Sendable {
           --lifetime DURATION     Fail operations not delivered this long after enqueue (default: 5d).
           --auth-dir DIR          Credential profiles for operations with "auth" (default: $SPOOL_AUTH_DIR).
           --max-size BYTES        Fail documents larger than BYTES (default: 1048576).
+          --allow-origin ORIGIN   Send only to this origin (scheme://host[:port]); repeat for more
+                                  (default: $SPOOL_ALLOW_ORIGINS, space-separated, else any origin).
           -v, --verbose           Say what happens to every operation.
           -q, --quiet             Say only what needs an operator (failures, conflicts, spool errors).
           -h, --help              Show help information.
@@ -88,11 +90,27 @@ public struct SendCommand: Sendable {
                 let text = try arguments.value(for: "--max-size")
                 guard let n = Int(text), n > 0 else { throw .invalidValue(option: "--max-size", value: text, expected: "a positive number of bytes") }
                 options.maxSize = n
+            case .option("--allow-origin"):
+                let text = try arguments.value(for: "--allow-origin")
+                guard let origin = try? Operation.origin(of: text) else {
+                    throw .invalidValue(option: "--allow-origin", value: text, expected: "an origin such as https://api.example.com or http://127.0.0.1:8080")
+                }
+                options.allowedOrigins = (options.allowedOrigins ?? []).union([origin])
             case .option("-v"), .option("--verbose"): level = .verbose
             case .option("-q"), .option("--quiet"): level = .quiet
             case let .option(name): throw .unknownOption(name)
             case let .positional(value): throw .unexpectedArgument(value)
             }
+        }
+        if options.allowedOrigins == nil, let list = Program.environment("SPOOL_ALLOW_ORIGINS") {
+            var origins = Set<String>()
+            for text in list.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" }) {
+                guard let origin = try? Operation.origin(of: String(text)) else {
+                    throw .invalidValue(option: "SPOOL_ALLOW_ORIGINS", value: String(text), expected: "origins such as https://api.example.com")
+                }
+                origins.insert(origin)
+            }
+            options.allowedOrigins = origins
         }
         options.backoff = Backoff(minimum: options.backoff.minimum, maximum: options.backoff.maximum)
         options.log = Log(program: SendCommand.program, level: level)

@@ -9,11 +9,14 @@ extension Spool {
     /// The order matters: the file is complete and fsynced in `tmp/` before the rename, so a reader never sees
     /// a partial file in `new/`; `new/` is fsynced after the rename, so that returning means the operation
     /// survives a power cut.
-    public func enqueue(_ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize) throws(EnqueueError) -> String {
+    ///
+    /// With `limits`, a spool that is too full refuses the operation before anything is written.
+    public func enqueue(_ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil) throws(EnqueueError) -> String {
         var text = operation.document.text
         text += "\n"
         let bytes = Array(text.utf8)
         guard bytes.count <= maxSize else { throw .invalid(.tooLarge(size: bytes.count, limit: maxSize)) }
+        if let limits, let refusal = limits.refusal(self, size: bytes.count) { throw .queueFull(refusal) }
         let (id, order) = UniqueName.next()
         let state = RetryState(order: order, keyHash: OrderingKey.hash(operation.key), due: operation.notBefore ?? 0)
         let temporary = FileName(id)
@@ -32,6 +35,9 @@ extension Spool {
             }
             stage = displayPath(.new, final)
             try tmp.rename(temporary, to: new, as: final)
+        } catch .crossDevice {
+            try? tmp.unlink(temporary)
+            throw .otherFileSystem(path: "\(path)/tmp")
         } catch {
             try? tmp.unlink(temporary)
             throw .write(path: stage, error)

@@ -147,14 +147,26 @@ public final class Worker: Sendable {
         do {
             try lock.withLock {
                 let new = spool.directory(.new)
-                var others: [FileName] = []
+                var others: [FileName] = [], tooLate: [FileName] = []
                 try new.forEachRawEntry { raw, _ in
                     guard raw.first != UInt8(ascii: ".") else { return }
                     if let facts = NameFacts(raw), !facts.claimed {
-                        note(facts.keyHash, order: facts.order, due: facts.due)
+                        if facts.due > facts.order / 1_000_000 + options.lifetime {
+                            tooLate.append(FileName(bytes: Array(raw)))
+                        } else {
+                            note(facts.keyHash, order: facts.order, due: facts.due)
+                        }
                     } else {
                         others.append(FileName(bytes: Array(raw)))
                     }
+                }
+                // Waiting would only end in expiry: say so now rather than in days.
+                for fileName in tooLate {
+                    guard let name = QueueName(fileName), let state = name.state else { continue }
+                    let why = state.attempts == 0
+                        ? "not_before is after the queue lifetime of \(options.lifetime) seconds: it would expire before its first attempt"
+                        : "the next attempt would come after the queue lifetime of \(options.lifetime) seconds"
+                    fail(QueueEntry(fileName: fileName, name: name), from: .new, reason: [("reason", why), ("attempts", "\(state.attempts)")])
                 }
                 for fileName in others {
                     if let entry = spool.intake(fileName, maxSize: options.maxSize, log: log) {
@@ -216,6 +228,10 @@ public final class Worker: Sendable {
             } catch {
                 spool.reject(entry.fileName, in: .new, id: entry.id, error, attempts: entry.state.attempts, log: log)
                 state.withLock { $0.summary.failed += 1 }
+                continue
+            }
+            if let allowed = options.allowedOrigins, !allowed.contains(operation.origin) {
+                fail(entry, from: .new, reason: [("reason", "origin \(operation.origin) is not allowed (spool-send --allow-origin / SPOOL_ALLOW_ORIGINS); nothing was sent")])
                 continue
             }
             if state.withLock({ $0.blockedOrigins.contains(operation.origin) }) {

@@ -16,6 +16,8 @@ public struct WorkerOptions: Sendable {
     public var userAgent = "spool-send/\(Version.current)"
     /// Where credential profiles live, if anywhere.
     public var credentials: Credentials?
+    /// Origins (`scheme://host[:port]`) operations may be sent to; nil allows every origin.
+    public var allowedOrigins: Set<String>?
     /// Messages.
     public var log = Log.silent
 

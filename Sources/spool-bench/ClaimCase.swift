@@ -44,7 +44,8 @@ func benchClaims(_ report: Report, _ config: Config) {
     }
 }
 
-/// The worker process of case 2: claims, reads and finishes operations until none is left, printing the ids it won.
+/// The worker process of case 2: claims and finishes operations until none is left, printing the ids it won.
+/// Like the floor, it does not read the documents: this measures claiming, not parsing.
 func claimWorker(_ path: String) {
     let spool = try! Spool(path: path)
     var won: [String] = []
@@ -55,7 +56,6 @@ func claimWorker(_ path: String) {
         entries.sort(by: QueueEntry.precedes)
         for entry in entries {
             guard let claimed = try! spool.claim(entry) else { continue }
-            guard (try? spool.readOperation(.cur, claimed.fileName, maxSize: Spool.defaultMaxDocumentSize)) != nil else { exit(70) }
             try! spool.complete(claimed)
             won.append(claimed.id)
         }

@@ -13,6 +13,7 @@ let help = """
                          [--body TEXT | --body-file FILE] [--if-match ETAG] [--key KEY]
                          [--idempotency-key KEY] [--depends-on ID]... [--coalesce]
                          [--not-before TIME] [--expires TIME] [--max-attempts N] [--auth NAME]
+                         [--max-size BYTES] [--max-queue COUNT] [--min-free BYTES]
            spool-enqueue [--spool DIR] --json FILE|-
 
     ARGUMENTS:
@@ -36,6 +37,10 @@ let help = """
       --max-attempts N        Give up after N attempts (1 to 1000).
       --auth NAME             Add the credentials of profile NAME from the auth directory at send time.
       --max-size BYTES        Refuse documents larger than BYTES (default: 1048576).
+      --max-queue COUNT       Refuse (exit 75) when COUNT operations already wait in new/
+                              (default: $SPOOL_MAX_QUEUE, else 100000).
+      --min-free BYTES        Refuse (exit 75) when less than BYTES would stay free on the spool's
+                              file system (default: $SPOOL_MIN_FREE, else 16777216).
       -h, --help              Show help information.
 
     EXIT STATUS:
@@ -54,7 +59,9 @@ var jsonInput: String?
 var fields: [String: JSON] = [:]
 var dependsOn: [JSON] = []
 var maxSize = Spool.defaultMaxDocumentSize
+var limits = QueueLimits()
 let now = Timestamp.now()
+var explicitLimits = Set<String>()
 
 @MainActor func setBody(_ option: String, _ value: JSON) throws(UsageError) {
     if let bodySource { throw .conflicting(bodySource, option) }
@@ -115,6 +122,12 @@ do throws(UsageError) {
             guard let n = Int(text) else { throw .invalidValue(option: "--max-attempts", value: text, expected: "an integer") }
             fields["max_attempts"] = .number(String(n))
         case .option("--auth"): fields["auth"] = .string(try arguments.value(for: "--auth"))
+        case .option("--max-queue"), .option("--min-free"):
+            guard case let .option(name) = token else { break }
+            let text = try arguments.value(for: name)
+            guard let n = Int(text), n >= 0 else { throw .invalidValue(option: name, value: text, expected: "a number, 0 or more") }
+            if name == "--max-queue" { limits.maxCount = n } else { limits.minFreeBytes = n }
+            explicitLimits.insert(name)
         case .option("--max-size"):
             let text = try arguments.value(for: "--max-size")
             guard let n = Int(text), n > 0 else { throw .invalidValue(option: "--max-size", value: text, expected: "a positive number of bytes") }
@@ -132,6 +145,11 @@ do throws(UsageError) {
         if positionals.count < 1 { throw .missingArgument("METHOD") }
         if positionals.count < 2 { throw .missingArgument("URL") }
         if positionals.count > 2 { throw .unexpectedArgument(positionals[2]) }
+    }
+    for (option, variable) in [("--max-queue", "SPOOL_MAX_QUEUE"), ("--min-free", "SPOOL_MIN_FREE")] where !explicitLimits.contains(option) {
+        guard let text = Program.environment(variable) else { continue }
+        guard let n = Int(text), n >= 0 else { throw .invalidValue(option: variable, value: text, expected: "a number, 0 or more") }
+        if option == "--max-queue" { limits.maxCount = n } else { limits.minFreeBytes = n }
     }
 } catch {
     Program.usageFailure(program, error, usage: usage)
@@ -180,7 +198,7 @@ do { spool = try Spool(path: Spool.defaultPath(option: spoolOption)) } catch {
     Program.fail(program, error.description, code: error.exitCode)
 }
 do {
-    let id = try spool.enqueue(operation, maxSize: maxSize)
+    let id = try spool.enqueue(operation, maxSize: maxSize, limits: limits)
     Program.printOut(id + "\n")
 } catch {
     Program.fail(program, error.description, code: error.exitCode)
