@@ -133,7 +133,11 @@ public struct SendCommand: Sendable {
 
     /// Opens the spool named on the command line, or exits 73/74 with the reason.
     public func openSpool() -> Spool {
-        do { return try Spool(path: Spool.defaultPath(option: spool)) } catch {
+        do {
+            let opened = try Spool(path: Spool.defaultPath(option: spool))
+            try opened.requireWritable()
+            return opened
+        } catch {
             Program.fail(SendCommand.program, error.description, code: error.exitCode)
         }
     }

@@ -89,6 +89,15 @@ public final class Spool: Sendable {
         }
     }
 
+    /// Refuses a spool this process cannot change: a read-only mount, or folders it may not write.
+    /// Checked up front so that a worker says so once, instead of failing on every file.
+    public func requireWritable() throws(SpoolError) {
+        for folder in Folder.allCases {
+            let ok = FileName(folder.rawValue).withCString { faccessat(root.rawValue, $0, W_OK | X_OK, 0) }
+            if ok != 0 { throw .notWritable(path: "\(path)/\(folder.rawValue)", Errno.current) }
+        }
+    }
+
     deinit {
         folders.forEach { $0.close() }
         root.close()

@@ -30,8 +30,8 @@ public struct SpoolCheck: Sendable {
                 guard !name.isHidden else { return }
                 names.insert(name.string ?? name.escaped)
                 let entryPath = spool.displayPath(folder, name)
-                if let status = try? directory.status(of: name), status.isRegularFile, status.permissions & 0o022 != 0 {
-                    add(entryPath, "file is writable by group or others (mode \(String(status.permissions, radix: 8)))")
+                if let status = try? directory.status(of: name), status.isRegularFile, status.permissions & 0o077 != 0 {
+                    add(entryPath, "file is readable or writable by group or others (mode \(String(status.permissions, radix: 8))); queue files are 0600")
                 }
                 switch folder {
                 case .tmp:

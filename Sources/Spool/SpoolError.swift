@@ -6,6 +6,7 @@ public enum SpoolError: Error, CustomStringConvertible {
     case cannotOpen(path: String, Errno)
     case otherFileSystem(path: String, spool: String)
     case io(path: String, Errno)
+    case notWritable(path: String, Errno)
 
     public var description: String {
         switch self {
@@ -15,6 +16,7 @@ public enum SpoolError: Error, CustomStringConvertible {
         case let .cannotOpen(path, error): "cannot open \(path): \(error)"
         case let .otherFileSystem(path, spool): "\(path) is on another file system than \(spool); every spool folder must be on one file system so that moves are atomic renames"
         case let .io(path, error): "\(path): \(error)"
+        case let .notWritable(path, error): "\(path) cannot be written (\(error)); nothing was moved. Remount it read-write or run as the spool's owner"
         }
     }
 

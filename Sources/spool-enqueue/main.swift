@@ -194,7 +194,10 @@ do { operation = try Operation(document: document) } catch {
 }
 
 let spool: Spool
-do { spool = try Spool(path: Spool.defaultPath(option: spoolOption)) } catch {
+do {
+    spool = try Spool(path: Spool.defaultPath(option: spoolOption))
+    try spool.requireWritable()
+} catch {
     Program.fail(program, error.description, code: error.exitCode)
 }
 do {

@@ -46,9 +46,16 @@ enum Command {
     }
 
     /// Runs a program to completion.
+    /// A program still running after `timeout` seconds is killed, and its status shows it (SIGKILL: 9),
+    /// so a hang fails the test instead of stalling the run.
     @discardableResult
-    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> CommandResult {
+    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil,
+                    timeout: Double = 120) throws -> CommandResult {
         let (process, out, err) = try start(program, arguments, environment: environment, stdin: stdin)
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak process] in
+            if process?.isRunning == true { kill(pid, SIGKILL) }
+        }
         // Read both pipes before waiting, so a chatty program cannot fill a pipe and stall.
         let errBox = DataBox()
         let group = DispatchGroup()

@@ -1,0 +1,122 @@
+import Foundation
+import Glibc
+import SpoolTestSupport
+import Synchronization
+import Testing
+@testable import Spool
+
+/// kill -9 at random moments: nothing lost, nothing applied twice, order per key kept.
+@Suite struct CrashTests {
+    /// A server that applies each Idempotency-Key once and replays the answer for repeats, like the
+    /// Idempotency-Key draft asks; it records what it applied, in order.
+    final class DedupingServer: @unchecked Sendable {
+        struct State {
+            var applied: [(key: String, path: String, body: String)] = []
+            var seen = Set<String>()
+            var duplicates = 0
+        }
+        let state = Mutex(State())
+
+        func handle(_ request: TestServer.Request) -> TestServer.Reply {
+            usleep(500)
+            let key = request.header("Idempotency-Key") ?? ""
+            return state.withLock { state in
+                if !state.seen.insert(key).inserted {
+                    state.duplicates += 1
+                } else {
+                    state.applied.append((key, request.path, request.text))
+                }
+                return .respond(200, [:], "")
+            }
+        }
+    }
+
+    @Test func killedWorkersLoseNothingAndApplyNothingTwice() throws {
+        let spool = TemporarySpool()
+        let deduper = DedupingServer()
+        let server = try TestServer { deduper.handle($0) }
+        defer { server.stop() }
+        let library = try spool.open()
+        let operations = 2000, keys = 8, concurrency = 4
+        for i in 0..<operations {
+            let document = JSON.object([("method", .string("PUT")), ("url", .string("\(server.baseURL)/key/\(i % keys)")),
+                                        ("body", .string("\(i)")), ("idempotency_key", .string("op-\(i)"))])
+            _ = try library.enqueue(try Operation(document: document))
+        }
+        var kills = 0
+        var generator = SystemRandomNumberGenerator()
+        while kills < 200, !spool.names("new").isEmpty || !spool.names("cur").isEmpty {
+            let before = server.requests.count
+            let (process, _, _) = try Command.start("spool-send", ["--spool", spool.path, "--once", "--concurrency", "\(concurrency)"])
+            // A random moment while it sends: after a random number of requests, plus a random fraction of one.
+            let wanted = before + Int.random(in: 1...8, using: &generator)
+            let deadline = Date(timeIntervalSinceNow: 5)
+            while server.requests.count < wanted, process.isRunning, Date() < deadline { usleep(200) }
+            usleep(UInt32.random(in: 0...1_500, using: &generator))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            process.waitUntilExit()
+        }
+        let appliedUnderKills = deduper.state.withLock { $0.applied.count }
+        var runs = 0
+        while (!spool.names("new").isEmpty || !spool.names("cur").isEmpty), runs < 20 {
+            try spool.send(["--flush", "--concurrency", "\(concurrency)"])
+            runs += 1
+        }
+        let (applied, duplicates) = deduper.state.withLock { ($0.applied, $0.duplicates) }
+        print("crash test: \(operations) operations, \(kills) kills, \(appliedUnderKills) applied while being killed, \(duplicates) duplicate requests, \(applied.count) applied in all")
+        #expect(appliedUnderKills >= 200 && duplicates > 0, "the kills must land while requests are in flight, not only during start-up")
+        #expect(kills >= 200)
+        #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty)
+        #expect(applied.count == operations, "every operation applied exactly once")
+        #expect(Set(applied.map(\.key)) == Set((0..<operations).map { "op-\($0)" }))
+        #expect(duplicates <= kills * concurrency, "duplicates \(duplicates) > kills × concurrency")
+        for k in 0..<keys {
+            let bodies = applied.filter { $0.path == "/key/\(k)" }.map { Int($0.body)! }
+            #expect(bodies == bodies.sorted(), "key \(k) applied out of enqueue order")
+        }
+    }
+
+    @Test func killedEnqueuesLeaveOnlyTheirOwnTemporaryFiles() throws {
+        let spool = TemporarySpool()
+        var printed: [String] = []
+        var killed = 0
+        var generator = SystemRandomNumberGenerator()
+        for batch in 0..<60 {
+            let processes = try (0..<4).map { i in
+                try Command.start("spool-enqueue", ["--spool", spool.path, "PUT", "http://127.0.0.1:9/batch/\(batch)/\(i)", "--body", "x"])
+            }
+            for (i, (process, out, _)) in processes.enumerated() {
+                if i % 2 == 0 {
+                    usleep(UInt32.random(in: 0...4_000, using: &generator))
+                    if process.isRunning {
+                        kill(process.processIdentifier, SIGKILL)
+                        killed += 1
+                    }
+                }
+                process.waitUntilExit()
+                let id = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .newlines)
+                if !id.isEmpty { printed.append(id) }
+            }
+        }
+        let queued = spool.names("new").compactMap { QueueName(FileName($0))?.id }
+        for id in printed { #expect(queued.filter { $0 == id }.count == 1, "printed id \(id) is in new/ exactly once") }
+        #expect(Set(queued).count == queued.count)
+        for name in spool.names("new") {
+            #expect(throws: Never.self) { _ = try Operation(bytes: Array(spool.read("new", name).utf8)) }
+        }
+        let leftovers = spool.names("tmp")
+        print("enqueue kill test: \(printed.count) ids printed, \(killed) kills, \(leftovers.count) files left in tmp/")
+        #expect(leftovers.count <= killed)
+        // The 36-hour rule removes them; a run today leaves young ones alone.
+        try spool.send()
+        #expect(spool.names("tmp") == leftovers)
+        for name in leftovers {
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -37 * 3600)], ofItemAtPath: "\(spool.path)/tmp/\(name)")
+        }
+        try spool.send()
+        #expect(spool.names("tmp").isEmpty)
+    }
+}
