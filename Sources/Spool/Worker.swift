@@ -16,6 +16,11 @@ public final class Worker: Sendable {
     let lock: SpoolLock
     let stopping = Atomic<Bool>(false)
     let state = Mutex(RunState())
+    let planSeconds = Mutex(0.0)
+
+    /// How long the last look at the queue took: a watcher paces itself by it, so that a stream of new files
+    /// does not keep it listing a large queue instead of sending.
+    public var lastPlanDuration: Double { planSeconds.withLock { $0 } }
 
     struct RunState {
         var summary = RunSummary()
@@ -124,6 +129,8 @@ public final class Worker: Sendable {
     /// whether it is due; so a queue of thousands of waiting operations costs one directory listing. The
     /// second pass, only for keys with something due, collects their operations.
     func makePlan() -> Plan {
+        let started = Timestamp.nowMicroseconds()
+        defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
         struct Head {
             var order: Int64
             var due: Int64
@@ -177,8 +184,11 @@ public final class Worker: Sendable {
                     if let facts = NameFacts(raw) { held.insert(facts.keyHash) }
                 }
                 var dueKeys = Set<UInt64>()
-                for (key, head) in heads where !held.contains(key) && !parked.contains(key) {
-                    if options.flush || head.due <= now || head.tied {
+                for (key, head) in heads where !held.contains(key) {
+                    if parked.contains(key) {
+                        // Not this run's any more, but a watcher must wake when it becomes due.
+                        if head.due > now { plan.nextDue = min(plan.nextDue ?? head.due, head.due) }
+                    } else if options.flush || head.due <= now || head.tied {
                         dueKeys.insert(key)
                     } else {
                         plan.nextDue = min(plan.nextDue ?? head.due, head.due)

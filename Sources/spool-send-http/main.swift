@@ -29,6 +29,12 @@ while true {
     }
     var wait = Double(lastHousekeeping + housekeepingInterval - now)
     if let due = summary.nextDue { wait = min(wait, Double(max(due - now, 0)) + 0.01) }
-    if await wakeup.wait(seconds: wait) == .stop { break }
+    let reason = await wakeup.wait(seconds: wait)
+    if reason == .stop { break }
+    if reason == .files {
+        // Let a burst of drops gather: spend at most a quarter of the time listing the queue.
+        let pause = min(0.5, worker.lastPlanDuration * 3)
+        if pause > 0.001 { usleep(UInt32(pause * 1e6)) }
+    }
 }
 exit(0)
