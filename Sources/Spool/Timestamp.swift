@@ -9,6 +9,13 @@ public enum Timestamp {
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 
+    /// Seconds on the monotonic clock, for deadlines.
+    public static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
     /// The current time in seconds since the epoch.
     public static func now() -> Int64 { nowMicroseconds() / 1_000_000 }
 

@@ -10,7 +10,7 @@ let wakeup: Wakeup
 do { wakeup = try Wakeup(watching: command.watch ? "\(spool.path)/new" : nil) } catch {
     Program.fail(SendCommand.program, "cannot watch \(spool.path)/new: \(error)", code: ExitCode.ioError)
 }
-let transport = URLSessionTransport(timeout: command.timeout, connections: command.options.concurrency)
+let transport = RoutingTransport(timeout: command.timeout, connections: command.options.concurrency)
 let worker = Worker(spool: spool, transport: transport, options: command.options)
 wakeup.onStopSignal { worker.requestStop() }
 
