@@ -46,13 +46,8 @@ extension Spool {
             throw error
         }
         do {
-            try tmp.rename(temporary, to: directory(folder), as: name)
-        } catch .fileExists {
-            try? directory(folder).unlink(name)
-            do { try tmp.rename(temporary, to: directory(folder), as: name) } catch {
-                try? tmp.unlink(temporary)
-                throw error
-            }
+            // Replacing is right here: a reason left by an earlier filing of the same id is stale.
+            try tmp.replace(temporary, in: directory(folder), as: name)
         } catch {
             try? tmp.unlink(temporary)
             throw error

@@ -4,6 +4,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Glibc
+import Spool
+import SpoolHTTP
 
 /// Case 3: delivery to a local keep-alive server, against the bare client, the server's ceiling, a curl
 /// loop and a Python http.client loop.
@@ -12,7 +14,7 @@ func benchDelivery(_ report: Report, _ config: Config, _ server: BenchServer) {
     report.section("3. Delivery of \(n) operations to \(server.name) on 127.0.0.1")
     var spoolAt: [Int: Double] = [:]
     for concurrency in [1, 4, 8] {
-        var spoolRates: [Double] = [], bareRates: [Double] = []
+        var spoolRates: [Double] = [], bareRates: [Double] = [], clientRates: [Double] = []
         for _ in 0..<config.repetitions {
             let spool = Fixtures.spool()
             Fixtures.fill(spool, count: n, base: server.base)
@@ -20,9 +22,12 @@ func benchDelivery(_ report: Report, _ config: Config, _ server: BenchServer) {
             precondition(Fixtures.count(spool + "/new") == 0, "spool-send left operations behind")
             spoolRates.append(Double(n) / finished.seconds)
             bareRates.append(bareURLSessionLoop(base: server.base, count: n, concurrency: concurrency))
+            clientRates.append(bareClientLoop(base: server.base, count: n, concurrency: concurrency))
         }
-        let s = Stats(values: spoolRates), b = Stats(values: bareRates)
+        let s = Stats(values: spoolRates), b = Stats(values: bareRates), c = Stats(values: clientRates)
         spoolAt[concurrency] = s.median
+        report.add("delivery, concurrency \(concurrency), ops/s", spool: describe(s, "/s"), baseline: "spool's own HTTP client alone " + describe(c, "/s"),
+                   ratio: s.median / c.median)
         report.add("delivery, concurrency \(concurrency), ops/s", spool: describe(s, "/s"), baseline: "bare URLSession " + describe(b, "/s"),
                    ratio: s.median / b.median, target: ">= 0.80x bare URLSession", met: s.median >= 0.8 * b.median)
         if which("wrk") != nil {
@@ -110,6 +115,37 @@ func bareURLSessionLoop(base: String, count: Int, concurrency: Int) -> Double {
     let rate = Double(count) / (now() - start)
     session.invalidateAndCancel()
     return rate
+}
+
+/// N PUT requests through spool's own HTTP client (SocketTransport) and nothing else, `concurrency` in flight.
+func bareClientLoop(base: String, count: Int, concurrency: Int) -> Double {
+    let client = SocketTransport(timeout: 30, connections: concurrency)
+    let body = Array(Fixtures.document(0, base: base).utf8)
+    let done = DispatchSemaphore(value: 0)
+    let start = now()
+    Task {
+        await withTaskGroup(of: Void.self) { group in
+            var next = 0
+            func request(_ i: Int) -> HTTPRequest {
+                var r = HTTPRequest(operation: try! Operation(bytes: Array(#"{"method":"PUT","url":"\#(base)/item/\#(i)"}"#.utf8)), id: "b\(i)", userAgent: "bench")
+                r.body = body
+                return r
+            }
+            for _ in 0..<concurrency where next < count {
+                let r = request(next)
+                next += 1
+                group.addTask { _ = await client.send(r) }
+            }
+            while await group.next() != nil, next < count {
+                let r = request(next)
+                next += 1
+                group.addTask { _ = await client.send(r) }
+            }
+        }
+        done.signal()
+    }
+    done.wait()
+    return Double(count) / (now() - start)
 }
 
 /// Requests per second wrk reaches with `connections` keep-alive connections.
