@@ -6,9 +6,17 @@ public enum OperationID {
     /// Whether `id` may name an operation: 1 to 160 printable ASCII characters, none of `/ : @ \`,
     /// no leading dot (hidden files are ignored), not ending in `.why` (the reason sidecar).
     public static func isValid(_ id: String) -> Bool {
-        let bytes = Array(id.utf8)
-        guard !bytes.isEmpty, bytes.count <= maxLength, bytes[0] != UInt8(ascii: "."), !id.hasSuffix(".why") else { return false }
-        return bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F && !"/:@\\".utf8.contains($0) }
+        isValid(bytes: Array(id.utf8)[...])
+    }
+
+    /// The same rule on raw bytes.
+    public static func isValid(bytes: ArraySlice<UInt8>) -> Bool {
+        guard let first = bytes.first, bytes.count <= maxLength, first != UInt8(ascii: ".") else { return false }
+        if bytes.count >= 4, bytes.suffix(4).elementsEqual(".why".utf8) { return false }
+        for b in bytes where b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "/") || b == UInt8(ascii: ":") || b == UInt8(ascii: "@") || b == UInt8(ascii: "\\") {
+            return false
+        }
+        return true
     }
 
     /// The reason `name` cannot be an id, for the `failed/` reason.
@@ -60,30 +68,55 @@ public struct RetryState: Equatable, Sendable {
 
     /// Reads the text after the `:`; nil when it is not a retry state.
     public init?(text: Substring) {
+        self.init(bytes: Array(text.utf8)[...])
+    }
+
+    /// Reads the bytes after the `:`: comma-separated `o=`, `k=`, `a=`, `t=`, `e=` fields, `o` and `k` required.
+    public init?(bytes: ArraySlice<UInt8>) {
         var order: Int64?, keyHash: UInt64?
-        for field in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard field.count >= 3, field.dropFirst().first == "=" else { return nil }
-            let value = field.dropFirst(2)
-            switch field.first {
-            case "o": order = Int64(value)
-            case "k":
-                guard value.count == 16 else { return nil }
-                keyHash = UInt64(value, radix: 16)
-            case "a":
-                guard let n = Int(value), n >= 0 else { return nil }
-                attempts = n
-            case "t":
-                guard let n = Int64(value), n >= 0 else { return nil }
+        var i = bytes.startIndex
+        while true {
+            let start = i
+            while i < bytes.endIndex, bytes[i] != UInt8(ascii: ",") { i += 1 }
+            let field = bytes[start..<i]
+            guard field.count >= 3, field[start + 1] == UInt8(ascii: "=") else { return nil }
+            let value = field[(start + 2)...]
+            switch field[start] {
+            case UInt8(ascii: "o"):
+                guard let n = RetryState.decimal(value) else { return nil }
+                order = n
+            case UInt8(ascii: "k"):
+                guard value.count == 16, let n = UInt64(String(decoding: value, as: UTF8.self), radix: 16) else { return nil }
+                keyHash = n
+            case UInt8(ascii: "a"):
+                guard let n = RetryState.decimal(value) else { return nil }
+                attempts = Int(n)
+            case UInt8(ascii: "t"):
+                guard let n = RetryState.decimal(value) else { return nil }
                 due = n
-            case "e":
-                guard RetryState.isErrorToken(value) else { return nil }
-                lastError = String(value)
+            case UInt8(ascii: "e"):
+                guard RetryState.isErrorToken(String(decoding: value, as: UTF8.self)) else { return nil }
+                lastError = String(decoding: value, as: UTF8.self)
             default: return nil
             }
+            if i == bytes.endIndex { break }
+            i += 1
         }
-        guard let order, let keyHash, order >= 0 else { return nil }
+        guard let order, let keyHash else { return nil }
         self.order = order
         self.keyHash = keyHash
+    }
+
+    /// A non-negative decimal of at most 18 digits.
+    static func decimal(_ digits: ArraySlice<UInt8>) -> Int64? {
+        guard !digits.isEmpty, digits.count <= 18 else { return nil }
+        var n: Int64 = 0
+        for d in digits {
+            let v = d &- 0x30
+            guard v < 10 else { return nil }
+            n = n * 10 + Int64(v)
+        }
+        return n
     }
 
     /// The text written after the `:`.

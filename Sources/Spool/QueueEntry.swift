@@ -1,24 +1,32 @@
 /// An operation waiting in `new/` or held in `cur/`, known from its file name alone.
-public struct QueueEntry: Sendable, Equatable {
+///
+/// A class: queues of thousands are sorted and passed between lanes, and moving one reference is far
+/// cheaper than copying a name, an id and a state each time.
+public final class QueueEntry: Sendable, Equatable {
     /// The entry's file name in its folder.
     public let fileName: FileName
     /// The name taken apart; its state is never nil.
     public let name: QueueName
+    /// The retry state.
+    public let state: RetryState
 
-    /// An entry for a parsed name.
+    /// An entry for a parsed name, which must carry a retry state.
     public init(fileName: FileName, name: QueueName) {
         self.fileName = fileName
         self.name = name
+        self.state = name.state!
     }
 
-    /// The retry state.
-    public var state: RetryState { name.state! }
     /// The operation id.
     public var id: String { name.id }
 
     /// Enqueue order: order stamp, then id.
     public static func precedes(_ a: QueueEntry, _ b: QueueEntry) -> Bool {
         if a.state.order != b.state.order { return a.state.order < b.state.order }
-        return a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
+        return a.name.id.utf8.lexicographicallyPrecedes(b.name.id.utf8)
+    }
+
+    public static func == (a: QueueEntry, b: QueueEntry) -> Bool {
+        a.fileName == b.fileName && a.name == b.name
     }
 }

@@ -16,23 +16,23 @@ public struct QueueName: Equatable, Sendable {
 
     /// Parses a directory entry's name; nil when it is neither a valid id nor a valid id with state.
     public init?(_ name: FileName) {
-        guard let text = name.string else { return nil }
-        guard let colon = text.lastIndex(of: ":") else {
-            guard OperationID.isValid(text) else { return nil }
+        // Byte-wise: this runs for every file of a large queue in every round.
+        let bytes = name.bytes
+        guard let colon = bytes.lastIndex(of: UInt8(ascii: ":")) else {
+            guard let text = name.string, OperationID.isValid(text) else { return nil }
             self.init(id: text, state: nil)
             return
         }
-        let id = String(text[..<colon])
-        guard OperationID.isValid(id) else { return nil }
-        var rest = text[text.index(after: colon)...]
+        guard OperationID.isValid(bytes: bytes[..<colon]) else { return nil }
+        var end = bytes.count
         var claim: Claim?
-        if let at = rest.firstIndex(of: "@") {
-            guard let parsed = Claim(text: rest[rest.index(after: at)...]) else { return nil }
+        if let at = bytes[(colon + 1)...].firstIndex(of: UInt8(ascii: "@")) {
+            guard let text = String(validating: bytes[(at + 1)...], as: UTF8.self), let parsed = Claim(text: Substring(text)) else { return nil }
             claim = parsed
-            rest = rest[..<at]
+            end = at
         }
-        guard let state = RetryState(text: rest) else { return nil }
-        self.init(id: id, state: state, claim: claim)
+        guard let state = RetryState(bytes: bytes[(colon + 1)..<end]) else { return nil }
+        self.init(id: String(decoding: bytes[..<colon], as: UTF8.self), state: state, claim: claim)
     }
 
     /// The file name for these parts.

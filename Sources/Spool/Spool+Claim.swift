@@ -3,8 +3,10 @@ extension Spool {
     /// Exactly one of several competing workers wins; the others get nil and move on.
     public func claim(_ entry: QueueEntry, owner: ProcessIdentity = .current, now: Int64 = Timestamp.now()) throws(Errno) -> QueueEntry? {
         var claimed = entry.name
-        claimed.claim = Claim(owner: owner, since: now)
-        let fileName = claimed.fileName
+        let claim = Claim(owner: owner, since: now)
+        claimed.claim = claim
+        // The claimed name is the waiting name plus the claim: no need to write the state out again.
+        let fileName = FileName(bytes: entry.fileName.bytes + [UInt8(ascii: "@")] + Array(claim.text.utf8))
         do {
             try directory(.new).rename(entry.fileName, to: directory(.cur), as: fileName)
         } catch .noSuchFileOrDirectory {
