@@ -160,6 +160,8 @@ public struct FileStatus: Sendable {
     public let modifiedMicroseconds: Int64
     /// Last status change (a rename sets it), in seconds since the epoch.
     public let changedSeconds: Int64
+    /// Last modification in nanoseconds since the epoch: for a folder, when an entry last came or went.
+    public let modifiedNanoseconds: Int64
 
     init(_ st: stat) {
         mode = st.st_mode
@@ -169,6 +171,7 @@ public struct FileStatus: Sendable {
         device = UInt64(st.st_dev)
         modifiedMicroseconds = Int64(st.st_mtim.tv_sec) * 1_000_000 + Int64(st.st_mtim.tv_nsec) / 1000
         changedSeconds = Int64(st.st_ctim.tv_sec)
+        modifiedNanoseconds = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
     }
 
     /// Whether this is a regular file.

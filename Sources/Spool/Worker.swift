@@ -119,8 +119,19 @@ public final class Worker: Sendable {
     }
 
     /// Whether anything is due now: known from file names alone, without opening any operation.
+    ///
+    /// A queue that was idle at the last look and has not changed since is not listed again (`IdleHint`).
     public func hasDueWork() -> Bool {
-        !makePlan().lanes.isEmpty
+        let now = Timestamp.now()
+        if !options.flush, let hint = IdleHint.read(spool), hint.stillHolds(spool, now: now) { return false }
+        // Folder times before the listing: a change made after this reading shows as a different time later.
+        let before = IdleHint.folderTimes(spool)
+        let plan = makePlan()
+        if plan.lanes.isEmpty, !options.flush, let before,
+           Timestamp.nowMicroseconds() * 1000 - max(before.new, before.cur) > IdleHint.settleNanoseconds {
+            IdleHint(newModified: before.new, curModified: before.cur, due: plan.nextDue ?? Int64.max).write(to: spool)
+        }
+        return !plan.lanes.isEmpty
     }
 
     /// Lists the queue under the lock and forms the lanes of this round.

@@ -1,0 +1,54 @@
+import Glibc
+
+/// What the last look at an idle queue found, so that a cron run over thousands of waiting operations
+/// need not list them again: `.idle` in the spool root holds the modification times of `new/` and `cur/`
+/// at that look, and the earliest time anything in them can become due.
+///
+/// Any operation arriving, moving, being claimed or finished changes one of the two folder times, and
+/// time passing reaches `due`; until either happens nothing can have become sendable. The hint is written
+/// only when both folder times are over a second old, because file times are coarse: a change made within
+/// the same tick as the time recorded could otherwise leave it unchanged. A lost or stale hint costs one
+/// full listing, never a missed operation, so it is not fsynced.
+struct IdleHint: Equatable {
+    var newModified: Int64
+    var curModified: Int64
+    /// Epoch seconds; `Int64.max` when nothing waits at all.
+    var due: Int64
+
+    static let fileName = FileName(".idle")
+    static let settleNanoseconds: Int64 = 1_000_000_000
+
+    /// The modification times of `new/` and `cur/` now.
+    static func folderTimes(_ spool: Spool) -> (new: Int64, cur: Int64)? {
+        guard let new = try? spool.directory(.new).status(), let cur = try? spool.directory(.cur).status() else { return nil }
+        return (new.modifiedNanoseconds, cur.modifiedNanoseconds)
+    }
+
+    /// The hint in `spool`, if there is a readable one.
+    static func read(_ spool: Spool) -> IdleHint? {
+        guard let fd = try? spool.root.open(fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return nil }
+        defer { fd.close() }
+        guard let (bytes, _) = try? fd.readAll(limit: 256) else { return nil }
+        let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int64($0) }
+        guard fields.count == 3 else { return nil }
+        return IdleHint(newModified: fields[0], curModified: fields[1], due: fields[2])
+    }
+
+    /// Whether nothing in `spool` can have become due since the hint was written.
+    func stillHolds(_ spool: Spool, now: Int64) -> Bool {
+        guard now < due, let times = IdleHint.folderTimes(spool) else { return false }
+        return times.new == newModified && times.cur == curModified
+    }
+
+    /// Writes the hint through `tmp/` and a rename, replacing the last one.
+    func write(to spool: Spool) {
+        let temporary = FileName(UniqueName.next().id + ".idle")
+        let tmp = spool.directory(.tmp)
+        guard let fd = try? tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode) else { return }
+        let written = (try? fd.writeAll(Array("\(newModified) \(curModified) \(due)\n".utf8))) != nil
+        fd.close()
+        if !written || (try? tmp.replace(temporary, in: spool.root, as: IdleHint.fileName)) == nil {
+            try? tmp.unlink(temporary)
+        }
+    }
+}
