@@ -20,7 +20,8 @@ public final class QueueEntry: Sendable, Equatable {
     /// The operation id.
     public var id: String { name.id }
 
-    /// Enqueue order: order stamp, then id.
+    /// Enqueue order: order stamp, then id. Inlinable: sorting a large queue calls it a million times.
+    @inlinable
     public static func precedes(_ a: QueueEntry, _ b: QueueEntry) -> Bool {
         if a.state.order != b.state.order { return a.state.order < b.state.order }
         return a.name.id.utf8.lexicographicallyPrecedes(b.name.id.utf8)

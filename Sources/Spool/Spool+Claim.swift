@@ -1,4 +1,19 @@
+import Synchronization
+
 extension Spool {
+    /// The last claim suffix made: a worker claims many operations in the same second.
+    static let lastClaimSuffix = Mutex<(Claim, [UInt8])?>(nil)
+
+    /// `@HOST,PID,START,SINCE` as bytes.
+    static func claimSuffix(_ claim: Claim) -> [UInt8] {
+        lastClaimSuffix.withLock { last in
+            if let (previous, bytes) = last, previous == claim { return bytes }
+            let bytes = [UInt8(ascii: "@")] + Array(claim.text.utf8)
+            last = (claim, bytes)
+            return bytes
+        }
+    }
+
     /// Claims a waiting operation by renaming it into `cur/` under a name that records the owner.
     /// Exactly one of several competing workers wins; the others get nil and move on.
     public func claim(_ entry: QueueEntry, owner: ProcessIdentity = .current, now: Int64 = Timestamp.now()) throws(Errno) -> QueueEntry? {
@@ -6,7 +21,7 @@ extension Spool {
         let claim = Claim(owner: owner, since: now)
         claimed.claim = claim
         // The claimed name is the waiting name plus the claim: no need to write the state out again.
-        let fileName = FileName(bytes: entry.fileName.bytes + [UInt8(ascii: "@")] + Array(claim.text.utf8))
+        let fileName = FileName(bytes: entry.fileName.bytes + Spool.claimSuffix(claim))
         do {
             try directory(.new).rename(entry.fileName, to: directory(.cur), as: fileName)
         } catch .noSuchFileOrDirectory {
