@@ -1,9 +1,10 @@
 /// Rules for operation ids: the stable part of a queue file's name, before any `:` retry state.
 public enum OperationID {
-    /// Longest id accepted, leaving room in a 255-byte file name for retry state and claim.
-    public static let maxLength = 160
+    /// Longest id accepted: a 255-byte file name must hold the id, the retry state (up to about 95 bytes)
+    /// and the claim (up to about 65 bytes with a host name cut to 32).
+    public static let maxLength = 96
 
-    /// Whether `id` may name an operation: 1 to 160 printable ASCII characters, none of `/ : @ \`,
+    /// Whether `id` may name an operation: 1 to 96 printable ASCII characters, none of `/ : @ \`,
     /// no leading dot (hidden files are ignored), not ending in `.why` (the reason sidecar).
     public static func isValid(_ id: String) -> Bool {
         isValid(bytes: Array(id.utf8)[...])
@@ -86,7 +87,8 @@ public struct RetryState: Equatable, Sendable {
                 guard let n = RetryState.decimal(value) else { return nil }
                 order = n
             case UInt8(ascii: "k"):
-                guard value.count == 16, let n = UInt64(String(decoding: value, as: UTF8.self), radix: 16) else { return nil }
+                guard value.count == 16, value.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || (0x41...0x46).contains($0) }),
+                      let n = UInt64(String(decoding: value, as: UTF8.self), radix: 16) else { return nil }
                 keyHash = n
             case UInt8(ascii: "a"):
                 guard let n = RetryState.decimal(value) else { return nil }

@@ -28,7 +28,8 @@ public struct ProcessIdentity: Equatable, Sendable {
         let safe = String(raw.unicodeScalars.map { s -> Character in
             s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == ".") ? Character(s) : "_"
         })
-        return safe.isEmpty ? "localhost" : safe
+        // Cut to 32 characters so that a claimed file name always fits in 255 bytes.
+        return safe.isEmpty ? "localhost" : String(safe.prefix(32))
     }
 
     /// The start time of `pid` in clock ticks since boot, or nil when no such process exists.

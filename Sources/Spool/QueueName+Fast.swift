@@ -56,6 +56,8 @@ public struct NameFacts: Equatable, Sendable {
                 break
             }
             i += 1
+            // A comma must be followed by another field, as the full parser requires.
+            if i == name.count { return nil }
         }
         guard order >= 0, let keyHash else { return nil }
         self.keyHash = keyHash

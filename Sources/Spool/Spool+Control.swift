@@ -37,7 +37,7 @@ extension Spool {
             target.state = RetryState(order: item.order, keyHash: OrderingKey.hash(operation.key), due: operation.notBefore ?? 0)
         }
         do throws(Errno) {
-            try SpoolLock(root).withLock { () throws(Errno) in
+            try SpoolLock(self).withLock { () throws(Errno) in
                 try folder.rename(item.fileName, to: directory(.new), as: target.fileName)
             }
             try directory(.new).sync()
@@ -56,7 +56,7 @@ extension Spool {
         name.state = state
         let target = name.fileName
         do throws(Errno) {
-            try SpoolLock(root).withLock { () throws(Errno) in
+            try SpoolLock(self).withLock { () throws(Errno) in
                 try directory(.new).rename(item.fileName, to: directory(.new), as: target)
             }
         } catch .noSuchFileOrDirectory {

@@ -56,18 +56,22 @@ extension Spool {
     }
 
     /// Files an entry that can never be sent in `failed/` with its reason, logging what happened.
-    public func reject(_ fileName: FileName, in folder: Folder, id: String, _ rejection: Rejection, attempts: Int = 0, log: Log) {
+    /// Returns whether this call moved it (false when another worker moved it first or the move failed).
+    @discardableResult
+    public func reject(_ fileName: FileName, in folder: Folder, id: String, _ rejection: Rejection, attempts: Int = 0, log: Log) -> Bool {
         var reason = [("reason", rejection.description), ("error", rejection.token)]
         if fileName.string.map({ QueueName(FileName($0))?.id != id }) ?? true {
             reason.append(("original-name", fileName.escaped))
         }
         if attempts > 0 { reason.append(("attempts", String(attempts))) }
         do {
-            if let filed = try file(fileName, from: folder, to: .failed, id: id, reason: reason) {
-                log.warning("\(folder.rawValue)/\(fileName.escaped) -> failed/\(filed): \(rejection)")
-            }
+            guard let filed = try file(fileName, from: folder, to: .failed, id: id, reason: reason) else { return false }
+            log.warning("\(folder.rawValue)/\(fileName.escaped) -> failed/\(filed.name): \(rejection)")
+            if let error = filed.reasonError { log.warning("cannot write the reason failed/\(filed.name).why: \(error)") }
+            return true
         } catch {
             log.warning("cannot move \(displayPath(folder, fileName)) to failed/: \(error)")
+            return false
         }
     }
 }

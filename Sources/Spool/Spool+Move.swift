@@ -2,12 +2,13 @@ import Glibc
 
 extension Spool {
     /// Moves the entry `name` from `folder` to `failed/` or `conflict/` under its id, and writes the reason
-    /// beside it as `ID.why`. Returns the name it was filed under, or nil when the entry had already gone.
+    /// beside it as `ID.why`. Returns the name it was filed under and, if the reason could not be written
+    /// (a full disk), why; nil when the entry had already gone. Throws only when the move itself failed.
     ///
     /// The operation moves first and its reason follows: a crash in between leaves the operation in one place
     /// without a reason, never a reason for an operation that is still queued.
     @discardableResult
-    public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: [(String, String)]) throws(Errno) -> String? {
+    public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: [(String, String)]) throws(Errno) -> (name: String, reasonError: Errno?)? {
         let target = directory(destination)
         var filedAs = id
         var suffix = 1
@@ -27,9 +28,13 @@ extension Spool {
         for (field, value) in reason {
             text += "\(field): \(value.replacingControlCharacters())\n"
         }
-        try writeSidecar(FileName(filedAs + ".why"), in: destination, contents: Array(text.utf8))
-        try target.sync()
-        return filedAs
+        do {
+            try writeSidecar(FileName(filedAs + ".why"), in: destination, contents: Array(text.utf8))
+            try target.sync()
+        } catch {
+            return (filedAs, error)
+        }
+        return (filedAs, nil)
     }
 
     /// Writes a small file into `folder` through `tmp/` and a rename, replacing an older one of that name.

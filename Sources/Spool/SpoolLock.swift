@@ -5,16 +5,40 @@ import Synchronization
 /// operations to `new/`. Listing `new/` and `cur/` is not atomic; the lock keeps another worker from moving
 /// an earlier operation of a key between them, which could otherwise let a later one be sent first.
 /// Sending happens outside the lock.
+///
+/// The lock is `flock` on `.lock` in the spool root, opened for writing: on NFS, flock is emulated with a
+/// byte-range lock, which needs a file open for writing. Without write access (a read-only spool, where
+/// nothing moves anyway) it falls back to the spool directory itself.
 final class SpoolLock: Sendable {
     let descriptor: FileDescriptor
+    let ownsDescriptor: Bool
+    let path: String
     let local = Mutex<Void>(())
 
-    init(_ descriptor: FileDescriptor) { self.descriptor = descriptor }
+    init(_ spool: Spool) {
+        path = spool.path + "/.lock"
+        if let fd = try? spool.root.open(FileName(".lock"), O_RDWR | O_CREAT | O_NOFOLLOW, mode: Spool.fileMode) {
+            descriptor = fd
+            ownsDescriptor = true
+        } else {
+            descriptor = spool.root
+            ownsDescriptor = false
+        }
+    }
+
+    deinit {
+        if ownsDescriptor { descriptor.close() }
+    }
 
     /// Runs `body` holding the lock against other processes (flock) and other threads of this one.
+    /// A lock that cannot be taken stops the program: going on without it could reorder writes.
     func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         try local.withLock { _ throws(E) -> R in
-            while flock(descriptor.rawValue, LOCK_EX) != 0, errno == EINTR {}
+            while flock(descriptor.rawValue, LOCK_EX) != 0 {
+                let error = Errno.current
+                if error == .interrupted { continue }
+                Program.fail("spool", "cannot lock \(path) (\(error)); refusing to move operations without the lock that keeps them in order", code: ExitCode.ioError)
+            }
             defer { flock(descriptor.rawValue, LOCK_UN) }
             return try body()
         }

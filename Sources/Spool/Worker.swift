@@ -35,6 +35,9 @@ public final class Worker: Sendable {
     struct Plan {
         var lanes: [[QueueEntry]] = []
         var nextDue: Int64?
+        /// Files under plain names were seen: one may be a producer still writing (left for a later run),
+        /// which changes no folder time when it finishes, so no idle hint may be written.
+        var sawPlainNames = false
         /// Every id in `new/` and `cur/`, listed on first use: only `depends_on` needs it.
         let present = PresentIndex()
     }
@@ -64,7 +67,7 @@ public final class Worker: Sendable {
         self.spool = spool
         self.transport = transport
         self.options = options
-        self.lock = SpoolLock(spool.root)
+        self.lock = SpoolLock(spool)
     }
 
     /// Asks the worker to stop claiming; requests in flight finish (or time out) first.
@@ -75,8 +78,26 @@ public final class Worker: Sendable {
 
     var log: Log { options.log }
 
-    /// Returns dead workers' claims to `new/` and removes abandoned files from `tmp/`.
+    /// Claims this worker could not move on (a full or failing disk): returned to `new/` at housekeeping,
+    /// since recovery never takes a live worker's claims.
+    let stranded = Mutex<[QueueEntry]>([])
+
+    func strand(_ claimed: QueueEntry) {
+        stranded.withLock { $0.append(claimed) }
+    }
+
+    /// Returns dead workers' claims and this worker's stranded ones to `new/`, and removes abandoned files
+    /// from `tmp/`.
     public func housekeeping() {
+        for claimed in stranded.withLock({ list -> [QueueEntry] in defer { list = [] }; return list }) {
+            do throws(Errno) {
+                try lock.withLock { () throws(Errno) in try spool.release(claimed, state: claimed.state) }
+            } catch .noSuchFileOrDirectory {
+                // Gone already.
+            } catch {
+                strand(claimed)
+            }
+        }
         do {
             _ = try lock.withLock { try spool.recoverStaleClaims(lease: options.lease, log: log) }
         } catch {
@@ -127,7 +148,7 @@ public final class Worker: Sendable {
         // Folder times before the listing: a change made after this reading shows as a different time later.
         let before = IdleHint.folderTimes(spool)
         let plan = makePlan()
-        if plan.lanes.isEmpty, !options.flush, let before,
+        if plan.lanes.isEmpty, !options.flush, !plan.sawPlainNames, let before,
            Timestamp.nowMicroseconds() * 1000 - max(before.new, before.cur) > IdleHint.settleNanoseconds {
             IdleHint(newModified: before.new, curModified: before.cur, due: plan.nextDue ?? Int64.max).write(to: spool)
         }
@@ -186,6 +207,7 @@ public final class Worker: Sendable {
                         : "the next attempt would come after the queue lifetime of \(options.lifetime) seconds"
                     fail(QueueEntry(fileName: fileName, name: name), from: .new, reason: [("reason", why), ("attempts", "\(state.attempts)")])
                 }
+                plan.sawPlainNames = !others.isEmpty
                 for fileName in others {
                     if let entry = spool.intake(fileName, maxSize: options.maxSize, log: log) {
                         note(entry.state.keyHash, order: entry.state.order, due: entry.state.due)
@@ -206,10 +228,20 @@ public final class Worker: Sendable {
                     }
                 }
                 guard !dueKeys.isEmpty else { return }
+                var unreadable: [FileName] = []
                 try new.forEachRawEntry { raw, _ in
                     guard let facts = NameFacts(raw), !facts.claimed, dueKeys.contains(facts.keyHash) else { return }
                     let fileName = FileName(bytes: Array(raw))
-                    if let name = QueueName(fileName) { queues[facts.keyHash, default: []].append(QueueEntry(fileName: fileName, name: name)) }
+                    if let name = QueueName(fileName) {
+                        queues[facts.keyHash, default: []].append(QueueEntry(fileName: fileName, name: name))
+                    } else {
+                        unreadable.append(fileName)
+                    }
+                }
+                // The quick reading and the full one must agree; a name only one accepts must not sit
+                // silently at the head of its key.
+                for fileName in unreadable {
+                    spool.reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName("the retry state in the name is malformed"), log: log)
                 }
             }
         } catch {
@@ -247,12 +279,20 @@ public final class Worker: Sendable {
                 }
                 operation = read.operation
             } catch {
-                spool.reject(entry.fileName, in: .new, id: entry.id, error, attempts: entry.state.attempts, log: log)
+                // Only a move this worker made lets the lane go on: if another worker took the file,
+                // that worker now owns the rest of this key.
+                guard spool.reject(entry.fileName, in: .new, id: entry.id, error, attempts: entry.state.attempts, log: log) else {
+                    park(entry)
+                    return
+                }
                 state.withLock { $0.summary.failed += 1 }
                 continue
             }
             if let allowed = options.allowedOrigins, !allowed.contains(operation.origin) {
-                fail(entry, from: .new, reason: [("reason", "origin \(operation.origin) is not allowed (spool-send --allow-origin / SPOOL_ALLOW_ORIGINS); nothing was sent")])
+                guard fail(entry, from: .new, reason: [("reason", "origin \(operation.origin) is not allowed (spool-send --allow-origin / SPOOL_ALLOW_ORIGINS); nothing was sent")]) else {
+                    park(entry)
+                    return
+                }
                 continue
             }
             if state.withLock({ $0.blockedOrigins.contains(operation.origin) }) {
@@ -260,20 +300,36 @@ public final class Worker: Sendable {
                 return
             }
             if let reason = expiry(of: operation, entry, now: now) {
-                fail(entry, from: .new, reason: reason)
+                guard fail(entry, from: .new, reason: reason) else {
+                    park(entry)
+                    return
+                }
                 continue
             }
             switch dependencies(of: operation, entry, plan: plan) {
             case .ready: break
             case .waiting: return
             case let .failed(reason):
-                fail(entry, from: .new, reason: [("reason", reason)])
+                guard fail(entry, from: .new, reason: [("reason", reason)]) else {
+                    park(entry)
+                    return
+                }
                 continue
             }
             if operation.coalesce, entry.state.attempts == 0, index + 1 < lane.count,
                let newer = try? spool.readOperation(.new, lane[index + 1].fileName, maxSize: options.maxSize)?.operation,
                newer.key == operation.key {
-                coalesce(entry, into: lane[index + 1])
+                guard coalesce(entry, into: lane[index + 1]) else {
+                    park(entry)
+                    return
+                }
+                continue
+            }
+            if entry.fileName.bytes.count + Spool.claimSuffix(Claim(owner: .current, since: now)).count > 255 {
+                guard fail(entry, from: .new, reason: [("reason", "the file name is too long to be claimed (a name holds at most 255 bytes)")]) else {
+                    park(entry)
+                    return
+                }
                 continue
             }
             let claimed: QueueEntry?
@@ -307,7 +363,10 @@ public final class Worker: Sendable {
         let attempts = claimed.state.attempts + 1
         switch outcome {
         case .done:
-            do { try spool.complete(claimed) } catch { log.warning("cannot remove \(spool.displayPath(.cur, claimed.fileName)): \(error)") }
+            do { try spool.complete(claimed) } catch {
+                log.warning("cannot remove \(spool.displayPath(.cur, claimed.fileName)): \(error)")
+                strand(claimed)
+            }
             log.detail("\(claimed.id): done")
             state.withLock {
                 $0.summary.done += 1
@@ -315,15 +374,20 @@ public final class Worker: Sendable {
             }
             return true
         case let .conflict(fields):
-            file(claimed, to: .conflict, reason: fields.map { ($0.name, $0.value) } + [("attempts", "\(attempts)")])
-            state.withLock { $0.summary.conflicts += 1 }
+            if file(claimed, to: .conflict, reason: fields.map { ($0.name, $0.value) } + [("attempts", "\(attempts)")]) {
+                state.withLock { $0.summary.conflicts += 1 }
+            } else {
+                strand(claimed)
+            }
             return true
         case let .failed(fields):
-            fail(claimed, from: .cur, reason: fields.map { ($0.name, $0.value) } + [("attempts", "\(attempts)")])
+            if !fail(claimed, from: .cur, reason: fields.map { ($0.name, $0.value) } + [("attempts", "\(attempts)")]) { strand(claimed) }
             return true
         case let .retry(token, reason, retryAfter, blocksOrigin):
             if let limit = operation.maxAttempts, attempts >= limit {
-                fail(claimed, from: .cur, reason: [("reason", "gave up after \(attempts) attempts (max_attempts); last error: \(reason)"), ("attempts", "\(attempts)")])
+                if !fail(claimed, from: .cur, reason: [("reason", "gave up after \(attempts) attempts (max_attempts); last error: \(reason)"), ("attempts", "\(attempts)")]) {
+                    strand(claimed)
+                }
                 return true
             }
             var next = claimed.state
@@ -333,7 +397,8 @@ public final class Worker: Sendable {
             let delay = options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)
             next.due = (Timestamp.nowMicroseconds() + delay * 1_000_000 + 999_999) / 1_000_000
             do { try lock.withLock { try spool.release(claimed, state: next) } } catch {
-                log.warning("cannot return \(spool.displayPath(.cur, claimed.fileName)) to new/: \(error); it will be recovered after this run")
+                log.warning("cannot return \(spool.displayPath(.cur, claimed.fileName)) to new/: \(error); trying again at the next housekeeping")
+                strand(claimed)
             }
             log.detail("\(claimed.id): \(reason); attempt \(attempts), next at \(Timestamp.formatRFC3339(next.due))")
             state.withLock {
@@ -403,33 +468,45 @@ public final class Worker: Sendable {
     }
 
     /// Removes a never-attempted coalescing operation that a newer one with the same key replaces.
-    func coalesce(_ entry: QueueEntry, into newer: QueueEntry) {
+    /// Returns whether this worker removed it.
+    func coalesce(_ entry: QueueEntry, into newer: QueueEntry) -> Bool {
         do {
-            guard let claimed = try lock.withLock({ try spool.claim(entry) }) else { return }
+            guard let claimed = try lock.withLock({ try spool.claim(entry) }) else { return false }
             try spool.complete(claimed)
             log.notice("coalesced \(entry.id) into newer \(newer.id) (same key, never attempted)")
             state.withLock { $0.summary.coalesced += 1 }
+            return true
         } catch {
             log.warning("cannot coalesce \(entry.id): \(error)")
+            return false
         }
     }
 
-    func fail(_ entry: QueueEntry, from folder: Spool.Folder, reason: [(String, String)]) {
-        file(entry, from: folder, to: .failed, reason: reason)
+    /// Files an operation in `failed/`; returns whether this worker moved it.
+    @discardableResult
+    func fail(_ entry: QueueEntry, from folder: Spool.Folder, reason: [(String, String)]) -> Bool {
+        guard file(entry, from: folder, to: .failed, reason: reason) else { return false }
         state.withLock { $0.summary.failed += 1 }
+        return true
     }
 
-    func file(_ entry: QueueEntry, from folder: Spool.Folder = .cur, to destination: Spool.Folder, reason: [(String, String)]) {
+    /// Moves an operation to `failed/` or `conflict/` with its reason; returns whether this worker moved it.
+    @discardableResult
+    func file(_ entry: QueueEntry, from folder: Spool.Folder = .cur, to destination: Spool.Folder, reason: [(String, String)]) -> Bool {
         var fields = reason
         if let last = entry.state.lastError, !fields.contains(where: { $0.0 == "last-error" }) { fields.append(("last-error", last)) }
         // Kept so that `spool-ctl retry` can put the operation back in its original place in the order.
         fields.append(("order", "\(entry.state.order)"))
         do {
-            if let filed = try spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: fields) {
-                log.warning("\(entry.id) -> \(destination.rawValue)/\(filed): \(fields.first?.1 ?? "")")
+            guard let filed = try spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: fields) else { return false }
+            log.warning("\(entry.id) -> \(destination.rawValue)/\(filed.name): \(fields.first?.1 ?? "")")
+            if let error = filed.reasonError {
+                log.warning("cannot write the reason \(destination.rawValue)/\(filed.name).why: \(error)")
             }
+            return true
         } catch {
             log.warning("cannot move \(spool.displayPath(folder, entry.fileName)) to \(destination.rawValue)/: \(error)")
+            return false
         }
     }
 }

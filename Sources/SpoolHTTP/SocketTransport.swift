@@ -14,7 +14,11 @@ public final class SocketTransport: Transport, @unchecked Sendable {
     // @unchecked: the only mutable state is `idle`, behind a Mutex.
     let timeout: Double
     let maxIdle: Int
-    let idle = Mutex<[String: [Int32]]>([:])
+    /// Idle connections per origin, with when each was last used.
+    let idle = Mutex<[String: [(fd: Int32, since: Double)]]>([:])
+    /// Idle connections older than this are closed: servers drop them anyway, and a watcher that once
+    /// talked to many origins must not keep a descriptor open for each.
+    static let idleLifetime = 30.0
     /// How much of a response body is kept for reasons; the rest is read and dropped.
     static let bodyLimit = 4096
     /// Longest response body drained to keep a connection; longer ones close it instead.
@@ -28,7 +32,7 @@ public final class SocketTransport: Transport, @unchecked Sendable {
     }
 
     deinit {
-        idle.withLock { pools in for fds in pools.values { fds.forEach { _ = close($0) } } }
+        idle.withLock { pools in for connections in pools.values { connections.forEach { _ = close($0.fd) } } }
     }
 
     public func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportFailure> {
@@ -117,16 +121,34 @@ public final class SocketTransport: Transport, @unchecked Sendable {
         return Array(head.utf8) + body
     }
 
+    /// An idle connection to `key` that is still clean: one with unread bytes (a late answer, a 408) or
+    /// already closed by the server is dropped rather than mistaken for the next answer.
     func takeIdle(_ key: String) -> Int32? {
-        idle.withLock { pools in pools[key]?.popLast() }
+        while let fd = idle.withLock({ pools in pools[key]?.popLast()?.fd }) {
+            var byte: UInt8 = 0
+            let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if n < 0, errno == EAGAIN || errno == EWOULDBLOCK { return fd }
+            close(fd)
+        }
+        return nil
     }
 
     func giveBack(_ fd: Int32, _ key: String) {
-        let kept = idle.withLock { pools -> Bool in
-            guard pools[key, default: []].count < maxIdle else { return false }
-            pools[key, default: []].append(fd)
-            return true
+        let now = Timestamp.monotonicSeconds()
+        let (kept, expired) = idle.withLock { pools -> (Bool, [Int32]) in
+            var expired: [Int32] = []
+            for (origin, connections) in pools {
+                let fresh = connections.filter { now - $0.since < Self.idleLifetime }
+                if fresh.count != connections.count {
+                    expired += connections.filter { now - $0.since >= Self.idleLifetime }.map(\.fd)
+                    pools[origin] = fresh.isEmpty ? nil : fresh
+                }
+            }
+            guard pools[key, default: []].count < maxIdle else { return (false, expired) }
+            pools[key, default: []].append((fd, now))
+            return (true, expired)
         }
+        expired.forEach { close($0) }
         if !kept { close(fd) }
     }
 
@@ -202,19 +224,24 @@ public final class SocketTransport: Transport, @unchecked Sendable {
                 guard wait(fd, for: Int16(POLLOUT), deadline: deadline) else { return .failure(.transport(.timeout)) }
                 continue
             }
-            return .failure(.noAnswer(afterSending: false))
+            // The server may have answered early (413, 401) and closed: read that answer if it is there.
+            break
         }
         var reader = ResponseReader(fd: fd, deadline: deadline, transport: self)
         var response: HTTPResponse
-        do {
+        do throws(SocketTransport.Failure) {
+            var interim = 0
             repeat {
                 response = try reader.readHead()
+                interim += 1
+                // A server answering with informational heads only would hold the request forever.
+                if interim > 10 { throw .transport(.other("more than 10 informational (1xx) answers")) }
             } while (100..<200).contains(response.status)
             let noBody = request.method.uppercased() == "HEAD" || response.status == 204 || response.status == 304
             let framing = try reader.readBody(response, noBody: noBody)
             response.body = framing.kept
             let connection = response.headers["connection"]?.lowercased() ?? ""
-            reusable = framing.complete && !connection.contains("close") && reader.http11
+            reusable = framing.complete && sent == bytes.count && !connection.contains("close") && reader.http11
         } catch {
             return .failure(error)
         }
@@ -247,6 +274,8 @@ struct ResponseReader {
 
     /// Reads more bytes; false at end of stream.
     mutating func fill() throws(SocketTransport.Failure) -> Bool {
+        // Checked on every read, not only when waiting: a server trickling bytes must not hold the request.
+        if Timestamp.monotonicSeconds() > deadline { throw .transport(.timeout) }
         var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -317,13 +346,19 @@ struct ResponseReader {
                     throw .transport(.other("bad chunk size in the response"))
                 }
                 if size == 0 {
-                    while let trailer = try line(), !trailer.isEmpty {}
-                    return (kept, true)
+                    var trailers = 0
+                    while let trailer = try line(), !trailer.isEmpty {
+                        trailers += 1
+                        if trailers > 100 { return (kept, false) }
+                    }
+                    return (kept, buffer.isEmpty)
                 }
+                // Checked before reading, and without adding to the size: a hostile size must not overflow.
+                guard size <= SocketTransport.drainLimit - total else { return (kept, false) }
                 while buffer.count < size + 2 { if try !fill() { return (kept, false) } }
+                guard buffer[size] == 13, buffer[size + 1] == 10 else { throw .transport(.other("chunk not followed by CRLF")) }
                 keep(buffer[0..<size])
                 buffer.removeFirst(size + 2)
-                if total > SocketTransport.drainLimit { return (kept, false) }
             }
         }
         if let lengthText = response.headers["content-length"] {

@@ -47,3 +47,24 @@ import Testing
         #expect(server.requests.map(\.path).contains("/planted"))
     }
 }
+
+extension IdleHintTests {
+    @Test func fileStillBeingWrittenPreventsTheHint() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        spool.drop("new", "being-written", #"{"method":"PUT","url":"#)
+        Self.setModified(spool.path + "/new", secondsAgo: 10)
+        Self.setModified(spool.path + "/cur", secondsAgo: 10)
+        let library = try spool.open()
+        let folderTime = try library.directory(.new).status().modifiedNanoseconds
+        try spool.send()
+        #expect(server.requests.isEmpty, "a young unparsable file is left for later")
+        #expect(IdleHint.read(try spool.open()) == nil, "no hint while a producer may still be writing")
+        // The producer finishes writing in place: no folder time changes, yet the next run must send it.
+        spool.drop("new", "being-written", #"{"method":"PUT","url":"\#(server.baseURL)/finished"}"#, modified: Date(timeIntervalSinceNow: -10))
+        Self.setModified(spool.path + "/new", nanoseconds: folderTime)
+        try spool.send()
+        #expect(server.requests.map(\.path) == ["/finished"])
+    }
+}
