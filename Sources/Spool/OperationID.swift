@@ -87,8 +87,7 @@ public struct RetryState: Equatable, Sendable {
                 guard let n = RetryState.decimal(value) else { return nil }
                 order = n
             case UInt8(ascii: "k"):
-                guard value.count == 16, value.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || (0x41...0x46).contains($0) }),
-                      let n = UInt64(String(decoding: value, as: UTF8.self), radix: 16) else { return nil }
+                guard value.count == 16, let n = RetryState.hex(value) else { return nil }
                 keyHash = n
             case UInt8(ascii: "a"):
                 guard let n = RetryState.decimal(value) else { return nil }
@@ -109,14 +108,31 @@ public struct RetryState: Equatable, Sendable {
         self.keyHash = keyHash
     }
 
-    /// A non-negative decimal of at most 18 digits.
-    static func decimal(_ digits: ArraySlice<UInt8>) -> Int64? {
+    /// A non-negative decimal of at most 18 digits, no sign: the grammar of every number in a name.
+    static func decimal(_ digits: some Collection<UInt8>) -> Int64? {
         guard !digits.isEmpty, digits.count <= 18 else { return nil }
         var n: Int64 = 0
         for d in digits {
             let v = d &- 0x30
             guard v < 10 else { return nil }
             n = n * 10 + Int64(v)
+        }
+        return n
+    }
+
+    /// Hex digits, no sign, at most 16 of them.
+    static func hex(_ digits: some Collection<UInt8>) -> UInt64? {
+        guard !digits.isEmpty, digits.count <= 16 else { return nil }
+        var n: UInt64 = 0
+        for b in digits {
+            let d: UInt8
+            switch b {
+            case 0x30...0x39: d = b - 0x30
+            case 0x61...0x66: d = b - 0x61 + 10
+            case 0x41...0x46: d = b - 0x41 + 10
+            default: return nil
+            }
+            n = n << 4 | UInt64(d)
         }
         return n
     }

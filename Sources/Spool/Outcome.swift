@@ -81,8 +81,9 @@ public enum RetryAfter {
     }
 }
 
-extension String {
-    func trimmingWhitespace() -> String {
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    public func trimmingWhitespace() -> String {
         String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

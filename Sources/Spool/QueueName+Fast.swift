@@ -35,15 +35,15 @@ public struct NameFacts: Equatable, Sendable {
             guard i > start else { return nil }
             switch field {
             case UInt8(ascii: "o"):
-                guard let n = NameFacts.decimal(name, start, i) else { return nil }
+                guard let n = RetryState.decimal(name[start..<i]) else { return nil }
                 order = n
             case UInt8(ascii: "k"):
-                guard i - start == 16, let n = NameFacts.hex(name, start, i) else { return nil }
+                guard i - start == 16, let n = RetryState.hex(name[start..<i]) else { return nil }
                 keyHash = n
             case UInt8(ascii: "a"):
-                guard NameFacts.decimal(name, start, i) != nil else { return nil }
+                guard RetryState.decimal(name[start..<i]) != nil else { return nil }
             case UInt8(ascii: "t"):
-                guard let n = NameFacts.decimal(name, start, i) else { return nil }
+                guard let n = RetryState.decimal(name[start..<i]) else { return nil }
                 due = n
             case UInt8(ascii: "e"):
                 for j in start..<i where !(name[j] >= 0x61 && name[j] <= 0x7A || name[j] >= 0x30 && name[j] <= 0x39 || name[j] == 0x2D) { return nil }
@@ -64,32 +64,5 @@ public struct NameFacts: Equatable, Sendable {
         self.order = order
         self.due = due
         self.claimed = claimed
-    }
-
-    static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {
-        guard end - start <= 18 else { return nil }
-        var n: Int64 = 0
-        for j in start..<end {
-            let d = bytes[j] &- 0x30
-            guard d < 10 else { return nil }
-            n = n * 10 + Int64(d)
-        }
-        return n
-    }
-
-    static func hex(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> UInt64? {
-        var n: UInt64 = 0
-        for j in start..<end {
-            let b = bytes[j]
-            let d: UInt8
-            switch b {
-            case 0x30...0x39: d = b - 0x30
-            case 0x61...0x66: d = b - 0x61 + 10
-            case 0x41...0x46: d = b - 0x41 + 10
-            default: return nil
-            }
-            n = n << 4 | UInt64(d)
-        }
-        return n
     }
 }

@@ -322,7 +322,7 @@ struct ResponseReader {
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters()
+            let value = String(line[line.index(after: colon)...]).trimmingWhitespace()
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
         }
         if !http11, headers["connection"]?.lowercased() == "keep-alive" { http11 = true }
@@ -342,7 +342,7 @@ struct ResponseReader {
             while true {
                 guard let lineEnd = try line() else { return (kept, false) }
                 let sizeText = String(decoding: lineEnd, as: UTF8.self).split(separator: ";").first ?? ""
-                guard let size = Int(sizeText.trimmingCharacters(), radix: 16), size >= 0 else {
+                guard let size = Int(sizeText.trimmingWhitespace(), radix: 16), size >= 0 else {
                     throw .transport(.other("bad chunk size in the response"))
                 }
                 if size == 0 {
@@ -362,7 +362,7 @@ struct ResponseReader {
             }
         }
         if let lengthText = response.headers["content-length"] {
-            guard let length = Int(lengthText.trimmingCharacters()), length >= 0 else { throw .transport(.other("bad Content-Length in the response")) }
+            guard let length = Int(lengthText.trimmingWhitespace()), length >= 0 else { throw .transport(.other("bad Content-Length in the response")) }
             if length > SocketTransport.drainLimit { return (kept, false) }
             while buffer.count < length { if try !fill() { return (Array(buffer.prefix(SocketTransport.bodyLimit)), false) } }
             keep(buffer[0..<length])
@@ -386,12 +386,6 @@ struct ResponseReader {
             if buffer.count > 65536 { throw .transport(.other("response line too long")) }
             if try !fill() { return nil }
         }
-    }
-}
-
-extension StringProtocol {
-    func trimmingCharacters() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }
 

@@ -89,7 +89,7 @@ do throws(UsageError) {
             guard let colon = line.firstIndex(of: ":") else {
                 throw .invalidValue(option: "--header", value: line, expected: "'Name: value'")
             }
-            headers.append((String(line[..<colon]).trimmingSpaces(), .string(String(line[line.index(after: colon)...]).trimmingSpaces())))
+            headers.append((String(line[..<colon]).trimmingWhitespace(), .string(String(line[line.index(after: colon)...]).trimmingWhitespace())))
         case .option("--body"): try setBody("--body", .string(try arguments.value(for: "--body")))
         case .option("--body-file"):
             let path = try arguments.value(for: "--body-file")
@@ -208,10 +208,6 @@ do {
 }
 
 extension String {
-    func trimmingSpaces() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-
     func replacingUnderscores() -> String {
         switch self {
         case "expires_at": "expires"
