@@ -43,12 +43,13 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     public static let noSuchProcess = Errno(rawValue: ESRCH)
     /// EMFILE.
     public static let tooManyOpenFiles = Errno(rawValue: EMFILE)
+    /// EINVAL: what `renameat2` answers for a flag the file system does not support.
+    public static let invalidArgument = Errno(rawValue: EINVAL)
+    /// ENOSYS.
+    public static let notImplemented = Errno(rawValue: ENOSYS)
 
     /// Whether retrying later may succeed: the disk or a quota is full, or the system is short of resources.
-    public var isTemporary: Bool {
-        [Errno.noSpace, .diskQuotaExceeded, .wouldBlock, .tooManyOpenFiles, Errno(rawValue: ENFILE), Errno(rawValue: ENOMEM)]
-            .contains(self)
-    }
+    public var isTemporary: Bool { faultClass == .resource }
 
     /// The C library's message for this error.
     public var description: String { String(cString: strerror(rawValue)) }

@@ -79,6 +79,14 @@ public struct FileDescriptor: Sendable, Equatable {
         }
     }
 
+    /// Makes `newName` in `directory` a second name of `name` in this one, failing with `fileExists` when it
+    /// is taken: `link(2)` never replaces an entry, on any POSIX file system.
+    public func link(_ name: FileName, to directory: FileDescriptor, as newName: FileName) throws(Errno) {
+        try retryingInterrupts {
+            name.withCString { old in newName.withCString { new in Glibc.linkat(rawValue, old, directory.rawValue, new, 0) } }
+        }
+    }
+
     /// Renames `name` in this directory to `newName` in `directory`, atomically replacing what was there.
     public func replace(_ name: FileName, in directory: FileDescriptor, as newName: FileName) throws(Errno) {
         try retryingInterrupts {
@@ -150,6 +158,8 @@ public struct FileStatus: Sendable {
     public let mode: mode_t
     /// Size in bytes.
     public let size: Int
+    /// The inode number: with `device`, what tells two names of one file.
+    public let inode: UInt64
     /// Number of hard links.
     public let linkCount: Int
     /// Owner.
@@ -166,6 +176,7 @@ public struct FileStatus: Sendable {
     init(_ st: stat) {
         mode = st.st_mode
         size = Int(st.st_size)
+        inode = UInt64(st.st_ino)
         linkCount = Int(st.st_nlink)
         owner = st.st_uid
         device = UInt64(st.st_dev)

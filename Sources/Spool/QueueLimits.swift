@@ -19,7 +19,8 @@ public struct QueueLimits: Sendable {
     func refusal(_ spool: Spool, size: Int) -> String? {
         let new = spool.directory(.new)
         var info = statvfs()
-        if fstatvfs(new.rawValue, &info) == 0 {
+        // 0 turns the check off: some file systems (FUSE, network) report no free space at all.
+        if minFreeBytes > 0, fstatvfs(new.rawValue, &info) == 0 {
             let free = Int(info.f_bavail) * Int(info.f_frsize)
             if free - size < minFreeBytes {
                 return "\(free) bytes free on the spool's file system, less than the \(minFreeBytes) to keep (--min-free)"

@@ -33,7 +33,9 @@ public struct SendCommand: Sendable {
           -h, --help              Show help information.
 
         EXIT STATUS:
-          0 done (even if some operations were deferred), 64 usage error, 73/74 spool unusable.
+          0 done (even if some operations were deferred), 64 usage error, 73 spool cannot be created,
+          74 the spool's storage failed or a file could not be read (every operation stays where it is),
+          75 the system was short of resources (open files, memory, space): the next run goes on.
 
         """
 
@@ -129,6 +131,34 @@ public struct SendCommand: Sendable {
             exit(0)
         }
         return command
+    }
+
+    /// Ends the program when a run met faults of the spool: 74, or 75 when they were all shortages that
+    /// pass (sysexits). Each fault was logged when it happened; this says what the status means.
+    public static func exitIfFaulted(_ faults: [SpoolFault]) {
+        guard let first = faults.first else { return }
+        let code = faults.contains { $0.kind != .resource } ? ExitCode.ioError : ExitCode.temporaryFailure
+        let count = faults.count >= Worker.faultLimit ? "\(faults.count) or more" : "\(faults.count)"
+        Program.fail(program, "\(count) fault(s) of the spool or the system, not of the operations: nothing was filed because of them, and every operation they touched stays queued. First: \(first)", code: code)
+    }
+
+    /// Makes sure the open-file limit leaves room for `concurrency` requests, raising the soft limit up to
+    /// the hard one if needed; exits 75 when even that is too low, before anything is moved.
+    public func requireDescriptors() {
+        let needed = SendCommand.descriptorsNeeded(concurrency: options.concurrency)
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < needed else { return }
+        if limit.rlim_max >= needed {
+            limit.rlim_cur = needed
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 { return }
+        }
+        Program.fail(SendCommand.program, "the open-file limit is \(limit.rlim_cur) (ulimit -n), and sending with --concurrency \(options.concurrency) needs \(needed); raise the limit or lower --concurrency. Nothing was moved", code: ExitCode.temporaryFailure)
+    }
+
+    /// Descriptors a sender needs: the spool's folders and lock, the runtime's own, and per request a
+    /// connection, a document and headroom for the HTTP library.
+    public static func descriptorsNeeded(concurrency: Int) -> rlim_t {
+        rlim_t(48 + 4 * concurrency)
     }
 
     /// Opens the spool named on the command line, or exits 73/74 with the reason.

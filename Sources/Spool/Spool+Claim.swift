@@ -23,7 +23,7 @@ extension Spool {
         // The claimed name is the waiting name plus the claim: no need to write the state out again.
         let fileName = FileName(bytes: entry.fileName.bytes + Spool.claimSuffix(claim))
         do {
-            try directory(.new).rename(entry.fileName, to: directory(.cur), as: fileName)
+            try move(entry.fileName, from: .new, to: .cur, as: fileName)
         } catch .noSuchFileOrDirectory {
             return nil
         }
@@ -39,7 +39,7 @@ extension Spool {
     /// Returns a claimed operation to `new/` with a new retry state.
     public func release(_ claimed: QueueEntry, state: RetryState, sync: Bool = true) throws(Errno) {
         let name = QueueName(id: claimed.id, state: state)
-        try directory(.cur).rename(claimed.fileName, to: directory(.new), as: name.fileName)
+        try move(claimed.fileName, from: .cur, to: .new, as: name.fileName)
         if sync { try directory(.new).sync() }
     }
 

@@ -38,7 +38,7 @@ extension Spool {
         }
         do throws(Errno) {
             try SpoolLock(self).withLock { () throws(Errno) in
-                try folder.rename(item.fileName, to: directory(.new), as: target.fileName)
+                try move(item.fileName, from: item.folder, to: .new, as: target.fileName)
             }
             try directory(.new).sync()
         } catch {
@@ -57,7 +57,7 @@ extension Spool {
         let target = name.fileName
         do throws(Errno) {
             try SpoolLock(self).withLock { () throws(Errno) in
-                try directory(.new).rename(item.fileName, to: directory(.new), as: target)
+                try move(item.fileName, from: .new, to: .new, as: target)
             }
         } catch .noSuchFileOrDirectory {
             throw .notFound(item.id)

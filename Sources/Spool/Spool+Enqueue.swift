@@ -34,7 +34,7 @@ extension Spool {
                 throw error
             }
             stage = displayPath(.new, final)
-            try tmp.rename(temporary, to: new, as: final)
+            try move(temporary, from: .tmp, to: .new, as: final)
         } catch .crossDevice {
             try? tmp.unlink(temporary)
             throw .otherFileSystem(path: "\(path)/tmp")

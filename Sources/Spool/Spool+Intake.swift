@@ -15,50 +15,59 @@ extension Spool {
             if !fileName.isHidden { entries.append(fileName) }
         }
         for fileName in entries {
-            if let entry = intake(fileName, maxSize: maxSize, now: now, log: log) { try body(entry) }
+            if let entry = try intake(fileName, maxSize: maxSize, now: now, log: log) { try body(entry) }
         }
     }
 
     /// Takes one name found in `new/`: a name with retry state is returned as it is, a plain one is admitted,
     /// and one that is not a valid id is filed in `failed/`. Returns nil when there is nothing to send.
+    /// Throws when the spool, not the file, is at fault: the file then stays where it is.
     public func intake(_ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize, now: Int64 = Timestamp.nowMicroseconds(),
-                       log: Log = .silent) -> QueueEntry? {
+                       log: Log = .silent) throws(SpoolFault) -> QueueEntry? {
         guard let name = QueueName(fileName), name.claim == nil else {
-            reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName(OperationID.whyInvalid(fileName)), log: log)
+            try reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName(OperationID.whyInvalid(fileName)), log: log)
             return nil
         }
         if name.state != nil { return QueueEntry(fileName: fileName, name: name) }
-        return admit(fileName, id: name.id, maxSize: maxSize, now: now, log: log)
+        return try admit(fileName, id: name.id, maxSize: maxSize, now: now, log: log)
     }
 
     /// Checks a plain-named file in `new/` and gives it a retry state, or files it in `failed/`.
-    func admit(_ fileName: FileName, id: String, maxSize: Int, now: Int64, log: Log) -> QueueEntry? {
+    func admit(_ fileName: FileName, id: String, maxSize: Int, now: Int64, log: Log) throws(SpoolFault) -> QueueEntry? {
+        let read: (operation: Operation, modified: Int64)?
         do {
-            guard let (operation, modified) = try readOperation(.new, fileName, maxSize: maxSize) else { return nil }
-            let state = RetryState(order: modified, keyHash: OrderingKey.hash(operation.key), due: operation.notBefore ?? 0)
-            let name = QueueName(id: id, state: state)
-            do {
-                try directory(.new).rename(fileName, to: directory(.new), as: name.fileName)
-            } catch {
-                if error != .noSuchFileOrDirectory { log.warning("cannot admit \(displayPath(.new, fileName)): \(error)") }
+            read = try readOperation(.new, fileName, maxSize: maxSize)
+        } catch {
+            guard case let .rejected(rejection) = error else {
+                if case let .fault(fault) = error { throw fault }
                 return nil
             }
-            log.detail("admitted \(id)")
-            return QueueEntry(fileName: name.fileName, name: name)
-        } catch {
-            if case .invalid = error, let status = try? directory(.new).status(of: fileName),
+            if case .invalid = rejection, let status = try? directory(.new).status(of: fileName),
                now - status.modifiedMicroseconds < Spool.settleMicroseconds {
                 return nil
             }
-            reject(fileName, in: .new, id: id, error, log: log)
+            try reject(fileName, in: .new, id: id, rejection, log: log)
             return nil
         }
+        guard let (operation, modified) = read else { return nil }
+        let state = RetryState(order: modified, keyHash: OrderingKey.hash(operation.key), due: operation.notBefore ?? 0)
+        let name = QueueName(id: id, state: state)
+        do {
+            try move(fileName, from: .new, to: .new, as: name.fileName)
+        } catch .noSuchFileOrDirectory {
+            return nil
+        } catch {
+            throw SpoolFault("admit", displayPath(.new, fileName), error)
+        }
+        log.detail("admitted \(id)")
+        return QueueEntry(fileName: name.fileName, name: name)
     }
 
     /// Files an entry that can never be sent in `failed/` with its reason, logging what happened.
-    /// Returns whether this call moved it (false when another worker moved it first or the move failed).
+    /// Returns whether this call moved it (false when another worker moved it first); throws when the spool
+    /// could not file it, which leaves it where it was.
     @discardableResult
-    public func reject(_ fileName: FileName, in folder: Folder, id: String, _ rejection: Rejection, attempts: Int = 0, log: Log) -> Bool {
+    public func reject(_ fileName: FileName, in folder: Folder, id: String, _ rejection: Rejection, attempts: Int = 0, log: Log) throws(SpoolFault) -> Bool {
         var reason = [("reason", rejection.description), ("error", rejection.token)]
         if fileName.string.map({ QueueName(FileName($0))?.id != id }) ?? true {
             reason.append(("original-name", fileName.escaped))
@@ -66,12 +75,10 @@ extension Spool {
         if attempts > 0 { reason.append(("attempts", String(attempts))) }
         do {
             guard let filed = try file(fileName, from: folder, to: .failed, id: id, reason: reason) else { return false }
-            log.warning("\(folder.rawValue)/\(fileName.escaped) -> failed/\(filed.name): \(rejection)")
-            if let error = filed.reasonError { log.warning("cannot write the reason failed/\(filed.name).why: \(error)") }
+            log.warning("\(folder.rawValue)/\(fileName.escaped) -> failed/\(filed): \(rejection)")
             return true
         } catch {
-            log.warning("cannot move \(displayPath(folder, fileName)) to failed/: \(error)")
-            return false
+            throw SpoolFault("file in failed/", displayPath(folder, fileName), error)
         }
     }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 extension Spool {
     /// maildir's rule: a file left in `tmp/` this long is an abandoned write.
     public static let temporaryFileLifetime: Int64 = 36 * 3600
@@ -7,45 +9,115 @@ extension Spool {
     /// On this host a claim's owner is checked directly (pid present with the same start time), which is
     /// exact, so a live claim is never stolen however long its request takes. A claim made on another host
     /// (a spool on shared storage) cannot be checked and is recovered once it is older than `lease` seconds.
+    /// A stale claim that is one of two names of a move cut short keeps only the name the move was heading to.
     /// Entries in `cur/` that are not claims are left alone for `spool-ctl check` to report.
     @discardableResult
-    public func recoverStaleClaims(lease: Int64, now: Int64 = Timestamp.now(), log: Log = .silent) throws -> [String] {
-        let cur = directory(.cur), new = directory(.new)
+    public func recoverStaleClaims(lease: Int64, now: Int64 = Timestamp.now(), log: Log = .silent) throws(SpoolFault) -> [String] {
+        let cur = directory(.cur)
+        var stale: [(FileName, QueueName, Claim)] = []
+        do {
+            try cur.forEachEntry { name, _ in
+                guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
+                if claim.owner.isAlive.map({ !$0 }) ?? (now - claim.since > lease) { stale.append((name, queued, claim)) }
+            }
+        } catch {
+            throw SpoolFault("list", "\(path)/cur", error as? Errno ?? .invalidArgument)
+        }
         var recovered: [String] = []
-        try cur.forEachEntry { name, _ in
-            guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
-            let stale = claim.owner.isAlive.map { !$0 } ?? (now - claim.since > lease)
-            guard stale else { return }
+        for (name, queued, claim) in stale {
+            if let status = try? cur.status(of: name), status.linkCount == 2 {
+                let resolution = resolveTwin(.cur, name, status, now: now)
+                if resolution == .removed || resolution == .inMotion { continue }
+            }
             var released = queued
             released.claim = nil
             do throws(Errno) {
-                try cur.rename(name, to: new, as: released.fileName)
+                try move(name, from: .cur, to: .new, as: released.fileName)
                 recovered.append(queued.id)
                 log.notice("recovered \(queued.id) from dead worker pid \(claim.owner.pid) on \(claim.owner.host)")
             } catch .noSuchFileOrDirectory {
                 // Another worker recovered it first.
             } catch {
-                log.warning("cannot return \(displayPath(.cur, name)) to new/: \(error)")
+                throw SpoolFault("return the claim", displayPath(.cur, name), error)
             }
         }
-        if !recovered.isEmpty { try new.sync() }
+        if !recovered.isEmpty {
+            do { try directory(.new).sync() } catch { throw SpoolFault("fsync", "\(path)/new", error) }
+        }
         return recovered
     }
 
-    /// Removes files from `tmp/` not modified for `lifetime` seconds. Hidden names and directories are left alone.
+    /// Completes filings cut short by a crash: a reason `ID.why` in `failed/` or `conflict/` without `ID`.
+    /// When the entry its `source:` names is still there, the move is made (the decision to file was);
+    /// when that entry is gone too, the operation was retried or discarded and the stale reason is removed.
+    /// Reasons without `source:` (written by older versions) are left alone.
     @discardableResult
-    public func cleanTemporaryFiles(olderThan lifetime: Int64 = Spool.temporaryFileLifetime, now: Int64 = Timestamp.now(), log: Log = .silent) throws -> Int {
+    public func finishFilings(log: Log = .silent) throws(SpoolFault) -> Int {
+        var finished = 0
+        for folder in [Folder.failed, .conflict] {
+            let dir = directory(folder)
+            var orphans: [String] = []
+            do {
+                try dir.forEachEntry { name, _ in
+                    guard !name.isHidden, let text = name.string, text.hasSuffix(".why") else { return }
+                    let id = String(text.dropLast(4))
+                    if case .failure(.noSuchFileOrDirectory) = Result(catching: { () throws(Errno) in try dir.status(of: FileName(id)) }) {
+                        orphans.append(id)
+                    }
+                }
+            } catch {
+                throw SpoolFault("list", "\(path)/\(folder.rawValue)", error as? Errno ?? .invalidArgument)
+            }
+            for id in orphans {
+                guard let field = reason(of: id, in: folder).first(where: { $0.0 == "source" })?.1,
+                      let slash = field.firstIndex(of: "/"), let from = Folder(rawValue: String(field[..<slash])),
+                      from == .new || from == .cur, let source = Spool.decodeSource(field[field.index(after: slash)...])
+                else { continue }
+                do throws(Errno) {
+                    try move(source, from: from, to: folder, as: FileName(id))
+                    try dir.sync()
+                    finished += 1
+                    log.notice("finished filing \(id) in \(folder.rawValue)/ (a worker died between writing the reason and moving the operation)")
+                } catch .noSuchFileOrDirectory {
+                    // The source is gone: check again that the operation did not arrive meanwhile.
+                    guard (try? dir.status(of: FileName(id))) == nil else { continue }
+                    try? dir.unlink(FileName(id + ".why"))
+                    log.detail("removed the stale reason \(folder.rawValue)/\(id).why")
+                } catch .fileExists {
+                    continue
+                } catch {
+                    throw SpoolFault("finish filing", displayPath(from, source), error)
+                }
+            }
+        }
+        return finished
+    }
+
+    /// Removes files from `tmp/` not modified for `lifetime` seconds, and second names left in `tmp/` by a
+    /// `link` + `unlink` move cut short (their other name is the operation). Hidden names and directories
+    /// are left alone.
+    @discardableResult
+    public func cleanTemporaryFiles(olderThan lifetime: Int64 = Spool.temporaryFileLifetime, now: Int64 = Timestamp.now(), log: Log = .silent) throws(SpoolFault) -> Int {
         let tmp = directory(.tmp)
         var removed = 0
-        try tmp.forEachEntry { name, _ in
-            guard !name.isHidden, let status = try? tmp.status(of: name), !status.isDirectory else { return }
-            guard now - status.modifiedMicroseconds / 1_000_000 > lifetime else { return }
-            do {
+        var names: [FileName] = []
+        do {
+            try tmp.forEachEntry { name, _ in if !name.isHidden { names.append(name) } }
+        } catch {
+            throw SpoolFault("list", "\(path)/tmp", error as? Errno ?? .invalidArgument)
+        }
+        for name in names {
+            guard let status = try? tmp.status(of: name), !status.isDirectory else { continue }
+            let abandoned = now - status.modifiedMicroseconds / 1_000_000 > lifetime
+            let twin = status.linkCount > 1 && now - status.changedSeconds >= Spool.twinSettleSeconds
+            guard abandoned || twin else { continue }
+            do throws(Errno) {
                 try tmp.unlink(name)
                 removed += 1
-                log.notice("removed abandoned \(displayPath(.tmp, name))")
+                if abandoned { log.notice("removed abandoned \(displayPath(.tmp, name))") }
+            } catch .noSuchFileOrDirectory {
             } catch {
-                log.warning("cannot remove \(displayPath(.tmp, name)): \(error)")
+                throw SpoolFault("remove", displayPath(.tmp, name), error)
             }
         }
         return removed

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// A spool directory and open descriptors on its five folders.
 ///
@@ -15,6 +16,8 @@ public final class Spool: Sendable {
     /// The spool directory itself.
     public let root: FileDescriptor
     let folders: [FileDescriptor]
+    /// Set once `renameat2(RENAME_NOREPLACE)` answered EINVAL: moves are `link` + `unlink` from then on.
+    let linkMoves = Atomic<Bool>(false)
 
     /// Default folder mode: private to the owner, as Postfix and maildir do.
     public static let directoryMode: mode_t = 0o700
@@ -34,12 +37,16 @@ public final class Spool: Sendable {
         self.path = path
         let cwd = FileDescriptor.currentDirectory
         let name = FileName(path)
+        var created = false
         switch Result(catching: { () throws(Errno) in try cwd.status(of: name) }) {
         case let .success(status):
             if status.isSymbolicLink { throw .symbolicLink(path: path) }
             if !status.isDirectory { throw .notADirectory(path: path) }
         case .failure(.noSuchFileOrDirectory):
-            do { try cwd.makeDirectory(name, mode: Spool.directoryMode) } catch where error != .fileExists {
+            do {
+                try cwd.makeDirectory(name, mode: Spool.directoryMode)
+                created = true
+            } catch where error != .fileExists {
                 throw .cannotCreate(path: path, error)
             } catch {}
         case let .failure(error):
@@ -50,12 +57,17 @@ public final class Spool: Sendable {
         var folders: [FileDescriptor] = []
         do {
             let device = try root.status().device
+            var madeFolder = false
             for folder in Folder.allCases {
                 let folderPath = "\(path)/\(folder.rawValue)"
-                let fd = try Spool.openFolder(root, folder.rawValue, path: folderPath)
+                let fd = try Spool.openFolder(root, folder.rawValue, path: folderPath, created: &madeFolder)
                 folders.append(fd)
                 guard (try? fd.status().device) == device else { throw SpoolError.otherFileSystem(path: folderPath, spool: path) }
             }
+            // A new folder exists after a power cut only once the directory holding it is synced: without
+            // this, the first enqueue could be acknowledged into a new/ that is then lost.
+            if madeFolder { try root.sync() }
+            if created { try Spool.syncParent(of: path) }
         } catch {
             folders.forEach { $0.close() }
             root.close()
@@ -66,12 +78,13 @@ public final class Spool: Sendable {
         self.folders = folders
     }
 
-    static func openFolder(_ root: FileDescriptor, _ name: String, path: String) throws(SpoolError) -> FileDescriptor {
+    static func openFolder(_ root: FileDescriptor, _ name: String, path: String, created: inout Bool) throws(SpoolError) -> FileDescriptor {
         do {
             return try root.openDirectory(FileName(name))
         } catch .noSuchFileOrDirectory {
             do {
                 try root.makeDirectory(FileName(name), mode: directoryMode)
+                created = true
             } catch let error where error != .fileExists {
                 throw .cannotCreate(path: path, error)
             } catch {}
@@ -79,6 +92,15 @@ public final class Spool: Sendable {
         } catch {
             throw openError(path: path, error)
         }
+    }
+
+    /// Syncs the directory that holds `path`, after creating `path` in it.
+    static func syncParent(of path: String) throws(Errno) {
+        let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
+        let parent = trimmed.lastIndex(of: "/").map { trimmed[..<$0].isEmpty ? "/" : String(trimmed[..<$0]) } ?? "."
+        let fd = try FileDescriptor.currentDirectory.open(FileName(parent), O_RDONLY | O_DIRECTORY)
+        defer { fd.close() }
+        try fd.sync()
     }
 
     static func openError(path: String, _ error: Errno) -> SpoolError {

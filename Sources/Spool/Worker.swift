@@ -73,8 +73,30 @@ public final class Worker: Sendable {
     /// Asks the worker to stop claiming; requests in flight finish (or time out) first.
     public func requestStop() { stopping.store(true, ordering: .relaxed) }
 
-    /// Whether a stop was requested.
-    public var isStopping: Bool { stopping.load(ordering: .relaxed) }
+    /// Whether a stop was requested, or the spool's storage failed so that going on would only fail again.
+    public var isStopping: Bool { stopping.load(ordering: .relaxed) || storageFailed.load(ordering: .relaxed) }
+
+    /// Set by a fault of the `storage` class: the run ends, every operation where it is.
+    let storageFailed = Atomic<Bool>(false)
+    /// Faults met since the last `takeFaults`, at most `faultLimit` of them kept.
+    let faults = Mutex<[SpoolFault]>([])
+    static let faultLimit = 32
+
+    /// Notes a fault of the spool (not of an operation): logged once per kind, kept for the exit status.
+    func record(_ fault: SpoolFault) {
+        let first = faults.withLock { list -> Bool in
+            let seen = list.contains { $0.error == fault.error && $0.action == fault.action }
+            if list.count < Worker.faultLimit { list.append(fault) }
+            return !seen
+        }
+        if first { log.warning(fault.description) } else { log.detail(fault.description) }
+        if fault.kind.stopsRun { storageFailed.store(true, ordering: .relaxed) }
+    }
+
+    /// The faults met since the last call, and forgets them: what decides a run's exit status.
+    public func takeFaults() -> [SpoolFault] {
+        faults.withLock { list in defer { list = [] }; return list }
+    }
 
     var log: Log { options.log }
 
@@ -86,9 +108,24 @@ public final class Worker: Sendable {
         stranded.withLock { $0.append(claimed) }
     }
 
-    /// Returns dead workers' claims and this worker's stranded ones to `new/`, and removes abandoned files
-    /// from `tmp/`.
+    /// Returns dead workers' claims and this worker's stranded ones to `new/`, completes (or clears)
+    /// filings cut short, and removes abandoned files from `tmp/`.
     public func housekeeping() {
+        returnStranded()
+        do {
+            try lock.withLock { () throws(SpoolFault) in
+                try spool.recoverStaleClaims(lease: options.lease, log: log)
+                try spool.finishFilings(log: log)
+            }
+        } catch {
+            record(error)
+        }
+        do { try spool.cleanTemporaryFiles(log: log) } catch { record(error) }
+    }
+
+    /// Returns the claims this worker could not move on to `new/`, unchanged; those it still cannot stay
+    /// stranded (and recovery returns them once this process is gone).
+    public func returnStranded() {
         for claimed in stranded.withLock({ list -> [QueueEntry] in defer { list = [] }; return list }) {
             do throws(Errno) {
                 try lock.withLock { () throws(Errno) in try spool.release(claimed, state: claimed.state) }
@@ -96,15 +133,8 @@ public final class Worker: Sendable {
                 // Gone already.
             } catch {
                 strand(claimed)
+                record(SpoolFault("return the claim", spool.displayPath(.cur, claimed.fileName), error))
             }
-        }
-        do {
-            _ = try lock.withLock { try spool.recoverStaleClaims(lease: options.lease, log: log) }
-        } catch {
-            log.warning("cannot recover claims in \(spool.path)/cur: \(error)")
-        }
-        do { try spool.cleanTemporaryFiles(log: log) } catch {
-            log.warning("cannot clean \(spool.path)/tmp: \(error)")
         }
     }
 
@@ -208,9 +238,13 @@ public final class Worker: Sendable {
                     fail(QueueEntry(fileName: fileName, name: name), from: .new, reason: [("reason", why), ("attempts", "\(state.attempts)")])
                 }
                 plan.sawPlainNames = !others.isEmpty
-                for fileName in others {
-                    if let entry = spool.intake(fileName, maxSize: options.maxSize, log: log) {
-                        note(entry.state.keyHash, order: entry.state.order, due: entry.state.due)
+                for fileName in others where !isStopping {
+                    do throws(SpoolFault) {
+                        if let entry = try spool.intake(fileName, maxSize: options.maxSize, log: log) {
+                            note(entry.state.keyHash, order: entry.state.order, due: entry.state.due)
+                        }
+                    } catch {
+                        record(error)
                     }
                 }
                 try spool.directory(.cur).forEachRawEntry { raw, _ in
@@ -241,11 +275,15 @@ public final class Worker: Sendable {
                 // The quick reading and the full one must agree; a name only one accepts must not sit
                 // silently at the head of its key.
                 for fileName in unreadable {
-                    spool.reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName("the retry state in the name is malformed"), log: log)
+                    do throws(SpoolFault) {
+                        try spool.reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName("the retry state in the name is malformed"), log: log)
+                    } catch {
+                        record(error)
+                    }
                 }
             }
         } catch {
-            log.warning("cannot list \(spool.path): \(error)")
+            record(SpoolFault("list", "\(spool.path)/new and cur", error as? Errno ?? .invalidArgument))
             return plan
         }
         for (_, var queue) in queues {
@@ -279,9 +317,20 @@ public final class Worker: Sendable {
                 }
                 operation = read.operation
             } catch {
+                guard case let .rejected(rejection) = error else {
+                    // Not the operation's fault: it stays, and so does the rest of its key.
+                    if case let .fault(fault) = error { record(fault) }
+                    park(entry)
+                    return
+                }
                 // Only a move this worker made lets the lane go on: if another worker took the file,
                 // that worker now owns the rest of this key.
-                guard spool.reject(entry.fileName, in: .new, id: entry.id, error, attempts: entry.state.attempts, log: log) else {
+                let moved: Bool
+                do { moved = try spool.reject(entry.fileName, in: .new, id: entry.id, rejection, attempts: entry.state.attempts, log: log) } catch {
+                    record(error)
+                    moved = false
+                }
+                guard moved else {
                     park(entry)
                     return
                 }
@@ -333,8 +382,8 @@ public final class Worker: Sendable {
                 continue
             }
             let claimed: QueueEntry?
-            do { claimed = try lock.withLock { try spool.claim(entry) } } catch {
-                log.warning("cannot claim \(spool.displayPath(.new, entry.fileName)): \(error)")
+            do throws(Errno) { claimed = try lock.withLock { () throws(Errno) in try spool.claim(entry) } } catch {
+                record(SpoolFault("claim", spool.displayPath(.new, entry.fileName), error))
                 claimed = nil
             }
             guard let claimed else {
@@ -364,7 +413,7 @@ public final class Worker: Sendable {
         switch outcome {
         case .done:
             do { try spool.complete(claimed) } catch {
-                log.warning("cannot remove \(spool.displayPath(.cur, claimed.fileName)): \(error)")
+                record(SpoolFault("remove the done", spool.displayPath(.cur, claimed.fileName), error))
                 strand(claimed)
             }
             log.detail("\(claimed.id): done")
@@ -396,8 +445,8 @@ public final class Worker: Sendable {
             // Rounded up to the next whole second: never earlier than the backoff or Retry-After asked for.
             let delay = options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)
             next.due = (Timestamp.nowMicroseconds() + delay * 1_000_000 + 999_999) / 1_000_000
-            do { try lock.withLock { try spool.release(claimed, state: next) } } catch {
-                log.warning("cannot return \(spool.displayPath(.cur, claimed.fileName)) to new/: \(error); trying again at the next housekeeping")
+            do throws(Errno) { try lock.withLock { () throws(Errno) in try spool.release(claimed, state: next) } } catch {
+                record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
                 strand(claimed)
             }
             log.detail("\(claimed.id): \(reason); attempt \(attempts), next at \(Timestamp.formatRFC3339(next.due))")
@@ -470,14 +519,14 @@ public final class Worker: Sendable {
     /// Removes a never-attempted coalescing operation that a newer one with the same key replaces.
     /// Returns whether this worker removed it.
     func coalesce(_ entry: QueueEntry, into newer: QueueEntry) -> Bool {
-        do {
-            guard let claimed = try lock.withLock({ try spool.claim(entry) }) else { return false }
+        do throws(Errno) {
+            guard let claimed = try lock.withLock({ () throws(Errno) in try spool.claim(entry) }) else { return false }
             try spool.complete(claimed)
             log.notice("coalesced \(entry.id) into newer \(newer.id) (same key, never attempted)")
             state.withLock { $0.summary.coalesced += 1 }
             return true
         } catch {
-            log.warning("cannot coalesce \(entry.id): \(error)")
+            record(SpoolFault("coalesce", spool.displayPath(.new, entry.fileName), error))
             return false
         }
     }
@@ -499,13 +548,10 @@ public final class Worker: Sendable {
         fields.append(("order", "\(entry.state.order)"))
         do {
             guard let filed = try spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: fields) else { return false }
-            log.warning("\(entry.id) -> \(destination.rawValue)/\(filed.name): \(fields.first?.1 ?? "")")
-            if let error = filed.reasonError {
-                log.warning("cannot write the reason \(destination.rawValue)/\(filed.name).why: \(error)")
-            }
+            log.warning("\(entry.id) -> \(destination.rawValue)/\(filed): \(fields.first?.1 ?? "")")
             return true
         } catch {
-            log.warning("cannot move \(spool.displayPath(folder, entry.fileName)) to \(destination.rawValue)/: \(error)")
+            record(SpoolFault("file in \(destination.rawValue)/", spool.displayPath(folder, entry.fileName), error))
             return false
         }
     }

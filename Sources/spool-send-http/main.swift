@@ -5,6 +5,7 @@ import Spool
 import SpoolHTTP
 
 let command = SendCommand.fromCommandLine()
+command.requireDescriptors()
 let spool = command.openSpool()
 let wakeup: Wakeup
 do { wakeup = try Wakeup(watching: command.watch ? "\(spool.path)/new" : nil) } catch {
@@ -21,6 +22,11 @@ worker.housekeeping()
 var lastHousekeeping = Timestamp.now()
 while true {
     let summary = await worker.run()
+    worker.returnStranded()
+    let faults = worker.takeFaults()
+    // A watcher lives through shortages that pass (they were logged); a failing storage ends it, so that
+    // its supervisor sees the status and restarts it later.
+    if !command.watch || faults.contains(where: { $0.kind.stopsRun }) { SendCommand.exitIfFaulted(faults) }
     if !command.watch || worker.isStopping { break }
     let now = Timestamp.now()
     if now - lastHousekeeping >= housekeepingInterval {

@@ -10,7 +10,12 @@ if !command.watch {
     let spool = command.openSpool()
     let worker = Worker(spool: spool, options: command.options)
     worker.housekeeping()
-    if !worker.hasDueWork() { exit(0) }
+    let due = worker.hasDueWork()
+    let faults = worker.takeFaults()
+    // The sender meets any fault again and reports it after sending what it can; a failing storage or
+    // nothing to send ends here.
+    if !due || faults.contains(where: { $0.kind.stopsRun }) { SendCommand.exitIfFaulted(faults) }
+    if !due { exit(0) }
 }
 let sender = Program.siblingExecutable("spool-send-http")
 var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) } + [nil]

@@ -1,0 +1,59 @@
+import Glibc
+
+/// Where the fault lies when a system call on a queue file fails: the one table that decides whether an
+/// error may file an operation in `failed/`.
+///
+/// Only the operation's own content may make it permanently bad. Everything else (the system short of
+/// resources, a file system going away, permissions) leaves every operation where it is: nullmailer's
+/// three-way split, with the spool's own trouble never blamed on the operation.
+public enum ErrnoClass: Sendable, Equatable {
+    /// The entry is gone: another worker moved it first. Nothing to do.
+    case vanished
+    /// The entry itself can never be read as an operation (a link, a special file, a name the file system
+    /// cannot hold): file it in `failed/`.
+    case content
+    /// The system is short of something that comes back (descriptors, memory, space): leave the operation,
+    /// stop its lane, exit 75 so that cron tries again.
+    case resource
+    /// This process may not read or move the entry: leave it, stop its lane, exit 74 for the operator.
+    case permission
+    /// The spool's storage is failing or gone (I/O error, stale handle, read-only, disconnected): leave
+    /// every operation, stop the run, exit 74.
+    case storage
+
+    /// The table. Anything not listed is `storage`: an unknown error must never file an operation.
+    static let table: [(Int32, ErrnoClass)] = [
+        (ENOENT, .vanished),
+        (ELOOP, .content), (ENXIO, .content), (EISDIR, .content), (ENAMETOOLONG, .content),
+        (EFBIG, .content), (EOVERFLOW, .content), (EILSEQ, .content),
+        (EMFILE, .resource), (ENFILE, .resource), (ENOMEM, .resource), (ENOBUFS, .resource),
+        (EAGAIN, .resource), (ENOSPC, .resource), (EDQUOT, .resource), (EBUSY, .resource),
+        (ETIMEDOUT, .resource), (EINTR, .resource),
+        (EACCES, .permission), (EPERM, .permission),
+        (EIO, .storage), (ENOTCONN, .storage), (ESTALE, .storage), (EROFS, .storage), (ENODEV, .storage),
+        (EBADF, .storage), (EUCLEAN, .storage), (EREMOTEIO, .storage), (ENOLINK, .storage),
+        (ESHUTDOWN, .storage), (ECONNABORTED, .storage), (EHOSTDOWN, .storage), (EXDEV, .storage),
+    ]
+
+    /// The class of one error number.
+    public init(_ error: Errno) {
+        self = ErrnoClass.table.first { $0.0 == error.rawValue }?.1 ?? .storage
+    }
+
+    /// The sysexits code a run that met this fault ends with: 75 when trying again later is the remedy.
+    public var exitCode: Int32 {
+        switch self {
+        case .resource: ExitCode.temporaryFailure
+        case .vanished: ExitCode.success
+        case .content, .permission, .storage: ExitCode.ioError
+        }
+    }
+
+    /// Whether the fault concerns the whole spool, so that going on would only meet it again.
+    public var stopsRun: Bool { self == .storage }
+}
+
+extension Errno {
+    /// Where the fault lies (see `ErrnoClass`).
+    public var faultClass: ErrnoClass { ErrnoClass(self) }
+}

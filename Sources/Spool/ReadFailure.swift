@@ -1,0 +1,15 @@
+/// Why a queue file could not be read: its own content, which files it in `failed/`, or a fault of the
+/// spool or the system, which leaves it where it is.
+public enum ReadFailure: Error, CustomStringConvertible {
+    /// The file can never be sent.
+    case rejected(Rejection)
+    /// The spool could not read it now.
+    case fault(SpoolFault)
+
+    public var description: String {
+        switch self {
+        case let .rejected(rejection): rejection.description
+        case let .fault(fault): fault.description
+        }
+    }
+}
