@@ -4,11 +4,17 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "CSpool.h"
 
 int cspool_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}
+
+int cspool_is_nfs(int fd) {
+    struct statfs info;
+    return fstatfs(fd, &info) == 0 && info.f_type == 0x6969;
 }
 
 static volatile int stop_fd = -1;

@@ -1,15 +1,21 @@
 import Glibc
+import Synchronization
 
 /// Named points between the steps of a multi-step change, where a test can have the process killed with
-/// SIGKILL (`SPOOL_CRASH_AT=NAME`), to prove that a crash at each of them leaves every operation in exactly
-/// one place. Costs one comparison when the variable is unset.
+/// SIGKILL, to prove that a crash at each of them leaves every operation in exactly one place.
+/// `SPOOL_CRASH_AT=NAME` dies the first time NAME is reached, `NAME#N` the Nth time. Costs one load when
+/// the variable is unset.
 public enum CrashPoint {
-    static let armed: String? = Program.environment("SPOOL_CRASH_AT")
+    static let armed: (name: String, count: Int)? = Program.environment("SPOOL_CRASH_AT").map { text in
+        guard let hash = text.firstIndex(of: "#"), let count = Int(text[text.index(after: hash)...]) else { return (text, 1) }
+        return (String(text[..<hash]), count)
+    }
+    static let reached = Atomic<Int>(0)
 
-    /// Dies by SIGKILL here when `SPOOL_CRASH_AT` names this point.
+    /// Dies by SIGKILL here when `SPOOL_CRASH_AT` names this point (and this is the time it counts).
     @inline(__always)
     public static func reach(_ name: StaticString) {
-        guard let armed else { return }
-        if armed == name.description { kill(getpid(), SIGKILL) }
+        guard let armed, armed.name == name.description else { return }
+        if reached.add(1, ordering: .relaxed).newValue == armed.count { kill(getpid(), SIGKILL) }
     }
 }

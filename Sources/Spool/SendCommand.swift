@@ -158,7 +158,7 @@ public struct SendCommand: Sendable {
     /// Descriptors a sender needs: the spool's folders and lock, the runtime's own, and per request a
     /// connection, a document and headroom for the HTTP library.
     public static func descriptorsNeeded(concurrency: Int) -> rlim_t {
-        rlim_t(48 + 4 * concurrency)
+        rlim_t(32 + 2 * concurrency)
     }
 
     /// Opens the spool named on the command line, or exits 73/74 with the reason.

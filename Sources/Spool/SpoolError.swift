@@ -20,10 +20,17 @@ public enum SpoolError: Error, CustomStringConvertible {
         }
     }
 
-    /// The sysexits code for this error: 73 when the spool cannot be created, 74 otherwise.
+    /// The sysexits code for this error: 75 when the system is short of something that comes back (open
+    /// files, memory), else 73 when the spool cannot be created, 74 otherwise.
     public var exitCode: Int32 {
-        if case .cannotCreate = self { return ExitCode.cannotCreate }
-        return ExitCode.ioError
+        switch self {
+        case let .cannotCreate(_, error), let .cannotOpen(_, error), let .io(_, error), let .notWritable(_, error):
+            if error.faultClass == .resource { return ExitCode.temporaryFailure }
+            if case .cannotCreate = self { return ExitCode.cannotCreate }
+            return ExitCode.ioError
+        case .symbolicLink, .notADirectory, .otherFileSystem:
+            return ExitCode.ioError
+        }
     }
 }
 

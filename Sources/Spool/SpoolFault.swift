@@ -24,7 +24,7 @@ public struct SpoolFault: Error, Sendable, CustomStringConvertible {
     public var exitCode: Int32 { kind == .resource ? ExitCode.temporaryFailure : ExitCode.ioError }
 
     public var description: String {
-        "cannot \(action) \(path): \(error) (\(error.symbolicName)); the operation stays where it is. \(advice)"
+        "cannot \(action) \(path): \(error) (\(error.symbolicName)); \(action == "list" ? "no operation was moved" : "the operation stays where it is"). \(advice)"
     }
 
     /// What the operator can do about it.

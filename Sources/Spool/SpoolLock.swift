@@ -1,3 +1,4 @@
+import CSpool
 import Glibc
 import Synchronization
 
@@ -6,9 +7,11 @@ import Synchronization
 /// an earlier operation of a key between them, which could otherwise let a later one be sent first.
 /// Sending happens outside the lock.
 ///
-/// The lock is `flock` on `.lock` in the spool root, opened for writing: on NFS, flock is emulated with a
-/// byte-range lock, which needs a file open for writing. Without write access (a read-only spool, where
-/// nothing moves anyway) it falls back to the spool directory itself.
+/// The lock is `flock` on `.lock` in the spool root. It is opened read-only, so that a running worker does
+/// not keep an administrator from remounting the spool read-only (the kernel refuses while a file is open
+/// for writing); on NFS, where flock is emulated with a byte-range lock that needs a file open for
+/// writing, read-write. Without access to it (a read-only spool, where nothing moves anyway) it falls back
+/// to the spool directory itself.
 final class SpoolLock: Sendable {
     let descriptor: FileDescriptor
     let ownsDescriptor: Bool
@@ -17,7 +20,8 @@ final class SpoolLock: Sendable {
 
     init(_ spool: Spool) {
         path = spool.path + "/.lock"
-        if let fd = try? spool.root.open(FileName(".lock"), O_RDWR | O_CREAT | O_NOFOLLOW, mode: Spool.fileMode) {
+        let nfs = cspool_is_nfs(spool.root.rawValue) != 0
+        if let fd = try? spool.root.open(FileName(".lock"), (nfs ? O_RDWR : O_RDONLY) | O_CREAT | O_NOFOLLOW, mode: Spool.fileMode) {
             descriptor = fd
             ownsDescriptor = true
         } else {

@@ -114,8 +114,9 @@ public final class Worker: Sendable {
         returnStranded()
         do {
             try lock.withLock { () throws(SpoolFault) in
-                try spool.recoverStaleClaims(lease: options.lease, log: log)
+                // Filings first: a claim whose reason is already filed goes on to failed/, not back to new/.
                 try spool.finishFilings(log: log)
+                try spool.recoverStaleClaims(lease: options.lease, log: log)
             }
         } catch {
             record(error)
@@ -413,7 +414,7 @@ public final class Worker: Sendable {
         switch outcome {
         case .done:
             do { try spool.complete(claimed) } catch {
-                record(SpoolFault("remove the done", spool.displayPath(.cur, claimed.fileName), error))
+                record(SpoolFault("remove the delivered operation", spool.displayPath(.cur, claimed.fileName), error))
                 strand(claimed)
             }
             log.detail("\(claimed.id): done")

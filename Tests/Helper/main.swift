@@ -4,7 +4,7 @@ import Spool
 
 let args = CommandLine.arguments
 guard args.count >= 3 else {
-    Program.printError("usage: spool-testhelper claim-all|claim-and-hold|recover|scan|clean-tmp SPOOL [ARG]\n")
+    Program.printError("usage: spool-testhelper claim-all|claim-and-hold|recover|scan|intake-starved|clean-tmp SPOOL [ARG]\n")
     exit(64)
 }
 let spool = try Spool(path: args[2])
@@ -49,6 +49,27 @@ case "enqueue-many":
                                     ("body", .string(String(repeating: "x", count: 150) + "\(i)"))])
         Program.printOut(try spool.enqueue(try Operation(document: document)) + "\n")
     }
+case "intake-starved":
+    // Lists new/, then uses up every free descriptor (a real EMFILE) and takes each name in as a worker
+    // would, printing what happened to it: "fault ERRNO", "entry" or "nothing".
+    var names: [FileName] = []
+    try spool.directory(.new).forEachEntry { name, _ in names.append(name) }
+    var held: [Int32] = []
+    while true {
+        let fd = dup(0)
+        if fd < 0 { break }
+        held.append(fd)
+    }
+    var lines = ""
+    for name in names {
+        do throws(SpoolFault) {
+            lines += (try spool.intake(name) == nil ? "nothing" : "entry") + "\n"
+        } catch {
+            lines += "fault \(error.error.symbolicName)\n"
+        }
+    }
+    held.forEach { _ = close($0) }
+    Program.printOut(lines)
 case "clean-tmp":
     Program.printOut("\(try spool.cleanTemporaryFiles(olderThan: Int64(args[3])!))\n")
 default:

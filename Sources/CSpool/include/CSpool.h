@@ -7,6 +7,9 @@
 /// rename(2) that fails with EEXIST instead of replacing an existing target.
 int cspool_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 
+/// Whether `fd` lives on NFS (statfs's NFS_SUPER_MAGIC): fstatfs, which Swift's Glibc module lacks.
+int cspool_is_nfs(int fd);
+
 /// Installs a SIGTERM and SIGINT handler that only writes to `eventfd` (async-signal-safe), on whichever
 /// thread the signal lands, and ignores SIGPIPE.
 int cspool_install_stop_handler(int eventfd);

@@ -1,0 +1,40 @@
+import Glibc
+import Testing
+@testable import Spool
+
+/// The errno table: only the entry's content may file an operation.
+@Suite struct ErrnoClassTests {
+    @Test func onlyContentFilesAnOperation() {
+        for error in [ELOOP, ENXIO, EISDIR, ENAMETOOLONG, EFBIG, EOVERFLOW] {
+            #expect(Errno(rawValue: error).faultClass == .content, "\(Errno(rawValue: error).symbolicName)")
+        }
+        for error in [EMFILE, ENFILE, ENOMEM, ENOBUFS, EAGAIN, ENOSPC, EDQUOT] {
+            let kind = Errno(rawValue: error).faultClass
+            #expect(kind == .resource && kind.exitCode == 75 && !kind.stopsRun, "\(Errno(rawValue: error).symbolicName)")
+        }
+        for error in [EIO, ENOTCONN, ESTALE, EROFS, ENODEV, EBADF, EUCLEAN] {
+            let kind = Errno(rawValue: error).faultClass
+            #expect(kind == .storage && kind.exitCode == 74 && kind.stopsRun, "\(Errno(rawValue: error).symbolicName)")
+        }
+        #expect(Errno(rawValue: EACCES).faultClass == .permission)
+        #expect(Errno(rawValue: EPERM).faultClass == .permission)
+        #expect(Errno(rawValue: ENOENT).faultClass == .vanished)
+        #expect(Errno(rawValue: 4095).faultClass == .storage, "an unknown error never files an operation")
+    }
+
+    @Test func faultsSayWhatAndWhere() {
+        let fault = SpoolFault("read", "spool/new/x", Errno(rawValue: ESTALE))
+        #expect(fault.exitCode == 74)
+        #expect(fault.description.contains("spool/new/x") && fault.description.contains("ESTALE") && fault.description.contains("stays where it is"))
+        #expect(SpoolFault("read", "p", Errno(rawValue: EMFILE)).exitCode == 75)
+        #expect(SpoolFault("read", "p", Errno(rawValue: EMFILE)).description.contains("ulimit -n"))
+    }
+
+    @Test func sourceNamesRoundTrip() {
+        for bytes: [UInt8] in [Array("a:b,c@d".utf8), [0x41, 0x0A, 0x25, 0xFF, 0x20], Array("ü%".utf8)] {
+            let encoded = Spool.encodeSource(FileName(bytes: bytes))
+            #expect(!encoded.contains(" ") && !encoded.contains("\n"))
+            #expect(Spool.decodeSource(Substring(encoded)) == FileName(bytes: bytes))
+        }
+    }
+}

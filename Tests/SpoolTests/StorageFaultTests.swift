@@ -1,0 +1,177 @@
+import Foundation
+import Glibc
+import SpoolTestSupport
+import Synchronization
+import Testing
+@testable import Spool
+
+/// Faults that are not the operation's: the system short of descriptors, a disk or mount failing, a file
+/// this user may not read. Each provoked for real where the machine allows; none may file an operation.
+@Suite struct StorageFaultTests {
+    /// Drops valid documents under plain names the way the shell protocol does: tmp/, then a rename.
+    static func drop(_ temporary: TemporarySpool, count: Int, url: String, prefix: String = "op-") -> [String] {
+        (0..<count).map { index in
+            let name = "\(prefix)\(index)"
+            temporary.drop("tmp", name, #"{"method": "PUT", "url": "\#(url)/item/\#(index % 5)", "body": "\#(index)"}"#)
+            rename("\(temporary.path)/tmp/\(name)", "\(temporary.path)/new/\(name)")
+            return name
+        }
+    }
+
+    /// The ids waiting in `new/`, whatever state their names carry.
+    static func waitingIDs(_ temporary: TemporarySpool) -> [String] {
+        temporary.names("new").compactMap { QueueName(FileName($0))?.id }.sorted()
+    }
+
+    @Test func lowOpenFileLimitNeverFilesAndNeverCrashes() throws {
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let temporary = TemporarySpool()
+        let dropped = StorageFaultTests.drop(temporary, count: 40, url: server.baseURL).sorted()
+        for limit in [8, 10, 11, 12, 14, 16, 24] {
+            let result = try Command.run("/bin/sh", ["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", Command.path("spool-send"),
+                                                     "--spool", temporary.path, "--once", "--concurrency", "8"])
+            #expect(result.status == 75, "ulimit -n \(limit): status \(result.status): \(result.stderr)")
+            #expect(result.stderr.contains("EMFILE") || result.stderr.contains("Too many open files") || result.stderr.contains("open-file limit"),
+                    "ulimit -n \(limit): \(result.stderr)")
+            #expect(StorageFaultTests.waitingIDs(temporary) == dropped, "ulimit -n \(limit): every operation still waits")
+            #expect(temporary.names("failed").isEmpty && temporary.names("cur").isEmpty, "ulimit -n \(limit)")
+        }
+        #expect(server.requests.isEmpty)
+        try temporary.send()
+        #expect(server.requests.count == 40)
+        #expect(temporary.names("new").isEmpty && temporary.names("failed").isEmpty)
+    }
+
+    @Test func intakeWithoutDescriptorsLeavesEveryFileInPlace() throws {
+        let temporary = TemporarySpool()
+        let dropped = StorageFaultTests.drop(temporary, count: 10, url: "http://127.0.0.1:9")
+        let result = try Command.run("spool-testhelper", ["intake-starved", temporary.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines == Array(repeating: "fault EMFILE", count: 10), "\(result.stdout)")
+        #expect(temporary.names("new") == dropped.sorted(), "not admitted, not filed")
+        #expect(temporary.names("failed").isEmpty)
+    }
+
+    @Test(.enabled(if: Mounts.available, "tmpfs mounts are needed; see the printed reason"))
+    func spoolRemountedReadOnlyMidRunStopsTheRunAndLosesNothing() throws {
+        let temporary = TemporarySpool()
+        let disk = temporary.directory + "/disk"
+        try Mounts.tmpfs(disk, size: "8m")
+        defer { Mounts.unmount(disk) }
+        let spool = disk + "/spool"
+        let answering = DispatchSemaphore(value: 0)
+        let arrived = Atomic<Int>(0)
+        let server = try TestServer { _ in
+            if arrived.add(1, ordering: .relaxed).newValue == 1 { answering.wait() }
+            return .respond(400, [:], "")
+        }
+        defer { server.stop() }
+        var ids: [String] = []
+        for index in 0..<6 {
+            let result = try Command.run("spool-enqueue", ["--spool", spool, "--min-free", "0", "PUT", server.baseURL + "/item/\(index)"])
+            #expect(result.status == 0, "\(result.stderr)")
+            ids.append(result.stdout.trimmingCharacters(in: .newlines))
+        }
+        let (process, out, err) = try Command.start("spool-send", ["--spool", spool, "--once", "--concurrency", "1"])
+        let deadline = Date().addingTimeInterval(30)
+        while arrived.load(ordering: .relaxed) == 0, Date() < deadline { usleep(10_000) }
+        #expect(Mounts.run(["mount", "-o", "remount,ro", disk]) == 0, "a running worker must not keep the spool from being remounted read-only")
+        answering.signal()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 74, "\(stderr)")
+        #expect(stderr.contains("Read-only file system (EROFS)") && stderr.contains(spool), "\(stderr)")
+        let names = { (folder: String) in ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter { !$0.hasPrefix(".") } }
+        let queued = (names("new") + names("cur")).compactMap { QueueName(FileName($0))?.id }.sorted()
+        #expect(queued == ids.sorted(), "every operation in new/ or cur/ exactly once")
+        #expect(names("failed").isEmpty, "the 400 could not be filed, so nothing was")
+        #expect(server.requests.count == 1, "the run stopped at the first fault")
+
+        Mounts.remount(disk, readOnly: false)
+        let again = try Command.run("spool-send", ["--spool", spool, "--once"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let filed = names("failed")
+        #expect(filed.filter { !$0.hasSuffix(".why") }.sorted() == ids.sorted())
+        #expect(ids.allSatisfy { filed.contains($0 + ".why") })
+        #expect(names("new").isEmpty && names("cur").isEmpty)
+    }
+
+    @Test(.enabled(if: BindMount.available, "bindfs (FUSE) is needed; see the printed reason"))
+    func mountGoneMidRunStopsTheRunAndLosesNothing() throws {
+        let temporary = TemporarySpool()
+        var mount = try BindMount(base: temporary.directory + "/fuse")
+        let spool = mount.path + "/spool"
+        let answering = DispatchSemaphore(value: 0)
+        let arrived = Atomic<Int>(0)
+        let server = try TestServer { _ in
+            if arrived.add(1, ordering: .relaxed).newValue == 1 { answering.wait() }
+            return .respond(204, [:], "")
+        }
+        defer { server.stop() }
+        var ids: [String] = []
+        for index in 0..<6 {
+            let result = try Command.run("spool-enqueue", ["--spool", spool, "PUT", server.baseURL + "/item/\(index)"])
+            #expect(result.status == 0, "\(result.stderr)")
+            ids.append(result.stdout.trimmingCharacters(in: .newlines))
+        }
+        let (process, out, err) = try Command.start("spool-send", ["--spool", spool, "--once", "--concurrency", "1"])
+        let deadline = Date().addingTimeInterval(30)
+        while arrived.load(ordering: .relaxed) == 0, Date() < deadline { usleep(10_000) }
+        mount.killDaemon()
+        answering.signal()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 74, "\(stderr)")
+        #expect(stderr.contains("ENOTCONN"), "\(stderr)")
+
+        // The mount comes back: what was done is gone, the rest is delivered once.
+        mount.stop()
+        mount = try BindMount(base: temporary.directory + "/fuse")
+        let again = try Command.run("spool-send", ["--spool", spool, "--once"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let delivered = Set(server.requests.map(\.path))
+        #expect(delivered == Set((0..<6).map { "/item/\($0)" }))
+        #expect(server.requests.count <= 7, "at most the interrupted request again")
+        let left = ((try? FileManager.default.contentsOfDirectory(atPath: spool + "/failed")) ?? []) + ((try? FileManager.default.contentsOfDirectory(atPath: spool + "/new")) ?? [])
+        #expect(left.isEmpty, "\(left)")
+        withExtendedLifetime(mount) {}
+    }
+
+    static let unprivileged: String? = {
+        guard geteuid() == 0 else { return "not root, so cannot run spool-send as another user" }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return "setpriv (util-linux) is missing" }
+        return nil
+    }()
+
+    @Test(.enabled(if: StorageFaultTests.unprivileged == nil, "needs root and setpriv to run the worker as nobody"))
+    func fileTheWorkerMayNotReadIsLeftForTheOperator() throws {
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let temporary = TemporarySpool()
+        let dropped = StorageFaultTests.drop(temporary, count: 5, url: server.baseURL)
+        chmod("\(temporary.path)/new/\(dropped[2])", 0)
+        chmod(temporary.directory, 0o755)
+        _ = Mounts.run(["chown", "-R", "65534:65534", temporary.path])
+        let result = try Command.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Command.path("spool-send"),
+                                                          "--spool", temporary.path, "--once"])
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.contains("Permission denied (EACCES)") && result.stderr.contains(dropped[2]), "\(result.stderr)")
+        #expect(temporary.names("new") == [dropped[2]], "the unreadable file stays, untouched")
+        #expect(temporary.names("failed").isEmpty)
+        #expect(server.requests.count == 4, "the other keys went on")
+    }
+
+    @Test(.enabled(if: FaultShim.available, "the LD_PRELOAD shim needs a C compiler"), arguments: ["EIO", "ESTALE", "ENOTCONN"])
+    func diskErrorsLeaveEveryOperationInPlace(errno name: String) throws {
+        let temporary = TemporarySpool()
+        let dropped = StorageFaultTests.drop(temporary, count: 8, url: "http://127.0.0.1:9")
+        let result = try Command.run("spool-send", ["--spool", temporary.path, "--once"], environment: FaultShim.environment(["FAULTSHIM_OPEN": "\(name):op-"]))
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.contains("(\(name))") && result.stderr.contains("/new/op-"), "\(result.stderr)")
+        #expect(temporary.names("new") == dropped.sorted())
+        #expect(temporary.names("failed").isEmpty)
+    }
+}
