@@ -1,0 +1,44 @@
+import Foundation
+import Glibc
+import SpoolTestSupport
+import Testing
+@testable import Spool
+
+/// Filing an operation in `failed/` or `conflict/` is several steps; a `kill -9` at each must leave the
+/// operation in one place and, once filed, always with its reason.
+@Suite struct FilingCrashTests {
+    static let points = ["file.reason-written", "file.reason-placed", "file.moved"]
+
+    @Test(arguments: points, [400, 409])
+    func crashAtEachFilingStepLeavesOperationAndReasonTogether(point: String, status: Int) throws {
+        let server = try TestServer { _ in .respond(status, [:], "") }
+        defer { server.stop() }
+        let temporary = TemporarySpool()
+        let folder = status == 409 ? "conflict" : "failed"
+        let id = try temporary.enqueue(["PUT", server.baseURL + "/item"])
+        let crashed = try Command.run("spool-send", ["--spool", temporary.path, "--once"], environment: ["SPOOL_CRASH_AT": point])
+        #expect(crashed.status == SIGKILL, "killed at \(point): \(crashed.stderr)")
+        let filedBefore = temporary.names(folder)
+        #expect(!filedBefore.contains(id) || filedBefore.contains(id + ".why"), "at \(point): never an operation without its reason")
+        #expect(temporary.operations("cur").count + temporary.operations("new").count + temporary.operations(folder).count == 1,
+                "at \(point): the operation is in exactly one place")
+
+        let after = try temporary.send()
+        #expect(temporary.names(folder) == [id, id + ".why"], "at \(point): \(after.stderr)")
+        #expect(temporary.names("cur").isEmpty && temporary.names("new").isEmpty)
+        let reason = temporary.read(folder, id + ".why")
+        #expect(reason.contains("status: \(status)") && reason.contains("id: \(id)"), "\(reason)")
+        // Once the reason was in place the decision stood: finished without asking the server again.
+        let expected = point == "file.reason-written" ? 2 : 1
+        #expect(server.requests.count == expected, "at \(point)")
+    }
+
+    @Test func staleReasonWithoutItsOperationIsRemoved() throws {
+        let temporary = TemporarySpool()
+        // What a crash inside `spool-ctl retry` leaves: the reason of an operation that is back in new/.
+        temporary.drop("failed", "gone.why", "id: gone\nfolder: failed\nsource: cur/gone:o=1,k=1@h,1,1,1\nreason: x\n")
+        temporary.drop("failed", "legacy.why", "id: legacy\nreason: written by an older version\n")
+        try temporary.send()
+        #expect(temporary.names("failed") == ["legacy.why"], "only reasons that name their source are judged")
+    }
+}

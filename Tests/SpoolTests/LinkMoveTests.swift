@@ -1,0 +1,107 @@
+import Foundation
+import Glibc
+import SpoolTestSupport
+import Synchronization
+import Testing
+@testable import Spool
+
+/// A spool on a file system without `RENAME_NOREPLACE` (bindfs, a FUSE file system, answers EINVAL as
+/// GlusterFS does): every move falls back to `link` + `unlink`, and a crash between the two leaves two
+/// names of which recovery and every reader keep exactly one.
+@Suite(.enabled(if: BindMount.available, "bindfs (FUSE) is needed; see the printed reason"))
+struct LinkMoveTests {
+    /// Links on the FUSE mount: each operation file's link count, by folder.
+    static func linkCounts(_ spool: String, _ folder: String) -> [Int] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter { !$0.hasPrefix(".") }.map { name in
+            var st = stat()
+            return lstat("\(spool)/\(folder)/\(name)", &st) == 0 ? Int(st.st_nlink) : -1
+        }
+    }
+
+    @Test func everyStateChangeWorksWithoutNoReplace() throws {
+        let temporary = TemporarySpool()
+        let mount = try BindMount(base: temporary.directory + "/fuse")
+        let spool = mount.path + "/spool"
+        let server = try TestServer { request in
+            switch request.path {
+            case "/bad": .respond(400, [:], "")
+            case "/taken": .respond(409, [:], "")
+            default: .respond(204, [:], "")
+            }
+        }
+        defer { server.stop() }
+        for path in ["/a", "/b", "/bad", "/taken"] {
+            let result = try Command.run("spool-enqueue", ["--spool", spool, "PUT", server.baseURL + path])
+            #expect(result.status == 0, "spool-enqueue on a FUSE file system without RENAME_NOREPLACE: \(result.stderr)")
+        }
+        // The shell protocol too: dropped under a plain name, admitted by a link in the same folder.
+        let document = #"{"method": "PUT", "url": "\#(server.baseURL)/dropped"}"#
+        FileManager.default.createFile(atPath: spool + "/tmp/dropped-1", contents: Data(document.utf8))
+        rename(spool + "/tmp/dropped-1", spool + "/new/dropped-1")
+        let result = try Command.run("spool-send", ["--spool", spool, "--once"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Set(server.requests.map(\.path)) == ["/a", "/b", "/bad", "/taken", "/dropped"])
+        #expect(server.requests.count == 5, "each sent once")
+        let names = { (folder: String) in ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter { !$0.hasPrefix(".") } }
+        #expect(names("new").isEmpty && names("cur").isEmpty && names("tmp").isEmpty)
+        #expect(names("failed").count == 2 && names("conflict").count == 2, "each filed with its reason")
+        for folder in ["failed", "conflict"] { #expect(LinkMoveTests.linkCounts(spool, folder).allSatisfy { $0 == 1 }) }
+        withExtendedLifetime(mount) {}
+    }
+
+    /// A crash at `move.linked` (the Nth link of the process) and what must follow.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        /// Which command crashes, and at which link.
+        let crashInEnqueue: Bool
+        let crashAt: String
+        let status: Int
+        var testDescription: String { name }
+    }
+
+    static let cases = [
+        Case(name: "enqueue: tmp/ and new/", crashInEnqueue: true, crashAt: "move.linked", status: 204),
+        Case(name: "claim: new/ and cur/", crashInEnqueue: false, crashAt: "move.linked", status: 204),
+        Case(name: "retry: cur/ and new/", crashInEnqueue: false, crashAt: "move.linked#2", status: 503),
+        Case(name: "filing: cur/ and failed/", crashInEnqueue: false, crashAt: "move.linked#3", status: 400),
+    ]
+
+    @Test(arguments: cases)
+    func crashBetweenLinkAndUnlinkKeepsExactlyOneName(_ scenario: Case) throws {
+        let temporary = TemporarySpool()
+        let mount = try BindMount(base: temporary.directory + "/fuse")
+        let spool = mount.path + "/spool"
+        let answered = Atomic<Int>(0)
+        let server = try TestServer { _ in
+            .respond(answered.add(1, ordering: .relaxed).newValue == 1 ? scenario.status : 204, [:], "")
+        }
+        defer { server.stop() }
+        let enqueue = ["--spool", spool, "PUT", server.baseURL + "/item"]
+        let crash = ["SPOOL_CRASH_AT": scenario.crashAt]
+        let settled = ["SPOOL_TEST_TWIN_SETTLE": "0"]
+        if scenario.crashInEnqueue {
+            let killed = try Command.run("spool-enqueue", enqueue, environment: crash)
+            #expect(killed.status == SIGKILL)
+            #expect(LinkMoveTests.linkCounts(spool, "tmp") == [2] && LinkMoveTests.linkCounts(spool, "new") == [2], "both names left")
+        } else {
+            #expect(try Command.run("spool-enqueue", enqueue).status == 0)
+            let killed = try Command.run("spool-send", ["--spool", spool, "--once", "--min-backoff", "0"], environment: crash)
+            #expect(killed.status == SIGKILL, "\(killed.stderr)")
+            let all = ["new", "cur", "failed"].flatMap { LinkMoveTests.linkCounts(spool, $0) }
+            #expect(all.filter { $0 == 2 }.count == 2, "\(scenario.name): two names of one file")
+        }
+        let requestsBefore = server.requests.count
+        let again = try Command.run("spool-send", ["--spool", spool, "--once", "--flush"], environment: settled)
+        #expect(again.status == 0, "\(again.stderr)")
+        let names = { (folder: String) in ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter { !$0.hasPrefix(".") } }
+        #expect(names("cur").isEmpty && names("new").isEmpty && names("tmp").filter { !$0.hasSuffix(".why") }.isEmpty, "\(scenario.name)")
+        if scenario.status == 400 {
+            #expect(names("failed").count == 2, "filed once, with its reason")
+            #expect(server.requests.count == requestsBefore, "the filing was finished, not the request repeated")
+        } else {
+            #expect(names("failed").isEmpty)
+            #expect(server.requests.count == requestsBefore + 1, "\(scenario.name): sent once more, never twice")
+        }
+        withExtendedLifetime(mount) {}
+    }
+}
