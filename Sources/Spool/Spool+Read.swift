@@ -32,8 +32,9 @@ extension Spool {
         guard status.isRegularFile else { throw .rejected(.notRegularFile(kind: status.kindDescription)) }
         if status.linkCount == 2 {
             switch resolveTwin(folder, name, status) {
-            case .notTwin: break
-            case .kept: do { status = try fd.status() } catch { throw failure(error) }
+            case .notTwin, .kept:
+                // Counted again: a move by link + unlink may have finished since the first look.
+                do { status = try fd.status() } catch { throw failure(error) }
             case .removed, .inMotion: return nil
             }
         }

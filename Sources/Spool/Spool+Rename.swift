@@ -35,7 +35,8 @@ extension Spool {
 
     /// What `resolveTwin` did.
     public enum TwinResolution: Equatable, Sendable {
-        /// The file's other name is not in the spool: it is hard linked from outside (and not just changed).
+        /// The file's other name is not in the spool: it is hard linked from outside, or a move has just
+        /// finished (the caller looks at the count again).
         case notTwin
         /// The other name was removed; this one is the operation now.
         case kept
@@ -54,11 +55,8 @@ extension Spool {
     /// one (a filing is a decision made), a waiting one over a claim (its owner is gone), a stated name over
     /// a plain one in `new/`, anything over `tmp/`.
     public func resolveTwin(_ folder: Folder, _ name: FileName, _ status: FileStatus, now: Int64 = Timestamp.now()) -> TwinResolution {
-        let young = now - status.changedSeconds < Spool.twinSettleSeconds
-        // No other name in the spool: linked from outside, unless young, when the count may be a FUSE or
-        // network file system's cached attributes from just before the move's unlink.
-        guard let (otherFolder, otherName) = findTwin(folder, name, status) else { return young ? .inMotion : .notTwin }
-        if young { return .inMotion }
+        guard let (otherFolder, otherName) = findTwin(folder, name, status) else { return .notTwin }
+        if now - status.changedSeconds < Spool.twinSettleSeconds { return .inMotion }
         let keepOther = Spool.rank(otherFolder, otherName) > Spool.rank(folder, name)
         let (dropFolder, dropName) = keepOther ? (folder, name) : (otherFolder, otherName)
         do throws(Errno) {

@@ -1,0 +1,62 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `bin/launcher`, the script behind `bin/spool-send`: builds on first use and after a source changes, and
+/// only then; quiet on standard error unless the build fails. Run in a copy of the repository's layout
+/// with a stand-in `swift` that records each build and, like a real build with nothing to relink, leaves
+/// the binary as it was.
+@Suite struct LauncherTests {
+    @Test func sourceTouchedTwiceRebuildsOnceAndSaysNothing() throws {
+        let temporary = TemporarySpool()
+        let repo = temporary.directory + "/repo"
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        for folder in ["bin", "Sources/spool-send", "fakebin"] {
+            try FileManager.default.createDirectory(atPath: "\(repo)/\(folder)", withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(atPath: repository + "/bin/launcher", toPath: repo + "/bin/launcher")
+        try FileManager.default.createSymbolicLink(atPath: repo + "/bin/spool-send", withDestinationPath: "launcher")
+        FileManager.default.createFile(atPath: repo + "/Package.swift", contents: Data("// package\n".utf8))
+        FileManager.default.createFile(atPath: repo + "/Sources/spool-send/main.swift", contents: Data("// main\n".utf8))
+        let fakeSwift = """
+            #!/bin/sh
+            echo "$*" >> "\(repo)/builds"
+            echo "[1/3] Compiling"; echo "warning: something" >&2
+            if [ -n "$FAIL_BUILD" ]; then echo "error: it broke" >&2; exit 1; fi
+            mkdir -p .build/release
+            [ -x .build/release/spool-send ] || { printf '#!/bin/sh\\necho ran "$@"\\n' > .build/release/spool-send; chmod +x .build/release/spool-send; }
+            """
+        FileManager.default.createFile(atPath: repo + "/fakebin/swift", contents: Data(fakeSwift.utf8), attributes: [.posixPermissions: 0o755])
+        let path = "\(repo)/fakebin:/usr/bin:/bin"
+        func launch(_ environment: [String: String] = [:]) throws -> CommandResult {
+            try Command.run(repo + "/bin/spool-send", ["--once"], environment: ["PATH": path].merging(environment) { $1 })
+        }
+        func builds() -> Int {
+            ((try? String(contentsOfFile: repo + "/builds", encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+
+        let first = try launch()
+        #expect(first.status == 0 && first.stdout == "ran --once\n", "\(first.stderr)")
+        #expect(first.stderr.isEmpty, "a build that worked says nothing on standard error: \(first.stderr)")
+        #expect(builds() == 1)
+        #expect(try launch().stderr.isEmpty)
+        #expect(builds() == 1, "nothing changed: no build")
+
+        for round in 1...2 {
+            usleep(20_000)
+            #expect(utime(repo + "/Sources/spool-send/main.swift", nil) == 0)
+            let touched = try launch()
+            #expect(touched.status == 0 && touched.stderr.isEmpty, "\(touched.stderr)")
+            #expect(builds() == 1 + round, "a touched source builds once")
+            let after = try launch()
+            #expect(after.stderr.isEmpty && builds() == 1 + round, "the binary is still older than the source, yet no build again")
+        }
+
+        usleep(20_000)
+        #expect(utime(repo + "/Package.swift", nil) == 0)
+        let broken = try launch(["FAIL_BUILD": "1"])
+        #expect(broken.status == 70)
+        #expect(broken.stderr.contains("error: it broke") && broken.stderr.contains("failed"), "\(broken.stderr)")
+        #expect(try launch().status == 0 && builds() == 5, "a failed build is tried again next time")
+    }
+}
