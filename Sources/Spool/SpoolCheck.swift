@@ -49,7 +49,7 @@ public struct SpoolCheck: Sendable {
                     add("\(path)/\(folder.rawValue)/\(name)", "no reason file \(name).why beside it")
                 }
                 for name in names where name.hasSuffix(".why") && !names.contains(String(name.dropLast(4))) {
-                    add("\(path)/\(folder.rawValue)/\(name)", "reason without an operation; remove it")
+                    add("\(path)/\(folder.rawValue)/\(name)", "reason without its operation: a filing cut short by a crash, or a stale reason; the next spool-send run finishes the filing or removes it")
                 }
             }
         }
@@ -77,7 +77,12 @@ public struct SpoolCheck: Sendable {
         do {
             _ = try spool.readOperation(folder, name, maxSize: Spool.defaultMaxDocumentSize)
         } catch {
-            add(entryPath, "unreadable operation: \(error); the next spool-send run files it in failed/")
+            switch error {
+            case let .rejected(rejection):
+                add(entryPath, "unreadable operation: \(rejection); the next spool-send run files it in failed/")
+            case let .fault(fault):
+                add(entryPath, "\(fault)")
+            }
         }
     }
 }

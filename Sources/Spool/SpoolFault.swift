@@ -42,40 +42,17 @@ public struct SpoolFault: Error, Sendable, CustomStringConvertible {
 }
 
 extension Errno {
+    static let symbolicNames: [Int32: String] = [
+        ENOENT: "ENOENT", EINTR: "EINTR", EIO: "EIO", ENXIO: "ENXIO", EBADF: "EBADF", EAGAIN: "EAGAIN",
+        ENOMEM: "ENOMEM", EACCES: "EACCES", EPERM: "EPERM", EBUSY: "EBUSY", EEXIST: "EEXIST", EXDEV: "EXDEV",
+        ENODEV: "ENODEV", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", ENFILE: "ENFILE",
+        EMFILE: "EMFILE", EFBIG: "EFBIG", ENOSPC: "ENOSPC", EROFS: "EROFS", ELOOP: "ELOOP",
+        ENAMETOOLONG: "ENAMETOOLONG", ENOSYS: "ENOSYS", EDQUOT: "EDQUOT", ESTALE: "ESTALE", ENOTCONN: "ENOTCONN",
+        ETIMEDOUT: "ETIMEDOUT", EOVERFLOW: "EOVERFLOW", ENOBUFS: "ENOBUFS", EUCLEAN: "EUCLEAN",
+        EREMOTEIO: "EREMOTEIO", EILSEQ: "EILSEQ", ENOLINK: "ENOLINK", ESHUTDOWN: "ESHUTDOWN",
+        ECONNABORTED: "ECONNABORTED", EHOSTDOWN: "EHOSTDOWN", ESRCH: "ESRCH",
+    ]
+
     /// The C name of the error (EIO, EMFILE, …), for messages an operator greps for.
-    public var symbolicName: String {
-        switch rawValue {
-        case ENOENT: "ENOENT"
-        case EIO: "EIO"
-        case ENXIO: "ENXIO"
-        case EBADF: "EBADF"
-        case EAGAIN: "EAGAIN"
-        case ENOMEM: "ENOMEM"
-        case EACCES: "EACCES"
-        case EPERM: "EPERM"
-        case EBUSY: "EBUSY"
-        case EEXIST: "EEXIST"
-        case EXDEV: "EXDEV"
-        case ENODEV: "ENODEV"
-        case ENOTDIR: "ENOTDIR"
-        case EISDIR: "EISDIR"
-        case EINVAL: "EINVAL"
-        case ENFILE: "ENFILE"
-        case EMFILE: "EMFILE"
-        case EFBIG: "EFBIG"
-        case ENOSPC: "ENOSPC"
-        case EROFS: "EROFS"
-        case ELOOP: "ELOOP"
-        case ENAMETOOLONG: "ENAMETOOLONG"
-        case EDQUOT: "EDQUOT"
-        case ESTALE: "ESTALE"
-        case ENOTCONN: "ENOTCONN"
-        case ETIMEDOUT: "ETIMEDOUT"
-        case EOVERFLOW: "EOVERFLOW"
-        case ENOBUFS: "ENOBUFS"
-        case EUCLEAN: "EUCLEAN"
-        case EREMOTEIO: "EREMOTEIO"
-        default: "errno \(rawValue)"
-        }
-    }
+    public var symbolicName: String { Errno.symbolicNames[rawValue] ?? "errno \(rawValue)" }
 }

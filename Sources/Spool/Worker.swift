@@ -407,6 +407,15 @@ public final class Worker: Sendable {
             let result = await transport.send(request)
             outcome = Outcome.classify(method: operation.method, result: result, now: Timestamp.now())
         } catch {
+            if case let .unreadable(path, errno) = error, errno.faultClass == .resource || errno.faultClass == .storage {
+                // The system, not the profile: nothing was sent, so no attempt is counted.
+                record(SpoolFault("read the auth profile", path, errno))
+                do throws(Errno) { try lock.withLock { () throws(Errno) in try spool.release(claimed, state: claimed.state) } } catch {
+                    strand(claimed)
+                }
+                park(claimed)
+                return false
+            }
             log.warning("\(claimed.id): \(error)")
             outcome = .retry(token: "auth", reason: error.description, retryAfter: nil, blocksOrigin: false)
         }

@@ -40,7 +40,7 @@ let help = """
       --max-queue COUNT       Refuse (exit 75) when COUNT operations already wait in new/
                               (default: $SPOOL_MAX_QUEUE, else 100000).
       --min-free BYTES        Refuse (exit 75) when less than BYTES would stay free on the spool's
-                              file system (default: $SPOOL_MIN_FREE, else 16777216).
+                              file system (default: $SPOOL_MIN_FREE, else 16777216; 0: no check).
       -h, --help              Show help information.
 
     EXIT STATUS:

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import Spool
 
 /// The man pages render without warnings and document exactly the options the commands print in --help.
 @Suite struct ManPageTests {
@@ -48,5 +49,27 @@ import Testing
         #expect(!helpOptions.isEmpty)
         #expect(helpOptions.subtracting(pageOptions).isEmpty, "in --help but not in \(page): \(helpOptions.subtracting(pageOptions).sorted())")
         #expect(pageOptions.subtracting(helpOptions).isEmpty, "in \(page) but not in --help: \(pageOptions.subtracting(helpOptions).sorted())")
+    }
+}
+
+/// The errno table is written once in the code and once in spool-send(8): the two must agree.
+@Suite struct FaultTableTests {
+    @Test func pageListsEveryErrnoInItsClass() throws {
+        let page = try String(contentsOfFile: "\(ManPageTests.root)/man/spool-send.8", encoding: .utf8)
+        guard let start = page.range(of: "errno\tclass\twhat happens\n"), let end = page[start.upperBound...].range(of: ".TE") else {
+            Issue.record("spool-send.8 has no fault table")
+            return
+        }
+        var documented: [String: String] = [:]
+        for row in page[start.upperBound..<end.lowerBound].split(separator: "\n") {
+            let cells = row.split(separator: "\t")
+            guard cells.count == 3 else { continue }
+            documented[String(cells[0])] = String(cells[1])
+        }
+        for (number, kind) in ErrnoClass.table {
+            let name = Errno(rawValue: number).symbolicName
+            #expect(documented[name] == "\(kind)", "\(name) is \(kind) in ErrnoClass.swift, \(documented[name] ?? "missing") in spool-send(8)")
+        }
+        #expect(documented.count == ErrnoClass.table.count, "the page lists only errnos the table has")
     }
 }
