@@ -5,11 +5,14 @@ public enum ReadFailure: Error, CustomStringConvertible {
     case rejected(Rejection)
     /// The spool could not read it now.
     case fault(SpoolFault)
+    /// The file has a second name in the spool, left by a move cut short: resolve it under the lock.
+    case twin(Spool.Twin)
 
     public var description: String {
         switch self {
         case let .rejected(rejection): rejection.description
         case let .fault(fault): fault.description
+        case let .twin(twin): "one of two names of a move cut short by a crash (the other is \(twin.folder.rawValue)/\(twin.name.escaped)); the next spool-send run keeps one"
         }
     }
 }

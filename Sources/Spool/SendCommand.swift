@@ -135,11 +135,9 @@ public struct SendCommand: Sendable {
 
     /// Ends the program when a run met faults of the spool: 74, or 75 when they were all shortages that
     /// pass (sysexits). Each fault was logged when it happened; this says what the status means.
-    public static func exitIfFaulted(_ faults: [SpoolFault]) {
-        guard let first = faults.first else { return }
-        let code = faults.contains { $0.kind != .resource } ? ExitCode.ioError : ExitCode.temporaryFailure
-        let count = faults.count >= Worker.faultLimit ? "\(faults.count) or more" : "\(faults.count)"
-        Program.fail(program, "\(count) fault(s) of the spool or the system, not of the operations: nothing was filed because of them, and every operation they touched stays queued. First: \(first)", code: code)
+    public static func exitIfFaulted(_ faults: FaultReport) {
+        guard !faults.isEmpty else { return }
+        Program.fail(program, faults.summary, code: faults.exitCode)
     }
 
     /// Makes sure the open-file limit leaves room for `concurrency` requests, raising the soft limit up to

@@ -39,12 +39,13 @@ extension Spool {
         do throws(Errno) {
             try SpoolLock(self).withLock { () throws(Errno) in
                 try move(item.fileName, from: item.folder, to: .new, as: target.fileName)
+                // Under the same lock: recovery, which finishes filings, must not see the reason alone.
+                try? folder.unlink(FileName(item.id + ".why"))
             }
             try directory(.new).sync()
         } catch {
             throw .io(path: displayPath(item.folder, item.fileName), error)
         }
-        try? folder.unlink(FileName(item.id + ".why"))
         return target.fileName
     }
 
@@ -72,13 +73,15 @@ extension Spool {
         if item.folder == .cur, let claim = item.claim {
             throw .inFlight(id: item.id, pid: claim.owner.pid, host: claim.owner.host)
         }
-        do {
-            try directory(item.folder).unlink(item.fileName)
+        do throws(Errno) {
+            try SpoolLock(self).withLock { () throws(Errno) in
+                try directory(item.folder).unlink(item.fileName)
+                if item.folder == .failed || item.folder == .conflict { try? directory(item.folder).unlink(FileName(item.id + ".why")) }
+            }
         } catch .noSuchFileOrDirectory {
             throw .notFound(item.id)
         } catch {
             throw .io(path: displayPath(item.folder, item.fileName), error)
         }
-        if item.folder == .failed || item.folder == .conflict { try? directory(item.folder).unlink(FileName(item.id + ".why")) }
     }
 }

@@ -21,7 +21,8 @@ extension Spool {
 
     /// Takes one name found in `new/`: a name with retry state is returned as it is, a plain one is admitted,
     /// and one that is not a valid id is filed in `failed/`. Returns nil when there is nothing to send.
-    /// Throws when the spool, not the file, is at fault: the file then stays where it is.
+    /// Throws when the spool, not the file, is at fault: the file then stays where it is. Call it holding
+    /// the spool lock.
     public func intake(_ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize, now: Int64 = Timestamp.nowMicroseconds(),
                        log: Log = .silent) throws(SpoolFault) -> QueueEntry? {
         guard let name = QueueName(fileName), name.claim == nil else {
@@ -40,6 +41,10 @@ extension Spool {
         } catch {
             guard case let .rejected(rejection) = error else {
                 if case let .fault(fault) = error { throw fault }
+                // Intake runs holding the lock: the one place where a second name may be removed.
+                do { try resolveTwin(.new, fileName, now: now / 1_000_000, log: log) } catch {
+                    throw SpoolFault("remove the second name of", displayPath(.new, fileName), error)
+                }
                 return nil
             }
             if case .invalid = rejection, let status = try? directory(.new).status(of: fileName),
@@ -78,7 +83,12 @@ extension Spool {
             log.warning("\(folder.rawValue)/\(fileName.escaped) -> failed/\(filed): \(rejection)")
             return true
         } catch {
-            throw SpoolFault("file in failed/", displayPath(folder, fileName), error)
+            switch error {
+            case let .notMoved(errno): throw SpoolFault("file in failed/", displayPath(folder, fileName), errno)
+            case let .unsynced(filed, errno):
+                log.warning("\(folder.rawValue)/\(fileName.escaped) -> failed/\(filed): \(rejection)")
+                throw SpoolFault("fsync", "\(path)/failed", errno)
+            }
         }
     }
 }

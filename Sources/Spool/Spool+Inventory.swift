@@ -28,9 +28,11 @@ extension Spool {
             item.lastError = item.reason.first { $0.0 == "last-error" }?.1
         }
         do {
-            item.operation = try readOperation(folder, fileName, maxSize: maxSize)?.operation
+            item.operation = try readOperation(folder, fileName, maxSize: maxSize, keptTwin: true)?.operation
             if item.operation == nil { return nil }
         } catch {
+            // The name a crash left beside the operation's real one: listed once, under the name kept.
+            if case .twin = error { return nil }
             item.problem = error.description
         }
         return item

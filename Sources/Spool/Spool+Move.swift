@@ -11,7 +11,18 @@ extension Spool {
     /// A crash after 2 leaves a reason whose operation has not moved: `finishFilings` completes the move.
     /// When a step fails, the reason is taken back and the operation stays where it was.
     @discardableResult
-    public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: [(String, String)]) throws(Errno) -> String? {
+    public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: [(String, String)]) throws(FilingError) -> String? {
+        let filed: String?
+        do { filed = try fileUnsynced(name, from: folder, to: destination, id: id, reason: reason) } catch { throw .notMoved(error) }
+        guard let filed else { return nil }
+        CrashPoint.reach("file.moved")
+        // Filed: a failed fsync of the folder is reported, but the operation has moved all the same.
+        do { try directory(destination).sync() } catch { throw .unsynced(filedAs: filed, error) }
+        return filed
+    }
+
+    /// Steps 1 to 3 of `file`.
+    func fileUnsynced(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: [(String, String)]) throws(Errno) -> String? {
         let target = directory(destination)
         var suffix = 0
         while true {
@@ -34,6 +45,11 @@ extension Spool {
             do {
                 try move(name, from: folder, to: destination, as: FileName(filedAs))
             } catch .fileExists where suffix < 1000 {
+                // `finishFilings` may be completing this very filing by link: then the name is ours.
+                if let mine = try? directory(folder).status(of: name), let there = try? target.status(of: FileName(filedAs)),
+                   mine.inode == there.inode, mine.device == there.device {
+                    return filedAs
+                }
                 try? target.unlink(why)
                 continue
             } catch .noSuchFileOrDirectory {
@@ -45,8 +61,6 @@ extension Spool {
                 try? target.unlink(why)
                 throw error
             }
-            CrashPoint.reach("file.moved")
-            try target.sync()
             return filedAs
         }
     }
@@ -105,6 +119,14 @@ extension Spool {
         }
         return bytes.isEmpty ? nil : FileName(bytes: bytes)
     }
+}
+
+/// Why `Spool.file` failed.
+public enum FilingError: Error {
+    /// Before the move: the operation stays where it was, and no reason is left behind.
+    case notMoved(Errno)
+    /// After the move: the operation is filed with its reason, but the folder's fsync failed.
+    case unsynced(filedAs: String, Errno)
 }
 
 extension String {

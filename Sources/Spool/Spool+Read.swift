@@ -2,9 +2,11 @@ import Glibc
 
 extension Spool {
     /// Reads and checks the operation file `name` in `folder` without following links or blocking on FIFOs.
-    /// Returns nil when the entry vanished (another worker moved it first) or is one name of a move cut short
-    /// (see `resolveTwin`). Only the file's content rejects it; any other error is a `SpoolFault`.
-    public func readOperation(_ folder: Folder, _ name: FileName, maxSize: Int) throws(ReadFailure) -> (operation: Operation, modified: Int64)? {
+    /// Returns nil when the entry vanished (another worker moved it first) or may be a move in progress.
+    /// Only the file's content rejects it; any other error is a `SpoolFault`. A file with a second name in
+    /// the spool (a move cut short) is `.twin`, for the caller to resolve under the lock; with `keptTwin`,
+    /// the name that resolution would keep is read as it is.
+    public func readOperation(_ folder: Folder, _ name: FileName, maxSize: Int, keptTwin: Bool = false) throws(ReadFailure) -> (operation: Operation, modified: Int64)? {
         let path = displayPath(folder, name)
         func failure(_ error: Errno) -> ReadFailure {
             switch error.faultClass {
@@ -30,15 +32,22 @@ extension Spool {
         var status: FileStatus
         do { status = try fd.status() } catch { throw failure(error) }
         guard status.isRegularFile else { throw .rejected(.notRegularFile(kind: status.kindDescription)) }
-        if status.linkCount == 2 {
-            switch resolveTwin(folder, name, status) {
-            case .notTwin, .kept:
+        if status.linkCount > 1 {
+            let found: Twin?
+            do { found = try twin(of: folder, name, status) } catch { throw failure(error) }
+            if let found {
+                guard keptTwin, !found.dropsThisName else { throw .twin(found) }
+            } else {
                 // Counted again: a move by link + unlink may have finished since the first look.
                 do { status = try fd.status() } catch { throw failure(error) }
-            case .removed, .inMotion: return nil
+                if status.linkCount > 1 {
+                    // Where moves are links, a count that changed just now may be a move in progress between
+                    // two other workers: too early to call it a link from outside.
+                    if movesByLink, Timestamp.now() - status.changedSeconds < Spool.twinSettleSeconds { return nil }
+                    throw .rejected(.hardLinked(count: status.linkCount))
+                }
             }
         }
-        guard status.linkCount == 1 else { throw .rejected(.hardLinked(count: status.linkCount)) }
         guard status.size <= maxSize else { throw .rejected(.tooLarge(size: status.size, limit: maxSize)) }
         let read: (bytes: [UInt8], truncated: Bool)
         do { read = try fd.readAll(limit: maxSize) } catch { throw failure(error) }

@@ -25,9 +25,12 @@ extension Spool {
         }
         var recovered: [String] = []
         for (name, queued, claim) in stale {
-            if let status = try? cur.status(of: name), status.linkCount == 2 {
-                let resolution = resolveTwin(.cur, name, status, now: now)
-                if resolution == .removed || resolution == .inMotion { continue }
+            if let status = try? cur.status(of: name), status.linkCount > 1 {
+                do { if try resolveTwin(.cur, name, now: now, log: log) { continue } } catch {
+                    throw SpoolFault("remove the second name of", displayPath(.cur, name), error)
+                }
+                // Kept, or too young to tell: returning it now could give the operation a third name.
+                if let again = try? cur.status(of: name), again.linkCount > 1, (try? findTwin(.cur, name, again)) != nil { continue }
             }
             var released = queued
             released.claim = nil
@@ -73,6 +76,14 @@ extension Spool {
                       let slash = field.firstIndex(of: "/"), let from = Folder(rawValue: String(field[..<slash])),
                       from == .new || from == .cur, let source = Spool.decodeSource(field[field.index(after: slash)...])
                 else { continue }
+                // Only a filing whose worker is gone: a claim's owner is checked directly; otherwise (an entry
+                // in new/, a claim made on another host) the reason must be older than any filing takes.
+                let ownerAlive = from == .cur ? QueueName(source)?.claim?.owner.isAlive : nil
+                if ownerAlive == true { continue }
+                if ownerAlive == nil {
+                    guard let status = try? dir.status(of: FileName(id + ".why")),
+                          Timestamp.now() - status.changedSeconds >= Spool.twinSettleSeconds else { continue }
+                }
                 do throws(Errno) {
                     try move(source, from: from, to: folder, as: FileName(id))
                     try dir.sync()

@@ -76,6 +76,7 @@ public final class Spool: Sendable {
         }
         self.root = root
         self.folders = folders
+        if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }
     }
 
     static func openFolder(_ root: FileDescriptor, _ name: String, path: String, created: inout Bool) throws(SpoolError) -> FileDescriptor {
@@ -98,7 +99,11 @@ public final class Spool: Sendable {
     static func syncParent(of path: String) throws(Errno) {
         let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
         let parent = trimmed.lastIndex(of: "/").map { trimmed[..<$0].isEmpty ? "/" : String(trimmed[..<$0]) } ?? "."
-        let fd = try FileDescriptor.currentDirectory.open(FileName(parent), O_RDONLY | O_DIRECTORY)
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.currentDirectory.open(FileName(parent), O_RDONLY | O_DIRECTORY) } catch .permissionDenied {
+            // A parent this user may traverse but not read (mode 0711): nothing more can be done from here.
+            return
+        }
         defer { fd.close() }
         try fd.sync()
     }

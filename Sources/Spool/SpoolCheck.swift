@@ -82,6 +82,8 @@ public struct SpoolCheck: Sendable {
                 add(entryPath, "unreadable operation: \(rejection); the next spool-send run files it in failed/")
             case let .fault(fault):
                 add(entryPath, "\(fault)")
+            case .twin:
+                add(entryPath, "\(error)")
             }
         }
     }

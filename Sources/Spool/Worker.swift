@@ -46,13 +46,18 @@ public final class Worker: Sendable {
     final class PresentIndex: Sendable {
         let index = Mutex<[String: (folder: Spool.Folder, fileName: FileName)]?>(nil)
 
-        func lookup(_ id: String, in spool: Spool) -> (folder: Spool.Folder, fileName: FileName)? {
-            index.withLock { index in
+        /// Throws when a folder cannot be listed: a dependency must never look absent because of a fault.
+        func lookup(_ id: String, in spool: Spool) throws(SpoolFault) -> (folder: Spool.Folder, fileName: FileName)? {
+            try index.withLock { index throws(SpoolFault) in
                 if index == nil {
                     var found: [String: (folder: Spool.Folder, fileName: FileName)] = [:]
                     for folder in [Spool.Folder.new, .cur] {
-                        try? spool.directory(folder).forEachEntry { fileName, _ in
-                            if let name = QueueName(fileName) { found[name.id] = (folder, fileName) }
+                        do {
+                            try spool.directory(folder).forEachEntry { fileName, _ in
+                                if let name = QueueName(fileName) { found[name.id] = (folder, fileName) }
+                            }
+                        } catch {
+                            throw SpoolFault("list", "\(spool.path)/\(folder.rawValue)", error as? Errno ?? .invalidArgument)
                         }
                     }
                     index = found
@@ -78,24 +83,19 @@ public final class Worker: Sendable {
 
     /// Set by a fault of the `storage` class: the run ends, every operation where it is.
     let storageFailed = Atomic<Bool>(false)
-    /// Faults met since the last `takeFaults`, at most `faultLimit` of them kept.
-    let faults = Mutex<[SpoolFault]>([])
-    static let faultLimit = 32
+    /// Faults met since the last `takeFaults`.
+    let faults = Mutex(FaultReport())
 
     /// Notes a fault of the spool (not of an operation): logged once per kind, kept for the exit status.
     func record(_ fault: SpoolFault) {
-        let first = faults.withLock { list -> Bool in
-            let seen = list.contains { $0.error == fault.error && $0.action == fault.action }
-            if list.count < Worker.faultLimit { list.append(fault) }
-            return !seen
-        }
+        let first = faults.withLock { $0.add(fault) }
         if first { log.warning(fault.description) } else { log.detail(fault.description) }
         if fault.kind.stopsRun { storageFailed.store(true, ordering: .relaxed) }
     }
 
     /// The faults met since the last call, and forgets them: what decides a run's exit status.
-    public func takeFaults() -> [SpoolFault] {
-        faults.withLock { list in defer { list = [] }; return list }
+    public func takeFaults() -> FaultReport {
+        faults.withLock { report in defer { report = FaultReport() }; return report }
     }
 
     var log: Log { options.log }
@@ -206,6 +206,7 @@ public final class Worker: Sendable {
         var queues: [UInt64: [QueueEntry]] = [:]
         let parked = state.withLock { $0.parkedKeys }
         let now = Timestamp.now()
+        var listing = "\(spool.path)/new"
         func note(_ keyHash: UInt64, order: Int64, due: Int64) {
             guard let head = heads[keyHash] else {
                 heads[keyHash] = Head(order: order, due: due)
@@ -216,6 +217,7 @@ public final class Worker: Sendable {
         }
         do {
             try lock.withLock {
+                listing = "\(spool.path)/new"
                 let new = spool.directory(.new)
                 var others: [FileName] = [], tooLate: [FileName] = []
                 try new.forEachRawEntry { raw, _ in
@@ -248,9 +250,11 @@ public final class Worker: Sendable {
                         record(error)
                     }
                 }
+                listing = "\(spool.path)/cur"
                 try spool.directory(.cur).forEachRawEntry { raw, _ in
                     if let facts = NameFacts(raw) { held.insert(facts.keyHash) }
                 }
+                listing = "\(spool.path)/new"
                 var dueKeys = Set<UInt64>()
                 for (key, head) in heads where !held.contains(key) {
                     if parked.contains(key) {
@@ -284,7 +288,7 @@ public final class Worker: Sendable {
                 }
             }
         } catch {
-            record(SpoolFault("list", "\(spool.path)/new and cur", error as? Errno ?? .invalidArgument))
+            record(SpoolFault("list", listing, error as? Errno ?? .invalidArgument))
             return plan
         }
         for (_, var queue) in queues {
@@ -298,6 +302,15 @@ public final class Worker: Sendable {
         }
         plan.lanes.sort { QueueEntry.precedes($0[0], $1[0]) }
         return plan
+    }
+
+    /// Keeps one name of a file that a crash left with two, under the lock; the next round sends it.
+    func resolveTwin(_ folder: Spool.Folder, _ fileName: FileName) {
+        do throws(Errno) {
+            _ = try lock.withLock { () throws(Errno) in try spool.resolveTwin(folder, fileName, log: log) }
+        } catch {
+            record(SpoolFault("remove the second name of", spool.displayPath(folder, fileName), error))
+        }
     }
 
     func park(_ entry: QueueEntry) {
@@ -321,6 +334,7 @@ public final class Worker: Sendable {
                 guard case let .rejected(rejection) = error else {
                     // Not the operation's fault: it stays, and so does the rest of its key.
                     if case let .fault(fault) = error { record(fault) }
+                    if case .twin = error { resolveTwin(.new, entry.fileName) }
                     park(entry)
                     return
                 }
@@ -407,12 +421,13 @@ public final class Worker: Sendable {
             let result = await transport.send(request)
             outcome = Outcome.classify(method: operation.method, result: result, now: Timestamp.now())
         } catch {
-            if case let .unreadable(path, errno) = error, errno.faultClass == .resource || errno.faultClass == .storage {
+            if case let .unreadable(path, errno) = error, [.resource, .permission, .storage].contains(errno.faultClass) {
                 // The system, not the profile: nothing was sent, so no attempt is counted.
                 record(SpoolFault("read the auth profile", path, errno))
-                do throws(Errno) { try lock.withLock { () throws(Errno) in try spool.release(claimed, state: claimed.state) } } catch {
+                do throws(Errno) { try lock.withLock { () throws(Errno) in try spool.release(claimed, state: claimed.state) } } catch where error != .noSuchFileOrDirectory {
+                    record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
                     strand(claimed)
-                }
+                } catch {}
                 park(claimed)
                 return false
             }
@@ -455,9 +470,11 @@ public final class Worker: Sendable {
             // Rounded up to the next whole second: never earlier than the backoff or Retry-After asked for.
             let delay = options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)
             next.due = (Timestamp.nowMicroseconds() + delay * 1_000_000 + 999_999) / 1_000_000
-            do throws(Errno) { try lock.withLock { () throws(Errno) in try spool.release(claimed, state: next) } } catch {
+            do throws(Errno) { try lock.withLock { () throws(Errno) in try spool.release(claimed, state: next) } } catch where error != .noSuchFileOrDirectory {
                 record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
                 strand(claimed)
+            } catch {
+                // Moved by another worker (recovery of a claim it took for stale): it owns the operation now.
             }
             log.detail("\(claimed.id): \(reason); attempt \(attempts), next at \(Timestamp.formatRFC3339(next.due))")
             state.withLock {
@@ -501,7 +518,12 @@ public final class Worker: Sendable {
             for folder in [Spool.Folder.failed, .conflict] where (try? spool.directory(folder).status(of: FileName(dependency))) != nil {
                 return .failed("depends on \(dependency), which is in \(folder.rawValue)/")
             }
-            if plan.present.lookup(dependency, in: spool) != nil, !state.withLock({ $0.completed.contains(dependency) }) {
+            let present: Bool
+            do { present = try plan.present.lookup(dependency, in: spool) != nil } catch {
+                record(error)
+                return .waiting
+            }
+            if present, !state.withLock({ $0.completed.contains(dependency) }) {
                 if dependsTransitively(on: entry.id, from: dependency, plan: plan) {
                     return .failed("depends_on forms a cycle through \(dependency)")
                 }
@@ -515,7 +537,7 @@ public final class Worker: Sendable {
     func dependsTransitively(on id: String, from start: String, plan: Plan) -> Bool {
         var queue = [start], seen: Set<String> = [start]
         while let current = queue.popLast(), seen.count < 256 {
-            guard let (folder, fileName) = plan.present.lookup(current, in: spool),
+            guard let (folder, fileName) = try? plan.present.lookup(current, in: spool),
                   let next = try? spool.readOperation(folder, fileName, maxSize: options.maxSize)?.operation
             else { continue }
             for dependency in next.dependsOn {
@@ -531,7 +553,10 @@ public final class Worker: Sendable {
     func coalesce(_ entry: QueueEntry, into newer: QueueEntry) -> Bool {
         do throws(Errno) {
             guard let claimed = try lock.withLock({ () throws(Errno) in try spool.claim(entry) }) else { return false }
-            try spool.complete(claimed)
+            do { try spool.complete(claimed) } catch {
+                strand(claimed)
+                throw error
+            }
             log.notice("coalesced \(entry.id) into newer \(newer.id) (same key, never attempted)")
             state.withLock { $0.summary.coalesced += 1 }
             return true
@@ -561,8 +586,15 @@ public final class Worker: Sendable {
             log.warning("\(entry.id) -> \(destination.rawValue)/\(filed): \(fields.first?.1 ?? "")")
             return true
         } catch {
-            record(SpoolFault("file in \(destination.rawValue)/", spool.displayPath(folder, entry.fileName), error))
-            return false
+            switch error {
+            case let .notMoved(errno):
+                record(SpoolFault("file in \(destination.rawValue)/", spool.displayPath(folder, entry.fileName), errno))
+                return false
+            case let .unsynced(filed, errno):
+                log.warning("\(entry.id) -> \(destination.rawValue)/\(filed): \(fields.first?.1 ?? "")")
+                record(SpoolFault("fsync", "\(spool.path)/\(destination.rawValue)", errno))
+                return true
+            }
         }
     }
 }

@@ -26,7 +26,7 @@ while true {
     let faults = worker.takeFaults()
     // A watcher lives through shortages that pass (they were logged); a failing storage ends it, so that
     // its supervisor sees the status and restarts it later.
-    if !command.watch || faults.contains(where: { $0.kind.stopsRun }) { SendCommand.exitIfFaulted(faults) }
+    if !command.watch || faults.stopsRun { SendCommand.exitIfFaulted(faults) }
     if !command.watch || worker.isStopping { break }
     let now = Timestamp.now()
     if now - lastHousekeeping >= housekeepingInterval {

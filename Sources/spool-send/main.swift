@@ -14,7 +14,7 @@ if !command.watch {
     let faults = worker.takeFaults()
     // The sender meets any fault again and reports it after sending what it can; a failing storage or
     // nothing to send ends here.
-    if !due || faults.contains(where: { $0.kind.stopsRun }) { SendCommand.exitIfFaulted(faults) }
+    if !due || faults.stopsRun { SendCommand.exitIfFaulted(faults) }
     if !due { exit(0) }
 }
 let sender = Program.siblingExecutable("spool-send-http")

@@ -39,6 +39,8 @@ import Testing
         temporary.drop("failed", "gone.why", "id: gone\nfolder: failed\nsource: cur/gone:o=1,k=1@h,1,1,1\nreason: x\n")
         temporary.drop("failed", "legacy.why", "id: legacy\nreason: written by an older version\n")
         try temporary.send()
+        #expect(temporary.names("failed") == ["gone.why", "legacy.why"], "too young to tell from a filing in progress")
+        try temporary.send(environment: ["SPOOL_TEST_TWIN_SETTLE": "0"])
         #expect(temporary.names("failed") == ["legacy.why"], "only reasons that name their source are judged")
     }
 }

@@ -1,0 +1,44 @@
+/// The faults of the spool or the system met by a run: what decides its exit status.
+public struct FaultReport: Sendable {
+    /// The first faults met, at most `limit`, for the message.
+    public private(set) var faults: [SpoolFault] = []
+    /// How many were met in all.
+    public private(set) var count = 0
+    /// Whether any fault was of the `storage` class, which ends the run (counted beyond `limit` too).
+    public private(set) var stopsRun = false
+    /// Whether any fault was other than a shortage that passes (counted beyond `limit` too).
+    public private(set) var needsOperator = false
+
+    /// How many faults are kept for the message.
+    public static let limit = 32
+
+    /// No faults.
+    public init() {}
+
+    /// Adds one; returns whether it is the first of its kind (same error, same action), worth logging.
+    @discardableResult
+    public mutating func add(_ fault: SpoolFault) -> Bool {
+        let first = !faults.contains { $0.error == fault.error && $0.action == fault.action }
+        if faults.count < FaultReport.limit { faults.append(fault) }
+        count += 1
+        stopsRun = stopsRun || fault.kind.stopsRun
+        needsOperator = needsOperator || fault.kind != .resource
+        return first
+    }
+
+    /// Whether nothing went wrong.
+    public var isEmpty: Bool { count == 0 }
+
+    /// 74 when the storage failed or a file could not be read, 75 when every fault was a shortage that
+    /// passes (sysexits), 0 for none.
+    public var exitCode: Int32 {
+        if isEmpty { return ExitCode.success }
+        return needsOperator ? ExitCode.ioError : ExitCode.temporaryFailure
+    }
+
+    /// One line for the end of the run; each fault was logged when it happened.
+    public var summary: String {
+        guard let first = faults.first else { return "no faults" }
+        return "\(count) fault(s) of the spool or the system, not of the operations: nothing was filed because of them, and every operation they touched stays queued. First: \(first)"
+    }
+}
