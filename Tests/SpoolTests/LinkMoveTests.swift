@@ -46,6 +46,17 @@ struct LinkMoveTests {
         #expect(names("new").isEmpty && names("cur").isEmpty && names("tmp").isEmpty)
         #expect(names("failed").count == 2 && names("conflict").count == 2, "each filed with its reason")
         for folder in ["failed", "conflict"] { #expect(LinkMoveTests.linkCounts(spool, folder).allSatisfy { $0 == 1 }) }
+        #expect(FileManager.default.fileExists(atPath: spool + "/.link-moves"), "every later process knows at once")
+
+        // A file hard linked from outside is still refused, once it cannot be a move in progress.
+        FileManager.default.createFile(atPath: mount.path + "/secret", contents: Data(document.utf8))
+        #expect(link(mount.path + "/secret", spool + "/new/linked-in") == 0)
+        let young = try Command.run("spool-send", ["--spool", spool, "--once"])
+        #expect(young.status == 0 && names("new") == ["linked-in"], "just linked: maybe a move in progress, left alone")
+        let settled = try Command.run("spool-send", ["--spool", spool, "--once"], environment: ["SPOOL_TEST_TWIN_SETTLE": "0"])
+        #expect(settled.status == 0 && names("new").isEmpty, "\(settled.stderr)")
+        #expect(((try? String(contentsOfFile: spool + "/failed/linked-in.why", encoding: .utf8)) ?? "").contains("hard links"))
+        #expect(server.requests.count == 5, "never sent")
         withExtendedLifetime(mount) {}
     }
 
