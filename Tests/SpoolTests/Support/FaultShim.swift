@@ -6,8 +6,7 @@ import Glibc
 enum FaultShim {
     /// The built library, or why it could not be built.
     static let library: Result<String, ShimUnavailable> = {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Shims/faultshim.c").path
+        let source = Repository.root + "/Tests/Shims/faultshim.c"
         let output = NSTemporaryDirectory() + "spool-faultshim-\(getpid()).so"
         let compiler = ["cc", "gcc", "clang"].first { name in
             ["/usr/bin/", "/usr/local/bin/", "/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + name) }

@@ -10,7 +10,7 @@ import Testing
     @Test func sourceTouchedTwiceRebuildsOnceAndSaysNothing() throws {
         let temporary = TemporarySpool()
         let repo = temporary.directory + "/repo"
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let repository = Repository.root
         for folder in ["bin", "Sources/spool-send", "fakebin"] {
             try FileManager.default.createDirectory(atPath: "\(repo)/\(folder)", withIntermediateDirectories: true)
         }
