@@ -61,7 +61,7 @@ func claimWorker(_ path: String) {
         if entries.isEmpty { break }
         entries.sort(by: QueueEntry.precedes)
         for entry in entries {
-            guard let claimed = try! spool.claim(entry) else { continue }
+            guard let claimed = try! spool.withLock({ held throws(Errno) in try spool.claim(entry, held) }) else { continue }
             try! spool.complete(claimed)
             won.append(claimed.id)
         }

@@ -18,7 +18,7 @@ case "claim-all":
         try spool.scanNew { entries.append($0) }
         if entries.isEmpty { break }
         for entry in entries {
-            guard let claimed = try spool.claim(entry) else { continue }
+            guard let claimed = try spool.withLock({ held throws(Errno) in try spool.claim(entry, held) }) else { continue }
             guard (try? spool.readOperation(.cur, claimed.fileName, maxSize: 1 << 20)) != nil else { exit(70) }
             output += claimed.id + "\n"
             try spool.complete(claimed)
@@ -29,14 +29,14 @@ case "claim-and-hold":
     var entries: [QueueEntry] = []
     try spool.scanNew { entries.append($0) }
     for entry in entries {
-        if let claimed = try spool.claim(entry) {
+        if let claimed = try spool.withLock({ held throws(Errno) in try spool.claim(entry, held) }) {
             Program.printOut(claimed.id + "\n")
             break
         }
     }
     while true { sleep(60) }
 case "recover":
-    for id in try spool.recoverStaleClaims(lease: Int64(args.count > 3 ? args[3] : "300")!) {
+    for id in try spool.withLock({ held throws(SpoolFault) in try spool.recoverStaleClaims(lease: Int64(args.count > 3 ? args[3] : "300")!, held) }) {
         Program.printOut(id + "\n")
     }
 case "scan":
@@ -54,21 +54,24 @@ case "intake-starved":
     // would, printing what happened to it: "fault ERRNO", "entry" or "nothing".
     var names: [FileName] = []
     try spool.directory(.new).forEachEntry { name, _ in names.append(name) }
-    var held: [Int32] = []
-    while true {
-        let fd = dup(0)
-        if fd < 0 { break }
-        held.append(fd)
-    }
-    var lines = ""
-    for name in names {
-        do throws(SpoolFault) {
-            lines += (try spool.intake(name) == nil ? "nothing" : "entry") + "\n"
-        } catch {
-            lines += "fault \(error.error.symbolicName)\n"
+    let lines = spool.withLock { lockHeld -> String in
+        var held: [Int32] = []
+        while true {
+            let fd = dup(0)
+            if fd < 0 { break }
+            held.append(fd)
         }
+        var lines = ""
+        for name in names {
+            do throws(SpoolFault) {
+                lines += (try spool.intake(name, lockHeld) == nil ? "nothing" : "entry") + "\n"
+            } catch {
+                lines += "fault \(error.error.symbolicName)\n"
+            }
+        }
+        held.forEach { _ = close($0) }
+        return lines
     }
-    held.forEach { _ = close($0) }
     Program.printOut(lines)
 case "clean-tmp":
     Program.printOut("\(try spool.cleanTemporaryFiles(olderThan: Int64(args[3])!))\n")

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// What names a worker process in its claims: host, pid and the kernel's start time for that pid,
 /// so that a reused pid is not mistaken for the original owner.
@@ -79,4 +80,19 @@ public struct Claim: Equatable, Sendable {
 
     /// The text written after `@`.
     public var text: String { "\(owner.host),\(owner.pid),\(owner.startTicks),\(since)" }
+}
+
+extension Claim {
+    /// The last suffix made: a worker claims many operations in the same second.
+    static let lastSuffix = Mutex<(Claim, [UInt8])?>(nil)
+
+    /// `@HOST,PID,START,SINCE` as bytes, appended to a waiting name to claim it.
+    var suffix: [UInt8] {
+        Claim.lastSuffix.withLock { last in
+            if let (previous, bytes) = last, previous == self { return bytes }
+            let bytes = [UInt8(ascii: "@")] + Array(text.utf8)
+            last = (self, bytes)
+            return bytes
+        }
+    }
 }

@@ -72,7 +72,7 @@ public final class Worker: Sendable {
         self.spool = spool
         self.transport = transport
         self.options = options
-        self.lock = SpoolLock(spool)
+        self.lock = spool.lock
     }
 
     /// Asks the worker to stop claiming; requests in flight finish (or time out) first.
@@ -113,10 +113,10 @@ public final class Worker: Sendable {
     public func housekeeping() {
         returnStranded()
         do {
-            try lock.withLock { () throws(SpoolFault) in
+            try lock.withLock { held throws(SpoolFault) in
                 // Filings first: a claim whose reason is already filed goes on to failed/, not back to new/.
-                try spool.finishFilings(log: log)
-                try spool.recoverStaleClaims(lease: options.lease, log: log)
+                try spool.finishFilings(log: log, held)
+                try spool.recoverStaleClaims(lease: options.lease, log: log, held)
             }
         } catch {
             record(error)
@@ -129,7 +129,7 @@ public final class Worker: Sendable {
     public func returnStranded() {
         for claimed in stranded.withLock({ list -> [QueueEntry] in defer { list = [] }; return list }) {
             do throws(Errno) {
-                try lock.withLock { () throws(Errno) in try spool.release(claimed, state: claimed.state) }
+                try lock.withLock { held throws(Errno) in try spool.release(claimed, state: claimed.state, held) }
             } catch .noSuchFileOrDirectory {
                 // Gone already.
             } catch {
@@ -216,7 +216,7 @@ public final class Worker: Sendable {
             else if order == head.order { heads[keyHash]!.tied = true }
         }
         do {
-            try lock.withLock {
+            try lock.withLock { lockHeld in
                 listing = "\(spool.path)/new"
                 let new = spool.directory(.new)
                 var others: [FileName] = [], tooLate: [FileName] = []
@@ -243,7 +243,7 @@ public final class Worker: Sendable {
                 plan.sawPlainNames = !others.isEmpty
                 for fileName in others where !isStopping {
                     do throws(SpoolFault) {
-                        if let entry = try spool.intake(fileName, maxSize: options.maxSize, log: log) {
+                        if let entry = try spool.intake(fileName, maxSize: options.maxSize, log: log, lockHeld) {
                             note(entry.state.keyHash, order: entry.state.order, due: entry.state.due)
                         }
                     } catch {
@@ -307,7 +307,7 @@ public final class Worker: Sendable {
     /// Keeps one name of a file that a crash left with two, under the lock; the next round sends it.
     func resolveTwin(_ folder: Spool.Folder, _ fileName: FileName) {
         do throws(Errno) {
-            _ = try lock.withLock { () throws(Errno) in try spool.resolveTwin(folder, fileName, log: log) }
+            _ = try lock.withLock { held throws(Errno) in try spool.resolveTwin(folder, fileName, log: log, held) }
         } catch {
             record(SpoolFault("remove the second name of", spool.displayPath(folder, fileName), error))
         }
@@ -389,7 +389,7 @@ public final class Worker: Sendable {
                 }
                 continue
             }
-            if entry.fileName.bytes.count + Spool.claimSuffix(Claim(owner: .current, since: now)).count > 255 {
+            if entry.fileName.bytes.count + Claim(owner: .current, since: now).suffix.count > 255 {
                 guard fail(entry, from: .new, reason: [("reason", "the file name is too long to be claimed (a name holds at most 255 bytes)")]) else {
                     park(entry)
                     return
@@ -397,7 +397,7 @@ public final class Worker: Sendable {
                 continue
             }
             let claimed: QueueEntry?
-            do throws(Errno) { claimed = try lock.withLock { () throws(Errno) in try spool.claim(entry) } } catch {
+            do throws(Errno) { claimed = try lock.withLock { held throws(Errno) in try spool.claim(entry, held) } } catch {
                 record(SpoolFault("claim", spool.displayPath(.new, entry.fileName), error))
                 claimed = nil
             }
@@ -424,7 +424,7 @@ public final class Worker: Sendable {
             if case let .unreadable(path, errno) = error, [.resource, .permission, .storage].contains(errno.faultClass) {
                 // The system, not the profile: nothing was sent, so no attempt is counted.
                 record(SpoolFault("read the auth profile", path, errno))
-                do throws(Errno) { try lock.withLock { () throws(Errno) in try spool.release(claimed, state: claimed.state) } } catch where error != .noSuchFileOrDirectory {
+                do throws(Errno) { try lock.withLock { held throws(Errno) in try spool.release(claimed, state: claimed.state, held) } } catch where error != .noSuchFileOrDirectory {
                     record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
                     strand(claimed)
                 } catch {}
@@ -470,7 +470,7 @@ public final class Worker: Sendable {
             // Rounded up to the next whole second: never earlier than the backoff or Retry-After asked for.
             let delay = options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)
             next.due = (Timestamp.nowMicroseconds() + delay * 1_000_000 + 999_999) / 1_000_000
-            do throws(Errno) { try lock.withLock { () throws(Errno) in try spool.release(claimed, state: next) } } catch where error != .noSuchFileOrDirectory {
+            do throws(Errno) { try lock.withLock { held throws(Errno) in try spool.release(claimed, state: next, held) } } catch where error != .noSuchFileOrDirectory {
                 record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
                 strand(claimed)
             } catch {
@@ -552,7 +552,7 @@ public final class Worker: Sendable {
     /// Returns whether this worker removed it.
     func coalesce(_ entry: QueueEntry, into newer: QueueEntry) -> Bool {
         do throws(Errno) {
-            guard let claimed = try lock.withLock({ () throws(Errno) in try spool.claim(entry) }) else { return false }
+            guard let claimed = try lock.withLock({ held throws(Errno) in try spool.claim(entry, held) }) else { return false }
             do { try spool.complete(claimed) } catch {
                 strand(claimed)
                 throw error
@@ -582,7 +582,7 @@ public final class Worker: Sendable {
         // Kept so that `spool-ctl retry` can put the operation back in its original place in the order.
         fields.append(("order", "\(entry.state.order)"))
         do {
-            guard let filed = try spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: fields) else { return false }
+            guard let filed = try spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: FilingReason(fields)) else { return false }
             log.warning("\(entry.id) -> \(destination.rawValue)/\(filed): \(fields.first?.1 ?? "")")
             return true
         } catch {

@@ -10,7 +10,6 @@ extension Spool {
     /// folder by rename before the operation moves.
     public func retry(_ item: QueueItem, ifMatch: String? = nil) throws(ControlError) -> FileName {
         guard item.folder == .failed || item.folder == .conflict else { throw .notFiled(id: item.id, folder: item.folder) }
-        let folder = directory(item.folder)
         var operation = item.operation
         if let ifMatch {
             guard let current = operation, case var .object(members) = current.document else {
@@ -20,15 +19,9 @@ extension Spool {
             members.append(("if_match", .string(ifMatch)))
             members.append(("idempotency_key", .string(IdempotencyKey.random())))
             do { operation = try Operation(document: .object(members)) } catch { throw .unreadable(id: item.id, why: error.description) }
-            let temporary = FileName(UniqueName.next().id)
             do throws(Errno) {
-                let fd = try directory(.tmp).open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
-                defer { fd.close() }
-                try fd.writeAll(Array((operation!.document.text + "\n").utf8))
-                try fd.sync()
-                try directory(.tmp).replace(temporary, in: folder, as: item.fileName)
+                try rewriteFiled(item.fileName, in: item.folder, document: Array((operation!.document.text + "\n").utf8))
             } catch {
-                try? directory(.tmp).unlink(temporary)
                 throw .io(path: displayPath(item.folder, item.fileName), error)
             }
         }
@@ -37,12 +30,7 @@ extension Spool {
             target.state = RetryState(order: item.order, keyHash: OrderingKey.hash(operation.key), due: operation.notBefore ?? 0)
         }
         do throws(Errno) {
-            try SpoolLock(self).withLock { () throws(Errno) in
-                try move(item.fileName, from: item.folder, to: .new, as: target.fileName)
-                // Under the same lock: recovery, which finishes filings, must not see the reason alone.
-                try? folder.unlink(FileName(item.id + ".why"))
-            }
-            try directory(.new).sync()
+            try withLock { held throws(Errno) in try unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName, held) }
         } catch {
             throw .io(path: displayPath(item.folder, item.fileName), error)
         }
@@ -57,9 +45,7 @@ extension Spool {
         name.state = state
         let target = name.fileName
         do throws(Errno) {
-            try SpoolLock(self).withLock { () throws(Errno) in
-                try move(item.fileName, from: .new, to: .new, as: target)
-            }
+            try withLock { held throws(Errno) in try makeDue(item.fileName, as: target, held) }
         } catch .noSuchFileOrDirectory {
             throw .notFound(item.id)
         } catch {
@@ -74,10 +60,7 @@ extension Spool {
             throw .inFlight(id: item.id, pid: claim.owner.pid, host: claim.owner.host)
         }
         do throws(Errno) {
-            try SpoolLock(self).withLock { () throws(Errno) in
-                try directory(item.folder).unlink(item.fileName)
-                if item.folder == .failed || item.folder == .conflict { try? directory(item.folder).unlink(FileName(item.id + ".why")) }
-            }
+            try withLock { held throws(Errno) in try discard(item.fileName, id: item.id, in: item.folder, held) }
         } catch .noSuchFileOrDirectory {
             throw .notFound(item.id)
         } catch {

@@ -34,12 +34,12 @@ extension Spool {
                 throw error
             }
             stage = displayPath(.new, final)
-            try move(temporary, from: .tmp, to: .new, as: final)
+            try publish(temporary, as: final)
         } catch .crossDevice {
-            try? tmp.unlink(temporary)
+            try? removeTemporary(temporary)
             throw .otherFileSystem(path: "\(path)/tmp")
         } catch {
-            try? tmp.unlink(temporary)
+            try? removeTemporary(temporary)
             throw .write(path: stage, error)
         }
         do throws(Errno) {

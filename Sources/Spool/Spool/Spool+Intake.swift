@@ -15,26 +15,26 @@ extension Spool {
             if !fileName.isHidden { entries.append(fileName) }
         }
         for fileName in entries {
-            if let entry = try intake(fileName, maxSize: maxSize, now: now, log: log) { try body(entry) }
+            let entry = try withLock { held throws(SpoolFault) in try intake(fileName, maxSize: maxSize, now: now, log: log, held) }
+            if let entry { try body(entry) }
         }
     }
 
     /// Takes one name found in `new/`: a name with retry state is returned as it is, a plain one is admitted,
     /// and one that is not a valid id is filed in `failed/`. Returns nil when there is nothing to send.
-    /// Throws when the spool, not the file, is at fault: the file then stays where it is. Call it holding
-    /// the spool lock.
+    /// Throws when the spool, not the file, is at fault: the file then stays where it is.
     public func intake(_ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize, now: Int64 = Timestamp.nowMicroseconds(),
-                       log: Log = .silent) throws(SpoolFault) -> QueueEntry? {
+                       log: Log = .silent, _ held: LockHeld) throws(SpoolFault) -> QueueEntry? {
         guard let name = QueueName(fileName), name.claim == nil else {
             try reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName(OperationID.whyInvalid(fileName)), log: log)
             return nil
         }
         if name.state != nil { return QueueEntry(fileName: fileName, name: name) }
-        return try admit(fileName, id: name.id, maxSize: maxSize, now: now, log: log)
+        return try admit(fileName, id: name.id, maxSize: maxSize, now: now, log: log, held)
     }
 
     /// Checks a plain-named file in `new/` and gives it a retry state, or files it in `failed/`.
-    func admit(_ fileName: FileName, id: String, maxSize: Int, now: Int64, log: Log) throws(SpoolFault) -> QueueEntry? {
+    func admit(_ fileName: FileName, id: String, maxSize: Int, now: Int64, log: Log, _ held: LockHeld) throws(SpoolFault) -> QueueEntry? {
         let read: (operation: Operation, modified: Int64)?
         do {
             read = try readOperation(.new, fileName, maxSize: maxSize)
@@ -42,7 +42,7 @@ extension Spool {
             guard case let .rejected(rejection) = error else {
                 if case let .fault(fault) = error { throw fault }
                 // Intake runs holding the lock: the one place where a second name may be removed.
-                do { try resolveTwin(.new, fileName, now: now / 1_000_000, log: log) } catch {
+                do { try resolveTwin(.new, fileName, now: now / 1_000_000, log: log, held) } catch {
                     throw SpoolFault("remove the second name of", displayPath(.new, fileName), error)
                 }
                 return nil
@@ -58,7 +58,7 @@ extension Spool {
         let state = RetryState(order: modified, keyHash: OrderingKey.hash(operation.key), due: operation.notBefore ?? 0)
         let name = QueueName(id: id, state: state)
         do {
-            try move(fileName, from: .new, to: .new, as: name.fileName)
+            try admit(fileName, as: name.fileName, held)
         } catch .noSuchFileOrDirectory {
             return nil
         } catch {
@@ -79,7 +79,7 @@ extension Spool {
         }
         if attempts > 0 { reason.append(("attempts", String(attempts))) }
         do {
-            guard let filed = try file(fileName, from: folder, to: .failed, id: id, reason: reason) else { return false }
+            guard let filed = try file(fileName, from: folder, to: .failed, id: id, reason: FilingReason(reason)) else { return false }
             log.warning("\(folder.rawValue)/\(fileName.escaped) -> failed/\(filed): \(rejection)")
             return true
         } catch {

@@ -12,12 +12,12 @@ extension Spool {
     /// A stale claim that is one of two names of a move cut short keeps only the name the move was heading to.
     /// Entries in `cur/` that are not claims are left alone for `spool-ctl check` to report.
     @discardableResult
-    public func recoverStaleClaims(lease: Int64, now: Int64 = Timestamp.now(), log: Log = .silent) throws(SpoolFault) -> [String] {
+    public func recoverStaleClaims(lease: Int64, now: Int64 = Timestamp.now(), log: Log = .silent, _ held: LockHeld) throws(SpoolFault) -> [String] {
         let cur = directory(.cur)
         var stale: [(FileName, QueueName, Claim)] = []
         do {
             try cur.forEachEntry { name, _ in
-                guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
+                guard !name.isHidden, let queued = QueueName(name), queued.state != nil, let claim = queued.claim else { return }
                 if claim.owner.isAlive.map({ !$0 }) ?? (now - claim.since > lease) { stale.append((name, queued, claim)) }
             }
         } catch {
@@ -26,16 +26,14 @@ extension Spool {
         var recovered: [String] = []
         for (name, queued, claim) in stale {
             if let status = try? cur.status(of: name), status.linkCount > 1 {
-                do { if try resolveTwin(.cur, name, now: now, log: log) { continue } } catch {
+                do { if try resolveTwin(.cur, name, now: now, log: log, held) { continue } } catch {
                     throw SpoolFault("remove the second name of", displayPath(.cur, name), error)
                 }
                 // Kept, or too young to tell: returning it now could give the operation a third name.
                 if let again = try? cur.status(of: name), again.linkCount > 1, (try? findTwin(.cur, name, again)) != nil { continue }
             }
-            var released = queued
-            released.claim = nil
             do throws(Errno) {
-                try move(name, from: .cur, to: .new, as: released.fileName)
+                try release(QueueEntry(fileName: name, name: queued), state: queued.state!, sync: false, held)
                 recovered.append(queued.id)
                 log.notice("recovered \(queued.id) from dead worker pid \(claim.owner.pid) on \(claim.owner.host)")
             } catch .noSuchFileOrDirectory {
@@ -55,7 +53,7 @@ extension Spool {
     /// when that entry is gone too, the operation was retried or discarded and the stale reason is removed.
     /// Reasons without `source:` (written by older versions) are left alone.
     @discardableResult
-    public func finishFilings(log: Log = .silent) throws(SpoolFault) -> Int {
+    public func finishFilings(log: Log = .silent, _ held: LockHeld) throws(SpoolFault) -> Int {
         var finished = 0
         for folder in [Folder.failed, .conflict] {
             let dir = directory(folder)
@@ -72,10 +70,7 @@ extension Spool {
                 throw SpoolFault("list", "\(path)/\(folder.rawValue)", error as? Errno ?? .invalidArgument)
             }
             for id in orphans {
-                guard let field = reason(of: id, in: folder).first(where: { $0.0 == "source" })?.1,
-                      let slash = field.firstIndex(of: "/"), let from = Folder(rawValue: String(field[..<slash])),
-                      from == .new || from == .cur, let source = Spool.decodeSource(field[field.index(after: slash)...])
-                else { continue }
+                guard let (from, source) = FilingReason.source(of: reason(of: id, in: folder)), from == .new || from == .cur else { continue }
                 // Only a filing whose worker is gone: a claim's owner is checked directly; otherwise (an entry
                 // in new/, a claim made on another host) the reason must be older than any filing takes.
                 let ownerAlive = from == .cur ? QueueName(source)?.claim?.owner.isAlive : nil
@@ -85,14 +80,13 @@ extension Spool {
                           Timestamp.now() - status.changedSeconds >= Spool.twinSettleSeconds else { continue }
                 }
                 do throws(Errno) {
-                    try move(source, from: from, to: folder, as: FileName(id))
-                    try dir.sync()
+                    try finishFiling(source, from: from, to: folder, as: id, held)
                     finished += 1
                     log.notice("finished filing \(id) in \(folder.rawValue)/ (a worker died between writing the reason and moving the operation)")
                 } catch .noSuchFileOrDirectory {
                     // The source is gone: check again that the operation did not arrive meanwhile.
                     guard (try? dir.status(of: FileName(id))) == nil else { continue }
-                    try? dir.unlink(FileName(id + ".why"))
+                    removeReason(of: id, in: folder, held)
                     log.detail("removed the stale reason \(folder.rawValue)/\(id).why")
                 } catch .fileExists {
                     continue
@@ -123,7 +117,7 @@ extension Spool {
             let twin = status.linkCount > 1 && now - status.changedSeconds >= Spool.twinSettleSeconds
             guard abandoned || twin else { continue }
             do throws(Errno) {
-                try tmp.unlink(name)
+                try removeTemporary(name)
                 removed += 1
                 if abandoned { log.notice("removed abandoned \(displayPath(.tmp, name))") }
             } catch .noSuchFileOrDirectory {

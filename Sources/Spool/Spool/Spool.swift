@@ -16,8 +16,25 @@ public final class Spool: Sendable {
     /// The spool directory itself.
     public let root: FileDescriptor
     let folders: [FileDescriptor]
-    /// Set once `renameat2(RENAME_NOREPLACE)` answered EINVAL: moves are `link` + `unlink` from then on.
+    /// Set once `RENAME_NOREPLACE` was refused with EINVAL: moves are links and unlinks from then on.
     let linkMoves = Atomic<Bool>(false)
+    /// The spool lock, opened on first use: producers never need it.
+    let lockStorage = Mutex<SpoolLock?>(nil)
+
+    /// The lock that workers and `spool-ctl` hold while they list, claim and return operations.
+    var lock: SpoolLock {
+        lockStorage.withLock { stored in
+            if let stored { return stored }
+            let made = SpoolLock(self)
+            stored = made
+            return made
+        }
+    }
+
+    /// Runs `body` holding the spool lock, with the witness the ordered transitions ask for.
+    public func withLock<R, E: Error>(_ body: (LockHeld) throws(E) -> R) throws(E) -> R {
+        try lock.withLock(body)
+    }
 
     /// Default folder mode: private to the owner, as Postfix and maildir do.
     public static let directoryMode: mode_t = 0o700

@@ -36,7 +36,7 @@ final class SpoolLock: Sendable {
 
     /// Runs `body` holding the lock against other processes (flock) and other threads of this one.
     /// A lock that cannot be taken stops the program: going on without it could reorder writes.
-    func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+    func withLock<R, E: Error>(_ body: (LockHeld) throws(E) -> R) throws(E) -> R {
         try local.withLock { _ throws(E) -> R in
             while flock(descriptor.rawValue, LOCK_EX) != 0 {
                 let error = Errno.current
@@ -44,7 +44,14 @@ final class SpoolLock: Sendable {
                 Program.fail("spool", "cannot lock \(path) (\(error)); refusing to move operations without the lock that keeps them in order", code: ExitCode.ioError)
             }
             defer { flock(descriptor.rawValue, LOCK_UN) }
-            return try body()
+            return try body(LockHeld())
         }
     }
+}
+
+/// Proof that the caller holds the spool lock. The transitions that could reorder a key's operations if two
+/// workers raced (claim, return to `new/`, admission, recovery, operator moves) take one, and only
+/// `SpoolLock.withLock` makes it.
+public struct LockHeld: Sendable {
+    fileprivate init() {}
 }

@@ -43,7 +43,7 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     public static let noSuchProcess = Errno(rawValue: ESRCH)
     /// EMFILE.
     public static let tooManyOpenFiles = Errno(rawValue: EMFILE)
-    /// EINVAL: what `renameat2` answers for a flag the file system does not support.
+    /// EINVAL: what a rename answers for a flag the file system does not support.
     public static let invalidArgument = Errno(rawValue: EINVAL)
     /// ENOSYS.
     public static let notImplemented = Errno(rawValue: ENOSYS)

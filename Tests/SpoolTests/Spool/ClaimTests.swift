@@ -34,8 +34,8 @@ import Testing
         var entries: [QueueEntry] = []
         try spool.scanNew { entries.append($0) }
         let entry = try #require(entries.first)
-        let first = try spool.claim(entry)
-        let second = try spool.claim(entry)
+        let first = try spool.withLock({ held throws(Errno) in try spool.claim(entry, held) })
+        let second = try spool.withLock({ held throws(Errno) in try spool.claim(entry, held) })
         #expect(first != nil)
         #expect(second == nil)
         let name = try #require(temporary.names("cur").first)

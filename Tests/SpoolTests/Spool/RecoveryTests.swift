@@ -42,7 +42,8 @@ import Testing
         let young = QueueName(id: "young", state: state, claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: now - 10))
         temporary.drop("cur", old.fileName.escaped, "{}")
         temporary.drop("cur", young.fileName.escaped, "{}")
-        let recovered = try temporary.open().recoverStaleClaims(lease: 300)
+        let spool = try temporary.open()
+        let recovered = try spool.withLock { held throws(SpoolFault) in try spool.recoverStaleClaims(lease: 300, held) }
         #expect(recovered == ["old"])
         #expect(temporary.names("new") == ["old:o=1,k=0000000000000007,a=1"])
         #expect(temporary.names("cur") == [young.fileName.escaped])

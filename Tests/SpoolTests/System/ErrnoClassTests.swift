@@ -29,12 +29,4 @@ import Testing
         #expect(SpoolFault("read", "p", Errno(rawValue: EMFILE)).exitCode == 75)
         #expect(SpoolFault("read", "p", Errno(rawValue: EMFILE)).description.contains("ulimit -n"))
     }
-
-    @Test func sourceNamesRoundTrip() {
-        for bytes: [UInt8] in [Array("a:b,c@d".utf8), [0x41, 0x0A, 0x25, 0xFF, 0x20], Array("ü%".utf8)] {
-            let encoded = Spool.encodeSource(FileName(bytes: bytes))
-            #expect(!encoded.contains(" ") && !encoded.contains("\n"))
-            #expect(Spool.decodeSource(Substring(encoded)) == FileName(bytes: bytes))
-        }
-    }
 }

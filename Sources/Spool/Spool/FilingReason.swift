@@ -1,0 +1,99 @@
+import Glibc
+
+/// The `ID.why` file beside a filed operation: `field: value` lines, written once by `text` and read back
+/// by `Spool.reason(of:in:)`, nowhere else.
+public struct FilingReason: Sendable {
+    /// The fields in order: `reason` first, then `status`, `attempts`, `last-error`, … as the outcome gave them.
+    public var fields: [(String, String)]
+
+    /// A reason made of these fields.
+    public init(_ fields: [(String, String)]) { self.fields = fields }
+
+    /// The file's text for operation `id` filed in `folder` from `source` (the entry it was written for,
+    /// so that recovery can finish a filing cut short).
+    func text(id: String, folder: Spool.Folder, source: Spool.Folder, name: FileName, at time: Int64) -> [UInt8] {
+        var text = "id: \(id)\nfolder: \(folder.rawValue)\nat: \(Timestamp.formatRFC3339(time))\n"
+        text += "source: \(source.rawValue)/\(FilingReason.encodeSource(name))\n"
+        for (field, value) in fields {
+            text += "\(field): \(value.replacingControlCharacters())\n"
+        }
+        return Array(text.utf8)
+    }
+
+    /// The fields of a reason file's text.
+    static func parse(_ bytes: [UInt8]) -> [(String, String)] {
+        String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
+        }
+    }
+
+    /// A file name as printable ASCII that `decodeSource` turns back into the same bytes.
+    static func encodeSource(_ name: FileName) -> String {
+        var out = ""
+        for byte in name.bytes {
+            if byte > 0x20, byte < 0x7F, byte != 0x25 {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    /// The bytes `encodeSource` wrote, or nil for text it cannot have written.
+    static func decodeSource(_ text: Substring) -> FileName? {
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8.makeIterator()
+        while let byte = utf8.next() {
+            guard byte == 0x25 else { bytes.append(byte); continue }
+            guard let high = utf8.next(), let low = utf8.next(),
+                  let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(value)
+        }
+        return bytes.isEmpty ? nil : FileName(bytes: bytes)
+    }
+
+    /// The folder and entry a reason was written for, from its `source:` field.
+    static func source(of fields: [(String, String)]) -> (Spool.Folder, FileName)? {
+        guard let field = fields.first(where: { $0.0 == "source" })?.1, let slash = field.firstIndex(of: "/"),
+              let folder = Spool.Folder(rawValue: String(field[..<slash])),
+              let name = decodeSource(field[field.index(after: slash)...]) else { return nil }
+        return (folder, name)
+    }
+}
+
+extension Spool {
+    /// Reads the `ID.why` reason beside a filed operation as field/value pairs; empty when there is none.
+    public func reason(of id: String, in folder: Folder) -> [(String, String)] {
+        guard let fd = try? directory(folder).open(FileName(id + ".why"), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return [] }
+        defer { fd.close() }
+        guard let (bytes, _) = try? fd.readAll(limit: 64 * 1024) else { return [] }
+        return FilingReason.parse(bytes)
+    }
+}
+
+/// Why `Spool.file` failed.
+public enum FilingError: Error {
+    /// Before the move: the operation stays where it was, and no reason is left behind.
+    case notMoved(Errno)
+    /// After the move: the operation is filed with its reason, but the folder's fsync failed.
+    case unsynced(filedAs: String, Errno)
+}
+
+extension String {
+    /// The string with CR, LF and other control characters shown as `\n`-style escapes, to keep one field on one line.
+    func replacingControlCharacters() -> String {
+        var out = ""
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += "\\x" + String(scalar.value, radix: 16).leftPadded(to: 2)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

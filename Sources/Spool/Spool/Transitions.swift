@@ -1,0 +1,236 @@
+import Glibc
+
+/// Every change of state of a queue file, and nothing else: each is one of the renames (or, for what is
+/// finished, unlinks) below, Postfix's `mail_queue_rename` in spirit. The states and who may move between
+/// them are tabled in ARCHITECTURE.md. A transition that takes a `LockHeld` may reorder a key's operations
+/// if two workers raced it, so it runs only under the spool lock.
+extension Spool {
+    /// tmp/NAME → new/ID:STATE, the last step of an enqueue. No lock: a new name races no one.
+    func publish(_ temporary: FileName, as final: FileName) throws(Errno) {
+        try move(temporary, from: .tmp, to: .new, as: final)
+    }
+
+    /// tmp/NAME → gone: a write abandoned by its producer, or one of ours that failed.
+    func removeTemporary(_ name: FileName) throws(Errno) {
+        try directory(.tmp).unlink(name)
+    }
+
+    /// new/ID → new/ID:STATE: a file dropped under a plain name, admitted with its retry state.
+    func admit(_ plain: FileName, as stated: FileName, _ held: LockHeld) throws(Errno) {
+        try move(plain, from: .new, to: .new, as: stated)
+    }
+
+    /// new/NAME → cur/NAME@CLAIM, a name that records the owner. Exactly one of several competing workers
+    /// wins; the others get nil and move on.
+    public func claim(_ entry: QueueEntry, owner: ProcessIdentity = .current, now: Int64 = Timestamp.now(), _ held: LockHeld) throws(Errno) -> QueueEntry? {
+        var claimed = entry.name
+        let claim = Claim(owner: owner, since: now)
+        claimed.claim = claim
+        // The claimed name is the waiting name plus the claim: no need to write the state out again.
+        let fileName = FileName(bytes: entry.fileName.bytes + claim.suffix)
+        do {
+            try move(entry.fileName, from: .new, to: .cur, as: fileName)
+        } catch .noSuchFileOrDirectory {
+            return nil
+        }
+        return QueueEntry(fileName: fileName, name: claimed)
+    }
+
+    /// cur/NAME@CLAIM → new/ID:STATE': to retry later, stranded by a failing disk, or its owner dead.
+    public func release(_ claimed: QueueEntry, state: RetryState, sync: Bool = true, _ held: LockHeld) throws(Errno) {
+        try move(claimed.fileName, from: .cur, to: .new, as: QueueName(id: claimed.id, state: state).fileName)
+        if sync { try directory(.new).sync() }
+    }
+
+    /// cur/NAME@CLAIM → gone: done, or replaced by a newer write (coalesced). Not fsynced: if a crash undid
+    /// the unlink, the operation would be sent again with the same Idempotency-Key, which the server answers
+    /// from its record.
+    public func complete(_ claimed: QueueEntry) throws(Errno) {
+        try directory(.cur).unlink(claimed.fileName)
+    }
+
+    /// new/NAME or cur/NAME@CLAIM → failed/ID or conflict/ID, with its reason beside it as `ID.why`.
+    /// Returns the name it was filed under, or nil when the entry had already gone. No lock: a filed
+    /// operation only lets the rest of its key go on, as its completion would.
+    ///
+    /// The reason comes first, so that the pair is complete after a crash at any step:
+    /// 1. the reason, naming the entry it explains (`source:`), is written to `tmp/` and fsynced;
+    /// 2. it is renamed into the destination as `ID.why`, which also reserves the name `ID`;
+    /// 3. the operation is renamed to `ID`; 4. the destination is fsynced.
+    /// A crash after 2 leaves a reason whose operation has not moved: `finishFilings` completes the move.
+    /// When a step fails, the reason is taken back and the operation stays where it was.
+    @discardableResult
+    public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason) throws(FilingError) -> String? {
+        let filed: String?
+        do { filed = try fileUnsynced(name, from: folder, to: destination, id: id, reason: reason) } catch { throw .notMoved(error) }
+        guard let filed else { return nil }
+        CrashPoint.reach("file.moved")
+        // Filed: a failed fsync of the folder is reported, but the operation has moved all the same.
+        do { try directory(destination).sync() } catch { throw .unsynced(filedAs: filed, error) }
+        return filed
+    }
+
+    /// Steps 1 to 3 of `file`.
+    func fileUnsynced(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason) throws(Errno) -> String? {
+        let target = directory(destination)
+        var suffix = 0
+        while true {
+            let filedAs = suffix == 0 ? id : "\(id).\(suffix)"
+            suffix += 1
+            // An earlier operation with the same id was filed and not yet cleared: keep both.
+            if suffix < 1000, (try? target.status(of: FileName(filedAs))) != nil { continue }
+            let why = FileName(filedAs + ".why")
+            do {
+                try placeReason(why, in: destination, contents: reason.text(id: filedAs, folder: destination, source: folder, name: name, at: Timestamp.now()))
+            } catch .fileExists where suffix < 1000 {
+                continue
+            }
+            CrashPoint.reach("file.reason-placed")
+            do {
+                try move(name, from: folder, to: destination, as: FileName(filedAs))
+            } catch .fileExists where suffix < 1000 {
+                // `finishFilings` may be completing this very filing by link: then the name is ours.
+                if let mine = try? directory(folder).status(of: name), let there = try? target.status(of: FileName(filedAs)),
+                   mine.inode == there.inode, mine.device == there.device {
+                    return filedAs
+                }
+                try? target.unlink(why)
+                continue
+            } catch .noSuchFileOrDirectory {
+                // Moved by another worker, or by `finishFilings` completing this very filing.
+                if (try? target.status(of: FileName(filedAs))) != nil { return filedAs }
+                try? target.unlink(why)
+                return nil
+            } catch {
+                try? target.unlink(why)
+                throw error
+            }
+            return filedAs
+        }
+    }
+
+    /// tmp/UNIQUE.why → FOLDER/ID.why: a reason, written and fsynced, then renamed in without replacing
+    /// anything (EEXIST when the name is taken).
+    func placeReason(_ name: FileName, in folder: Folder, contents: [UInt8]) throws(Errno) {
+        let temporary = FileName(UniqueName.next().id + ".why")
+        let tmp = directory(.tmp)
+        let fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
+        do {
+            defer { fd.close() }
+            try fd.writeAll(contents)
+            try fd.sync()
+            CrashPoint.reach("file.reason-written")
+            try move(temporary, from: .tmp, to: folder, as: name)
+        } catch {
+            try? tmp.unlink(temporary)
+            throw error
+        }
+    }
+
+    /// new/NAME or cur/NAME@CLAIM → failed/ID or conflict/ID beside its reason: a filing a crash cut short
+    /// after step 2, finished by recovery.
+    func finishFiling(_ source: FileName, from folder: Folder, to destination: Folder, as id: String, _ held: LockHeld) throws(Errno) {
+        try move(source, from: folder, to: destination, as: FileName(id))
+        try directory(destination).sync()
+    }
+
+    /// FOLDER/ID.why → gone: a reason whose operation was retried or discarded.
+    func removeReason(of id: String, in folder: Folder, _ held: LockHeld) {
+        try? directory(folder).unlink(FileName(id + ".why"))
+    }
+
+    /// failed/ID → failed/ID with a new document (`spool-ctl retry --if-match`): written in `tmp/`, fsynced,
+    /// then renamed over the old one, so that the operation is in one place with one document at every step.
+    func rewriteFiled(_ name: FileName, in folder: Folder, document: [UInt8]) throws(Errno) {
+        let temporary = FileName(UniqueName.next().id)
+        let tmp = directory(.tmp)
+        do {
+            let fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
+            defer { fd.close() }
+            try fd.writeAll(document)
+            try fd.sync()
+            try tmp.replace(temporary, in: directory(folder), as: name)
+        } catch {
+            try? tmp.unlink(temporary)
+            throw error
+        }
+    }
+
+    /// failed/ID or conflict/ID → new/ID:STATE, its reason removed under the same lock (so that recovery,
+    /// which finishes filings, never sees the reason alone): `spool-ctl retry`.
+    func unfile(_ name: FileName, id: String, from folder: Folder, as target: FileName, _ held: LockHeld) throws(Errno) {
+        try move(name, from: folder, to: .new, as: target)
+        removeReason(of: id, in: folder, held)
+        try directory(.new).sync()
+    }
+
+    /// new/ID:STATE → new/ID:STATE with no retry time: `spool-ctl retry --now`.
+    func makeDue(_ name: FileName, as target: FileName, _ held: LockHeld) throws(Errno) {
+        try move(name, from: .new, to: .new, as: target)
+    }
+
+    /// FOLDER/NAME → gone, with its reason when filed: `spool-ctl discard`.
+    func discard(_ name: FileName, id: String, in folder: Folder, _ held: LockHeld) throws(Errno) {
+        try directory(folder).unlink(name)
+        if folder == .failed || folder == .conflict { removeReason(of: id, in: folder, held) }
+    }
+
+    /// One name of a file a crash left with two → gone, keeping the name the move was heading to (see
+    /// `twin(of:)`). Filings and enqueues, which run without the lock, finish correctly when their source
+    /// was removed for them. Returns whether `name` itself was removed; false when there is no twin or it
+    /// is too young to tell from a move in progress.
+    @discardableResult
+    public func resolveTwin(_ folder: Folder, _ name: FileName, now: Int64 = Timestamp.now(), log: Log = .silent, _ held: LockHeld) throws(Errno) -> Bool {
+        let status: FileStatus
+        do { status = try directory(folder).status(of: name) } catch .noSuchFileOrDirectory { return false }
+        guard status.linkCount == 2, let twin = try twin(of: folder, name, status, now: now), !twin.inMotion else { return false }
+        let (dropFolder, dropName) = twin.dropsThisName ? (folder, name) : (twin.folder, twin.name)
+        do {
+            try directory(dropFolder).unlink(dropName)
+            log.notice("removed \(displayPath(dropFolder, dropName)), the second name of a move cut short by a crash")
+        } catch .noSuchFileOrDirectory {
+            // Resolved by another worker, the same way.
+        }
+        return twin.dropsThisName
+    }
+
+    /// Left in the spool root once `RENAME_NOREPLACE` was refused with EINVAL, so that every process on this
+    /// spool knows at once that moves are `link` + `unlink` and that two names of one file may be a move in
+    /// progress.
+    static let linkMovesMarker = FileName(".link-moves")
+
+    /// Whether moves on this spool are `link` + `unlink` (its file system lacks `RENAME_NOREPLACE`).
+    public var movesByLink: Bool { linkMoves.load(ordering: .relaxed) }
+
+    /// Renames without ever replacing an entry: `RENAME_NOREPLACE` where the file system has it; where it
+    /// answers EINVAL (FUSE, several network file systems), the classic `link` + `unlink` of qmail and
+    /// nullmailer, chosen once per spool (`link` never replaces a name either). A crash between the two
+    /// leaves both names; `resolveTwin` keeps one. Throws `noSuchFileOrDirectory` when another worker moved
+    /// the entry first.
+    private func move(_ name: FileName, from folder: Folder, to destination: Folder, as newName: FileName) throws(Errno) {
+        let source = directory(folder), target = directory(destination)
+        if !linkMoves.load(ordering: .relaxed) {
+            do {
+                try source.rename(name, to: target, as: newName)
+                return
+            } catch .invalidArgument, .notImplemented {
+                linkMoves.store(true, ordering: .relaxed)
+                if let fd = try? root.open(Spool.linkMovesMarker, O_WRONLY | O_CREAT | O_NOFOLLOW, mode: Spool.fileMode) { fd.close() }
+            }
+        }
+        try source.link(name, to: target, as: newName)
+        CrashPoint.reach("move.linked")
+        do {
+            try source.unlink(name)
+        } catch .noSuchFileOrDirectory {
+            // Someone else removed the source. If ours is now the file's only name, that was twin resolution
+            // finishing this very move; otherwise another mover's link won, and this one must not exist.
+            if let status = try? target.status(of: newName), status.linkCount == 1 { return }
+            try? target.unlink(newName)
+            throw .noSuchFileOrDirectory
+        } catch {
+            try? target.unlink(newName)
+            throw error
+        }
+    }
+}

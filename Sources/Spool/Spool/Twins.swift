@@ -1,0 +1,61 @@
+extension Spool {
+    /// How old a pair of names must be before it counts as a move cut short by a crash rather than one in
+    /// progress: a `link` + `unlink` takes microseconds. Tests shorten it with `SPOOL_TEST_TWIN_SETTLE`.
+    public static let twinSettleSeconds: Int64 = Program.environment("SPOOL_TEST_TWIN_SETTLE").flatMap { Int64($0) } ?? 60
+
+    /// The other name of a file that has two inside the spool, and whether this name is the one to drop.
+    public struct Twin: Sendable {
+        /// Where the other name is.
+        public let folder: Folder
+        /// The other name.
+        public let name: FileName
+        /// Whether resolution removes the name asked about (else the other one).
+        public let dropsThisName: Bool
+        /// Younger than `twinSettleSeconds`: maybe a move in progress, so left alone for now.
+        public let inMotion: Bool
+    }
+
+    /// The twin of `name` (whose status is `status`), or nil when the file's other names are not in the
+    /// spool. The name kept is the one the move was heading to: a filed operation over a waiting one (a
+    /// filing is a decision made), a waiting one over a claim (its owner is gone), a stated name over a plain
+    /// one in `new/`, anything over `tmp/`; ties go to the greater name, so every reader decides alike.
+    public func twin(of folder: Folder, _ name: FileName, _ status: FileStatus, now: Int64 = Timestamp.now()) throws(Errno) -> Twin? {
+        guard let (otherFolder, otherName) = try findTwin(folder, name, status) else { return nil }
+        let mine = (Spool.rank(folder, name), Folder.allCases.firstIndex(of: folder)!)
+        let theirs = (Spool.rank(otherFolder, otherName), Folder.allCases.firstIndex(of: otherFolder)!)
+        let dropsThis = mine < theirs || (mine == theirs && name < otherName)
+        return Twin(folder: otherFolder, name: otherName, dropsThisName: dropsThis, inMotion: now - status.changedSeconds < Spool.twinSettleSeconds)
+    }
+
+    static func rank(_ folder: Folder, _ name: FileName) -> Int {
+        switch folder {
+        case .tmp: 0
+        case .cur: 1
+        case .new: QueueName(name)?.state == nil ? 2 : 3
+        case .failed, .conflict: 4
+        }
+    }
+
+    /// The other name of a twice-linked file among the spool's entries with the same id (any name in `tmp/`).
+    func findTwin(_ folder: Folder, _ name: FileName, _ status: FileStatus) throws(Errno) -> (Folder, FileName)? {
+        guard let id = QueueName(name)?.id ?? name.string?.split(separator: ":").first.map(String.init) else { return nil }
+        let prefix = Array(id.utf8)
+        for other in Folder.allCases {
+            var candidates: [FileName] = []
+            let dir = directory(other)
+            do {
+                try dir.forEachRawEntry { raw, _ in
+                    if other == .tmp || raw.starts(with: prefix) { candidates.append(FileName(bytes: Array(raw))) }
+                }
+            } catch {
+                throw error as? Errno ?? .invalidArgument
+            }
+            for candidate in candidates where !(other == folder && candidate == name) {
+                let found: FileStatus
+                do { found = try dir.status(of: candidate) } catch .noSuchFileOrDirectory { continue }
+                if found.inode == status.inode, found.device == status.device { return (other, candidate) }
+            }
+        }
+        return nil
+    }
+}
