@@ -2,12 +2,22 @@ import Glibc
 
 /// The `ID.why` file beside a filed operation: `field: value` lines, written once by `text` and read back
 /// by `Spool.reason(of:in:)`, nowhere else.
-public struct FilingReason: Sendable {
+public struct FilingReason: Sendable, Equatable {
     /// The fields in order: `reason` first, then `status`, `attempts`, `last-error`, … as the outcome gave them.
     public var fields: [(String, String)]
 
     /// A reason made of these fields.
     public init(_ fields: [(String, String)]) { self.fields = fields }
+
+    /// A reason made of an outcome's fields.
+    public init(_ fields: [Outcome.Field]) { self.fields = fields.map { ($0.name, $0.value) } }
+
+    /// The value of the first field named `name`.
+    public subscript(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
+
+    public static func == (a: FilingReason, b: FilingReason) -> Bool {
+        a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+    }
 
     /// The file's text for operation `id` filed in `folder` from `source` (the entry it was written for,
     /// so that recovery can finish a filing cut short).

@@ -1,0 +1,39 @@
+/// What follows one attempt, decided from its outcome alone: `Worker.attempt` sends, calls `decide`, and
+/// carries out the action. Nothing here touches the spool.
+public enum AttemptDecision {
+    /// What the worker does with the claimed operation.
+    public enum Action: Equatable, Sendable {
+        /// Done: remove it.
+        case complete
+        /// File it in `failed/` or `conflict/` with this reason.
+        case file(Spool.Folder, FilingReason)
+        /// Return it to `new/` with this state; the lane stops, and the origin too when `blocksOrigin`.
+        case retry(RetryState, reason: String, blocksOrigin: Bool)
+    }
+
+    /// The action after `outcome` for an operation whose state before the attempt was `state`.
+    /// `delay` is the backoff in seconds for a number of attempts and the server's Retry-After.
+    public static func decide(_ outcome: Outcome, state: RetryState, maxAttempts: Int?, nowMicroseconds: Int64,
+                              delay: (Int, Int64?) -> Int64) -> Action {
+        let attempts = state.attempts + 1
+        switch outcome {
+        case .done:
+            return .complete
+        case let .conflict(fields):
+            return .file(.conflict, FilingReason(fields + [Outcome.Field("attempts", "\(attempts)")]))
+        case let .failed(fields):
+            return .file(.failed, FilingReason(fields + [Outcome.Field("attempts", "\(attempts)")]))
+        case let .retry(token, reason, retryAfter, blocksOrigin):
+            if let limit = maxAttempts, attempts >= limit {
+                return .file(.failed, FilingReason([("reason", "gave up after \(attempts) attempts (max_attempts); last error: \(reason)"),
+                                                    ("attempts", "\(attempts)")]))
+            }
+            var next = state
+            next.attempts = attempts
+            next.lastError = token
+            // Rounded up to the next whole second: never earlier than the backoff or Retry-After asked for.
+            next.due = (nowMicroseconds + delay(attempts, retryAfter) * 1_000_000 + 999_999) / 1_000_000
+            return .retry(next, reason: reason, blocksOrigin: blocksOrigin)
+        }
+    }
+}

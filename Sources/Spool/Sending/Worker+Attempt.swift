@@ -1,0 +1,107 @@
+import Glibc
+import Synchronization
+
+/// One attempt: sending a claimed operation, and doing what `AttemptDecision` says with the outcome.
+extension Worker {
+    /// Sends one claimed operation and acts on the outcome. Returns whether the lane may go on.
+    func attempt(_ claimed: QueueEntry, _ operation: Operation) async -> Bool {
+        var outcome: Outcome
+        do {
+            let request = HTTPRequest(operation: operation, id: claimed.id, userAgent: options.userAgent, credentials: try credentials(for: operation))
+            state.withLock { $0.summary.attempts += 1 }
+            log.detail("sending \(claimed.id): \(operation.method) \(operation.url)")
+            guard let transport else { preconditionFailure("Worker.run needs a transport") }
+            let result = await transport.send(request)
+            outcome = Outcome.classify(method: operation.method, result: result, now: Timestamp.now())
+        } catch {
+            if case let .unreadable(path, errno) = error, [.resource, .permission, .storage].contains(errno.faultClass) {
+                // The system, not the profile: nothing was sent, so no attempt is counted.
+                record(SpoolFault("read the auth profile", path, errno))
+                do throws(Errno) { try lock.withLock { held throws(Errno) in try spool.release(claimed, state: claimed.state, held) } } catch where error != .noSuchFileOrDirectory {
+                    record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
+                    strand(claimed)
+                } catch {}
+                park(claimed)
+                return false
+            }
+            log.warning("\(claimed.id): \(error)")
+            outcome = .retry(token: "auth", reason: error.description, retryAfter: nil, blocksOrigin: false)
+        }
+        let action = AttemptDecision.decide(outcome, state: claimed.state, maxAttempts: operation.maxAttempts,
+                                            nowMicroseconds: Timestamp.nowMicroseconds()) { attempts, retryAfter in
+            options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)
+        }
+        switch action {
+        case .complete:
+            do { try spool.complete(claimed) } catch {
+                record(SpoolFault("remove the delivered operation", spool.displayPath(.cur, claimed.fileName), error))
+                strand(claimed)
+            }
+            log.detail("\(claimed.id): done")
+            state.withLock {
+                $0.summary.done += 1
+                $0.completed.insert(claimed.id)
+            }
+            return true
+        case let .file(destination, reason):
+            guard file(claimed, to: destination, reason: reason.fields) else {
+                strand(claimed)
+                return true
+            }
+            state.withLock { if destination == .conflict { $0.summary.conflicts += 1 } else { $0.summary.failed += 1 } }
+            return true
+        case let .retry(next, reason, blocksOrigin):
+            do throws(Errno) { try lock.withLock { held throws(Errno) in try spool.release(claimed, state: next, held) } } catch where error != .noSuchFileOrDirectory {
+                record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
+                strand(claimed)
+            } catch {
+                // Moved by another worker (recovery of a claim it took for stale): it owns the operation now.
+            }
+            log.detail("\(claimed.id): \(reason); attempt \(next.attempts), next at \(Timestamp.formatRFC3339(next.due))")
+            state.withLock {
+                $0.summary.deferred += 1
+                $0.parkedKeys.insert(claimed.state.keyHash)
+                if blocksOrigin { $0.blockedOrigins.insert(operation.origin) }
+            }
+            return false
+        }
+    }
+
+    func credentials(for operation: Operation) throws(CredentialError) -> [(name: String, value: String)] {
+        guard let profile = operation.auth else { return [] }
+        guard let store = options.credentials else { throw .noDirectory(profile: profile) }
+        return try store.headers(profile: profile)
+    }
+
+    /// Files an operation in `failed/`; returns whether this worker moved it.
+    @discardableResult
+    func fail(_ entry: QueueEntry, from folder: Spool.Folder, reason: [(String, String)]) -> Bool {
+        guard file(entry, from: folder, to: .failed, reason: reason) else { return false }
+        state.withLock { $0.summary.failed += 1 }
+        return true
+    }
+
+    /// Moves an operation to `failed/` or `conflict/` with its reason; returns whether this worker moved it.
+    @discardableResult
+    func file(_ entry: QueueEntry, from folder: Spool.Folder = .cur, to destination: Spool.Folder, reason: [(String, String)]) -> Bool {
+        var fields = reason
+        if let last = entry.state.lastError, !fields.contains(where: { $0.0 == "last-error" }) { fields.append(("last-error", last)) }
+        // Kept so that `spool-ctl retry` can put the operation back in its original place in the order.
+        fields.append(("order", "\(entry.state.order)"))
+        do {
+            guard let filed = try spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: FilingReason(fields)) else { return false }
+            log.warning("\(entry.id) -> \(destination.rawValue)/\(filed): \(fields.first?.1 ?? "")")
+            return true
+        } catch {
+            switch error {
+            case let .notMoved(errno):
+                record(SpoolFault("file in \(destination.rawValue)/", spool.displayPath(folder, entry.fileName), errno))
+                return false
+            case let .unsynced(filed, errno):
+                log.warning("\(entry.id) -> \(destination.rawValue)/\(filed): \(fields.first?.1 ?? "")")
+                record(SpoolFault("fsync", "\(spool.path)/\(destination.rawValue)", errno))
+                return true
+            }
+        }
+    }
+}

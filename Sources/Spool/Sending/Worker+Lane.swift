@@ -1,0 +1,170 @@
+import Glibc
+import Synchronization
+
+/// Carrying out a lane: gathering the facts of each operation, and doing what `LaneDecision` says.
+extension Worker {
+    /// Works through one key's operations in order, stopping at the first that must wait.
+    func process(_ lane: [QueueEntry], plan: Plan) async {
+        for (index, entry) in lane.enumerated() {
+            if isStopping { return }
+            let now = Timestamp.now()
+            if !options.flush, entry.state.due > now { return }
+            let operation: Operation
+            switch read(entry) {
+            case let .operation(read): operation = read
+            case .filed: continue
+            case .stop: return
+            }
+            let next = index + 1 < lane.count ? lane[index + 1] : nil
+            let action = LaneDecision.decide(facts(entry, operation, next: next, now: now, plan: plan))
+            switch action {
+            case .claim:
+                break
+            case .wait:
+                return
+            case .park:
+                park(entry)
+                return
+            case let .fail(reason):
+                guard fail(entry, from: .new, reason: reason.fields) else { return park(entry) }
+                continue
+            case .coalesce:
+                guard let next, coalesce(entry, into: next) else { return park(entry) }
+                continue
+            }
+            let claimed: QueueEntry?
+            do throws(Errno) { claimed = try lock.withLock { held throws(Errno) in try spool.claim(entry, held) } } catch {
+                record(SpoolFault("claim", spool.displayPath(.new, entry.fileName), error))
+                claimed = nil
+            }
+            // Lost: another worker took it (or the disk failed), and owns the rest of this key.
+            guard LaneDecision.afterClaim(won: claimed != nil) == .claim, let claimed else { return park(entry) }
+            guard await attempt(claimed, operation) else { return }
+        }
+    }
+
+    /// What reading a lane's operation gave.
+    enum ReadStep {
+        case operation(Operation)
+        /// It could never be sent and this worker filed it: the lane goes on.
+        case filed
+        /// The lane stops (gone, a fault, a second name to resolve, or filed by another worker).
+        case stop
+    }
+
+    /// Reads a lane's operation; files it when its content is bad, parks its key when the spool is at fault.
+    func read(_ entry: QueueEntry) -> ReadStep {
+        do {
+            guard let read = try spool.readOperation(.new, entry.fileName, maxSize: options.maxSize) else {
+                park(entry)
+                return .stop
+            }
+            return .operation(read.operation)
+        } catch {
+            guard case let .rejected(rejection) = error else {
+                // Not the operation's fault: it stays, and so does the rest of its key.
+                if case let .fault(fault) = error { record(fault) }
+                if case .twin = error { resolveTwin(.new, entry.fileName) }
+                park(entry)
+                return .stop
+            }
+            // Only a move this worker made lets the lane go on: if another worker took the file,
+            // that worker now owns the rest of this key.
+            let moved: Bool
+            do { moved = try spool.reject(entry.fileName, in: .new, id: entry.id, rejection, attempts: entry.state.attempts, log: log) } catch {
+                record(error)
+                moved = false
+            }
+            guard moved else {
+                park(entry)
+                return .stop
+            }
+            state.withLock { $0.summary.failed += 1 }
+            return .filed
+        }
+    }
+
+    /// The facts `LaneDecision` looks at, gathered from the run's state and, for dependencies and
+    /// coalescing, from the spool.
+    func facts(_ entry: QueueEntry, _ operation: Operation, next: QueueEntry?, now: Int64, plan: Plan) -> LaneDecision.Facts {
+        let blocked = state.withLock { $0.blockedOrigins.contains(operation.origin) }
+        var facts = LaneDecision.Facts(entry: entry, operation: operation, now: now, lifetime: options.lifetime,
+                                       allowedOrigins: options.allowedOrigins, originBlocked: blocked,
+                                       claimSuffixLength: Claim(owner: .current, since: now).suffix.count)
+        facts.dependencies = dependencies(of: operation, entry, plan: plan)
+        if operation.coalesce, entry.state.attempts == 0, let next,
+           let newer = try? spool.readOperation(.new, next.fileName, maxSize: options.maxSize)?.operation {
+            facts.nextHasSameKey = newer.key == operation.key
+        }
+        return facts
+    }
+
+    /// What each `depends_on` id is, up to the first that is not done.
+    func dependencies(of operation: Operation, _ entry: QueueEntry, plan: Plan) -> [LaneDecision.Dependency] {
+        var found: [LaneDecision.Dependency] = []
+        for dependency in operation.dependsOn {
+            if dependency == entry.id { return found + [.itself] }
+            for folder in [Spool.Folder.failed, .conflict] where (try? spool.directory(folder).status(of: FileName(dependency))) != nil {
+                return found + [.filed(id: dependency, folder: folder)]
+            }
+            let present: Bool
+            do { present = try plan.present.lookup(dependency, in: spool) != nil } catch {
+                // A dependency must never look absent because of a fault: wait.
+                record(error)
+                return found + [.queued(id: dependency)]
+            }
+            if present, !state.withLock({ $0.completed.contains(dependency) }) {
+                let cycle = dependsTransitively(on: entry.id, from: dependency, plan: plan)
+                return found + [cycle ? .cycle(through: dependency) : .queued(id: dependency)]
+            }
+            found.append(.done)
+        }
+        return found
+    }
+
+    /// Whether `start`'s dependencies lead back to `id` (bounded, reading only the documents on the path).
+    func dependsTransitively(on id: String, from start: String, plan: Plan) -> Bool {
+        var queue = [start], seen: Set<String> = [start]
+        while let current = queue.popLast(), seen.count < 256 {
+            guard let (folder, fileName) = try? plan.present.lookup(current, in: spool),
+                  let next = try? spool.readOperation(folder, fileName, maxSize: options.maxSize)?.operation
+            else { continue }
+            for dependency in next.dependsOn {
+                if dependency == id { return true }
+                if seen.insert(dependency).inserted { queue.append(dependency) }
+            }
+        }
+        return false
+    }
+
+    func park(_ entry: QueueEntry) {
+        _ = state.withLock { $0.parkedKeys.insert(entry.state.keyHash) }
+    }
+
+    /// Keeps one name of a file that a crash left with two, under the lock; the next round sends it.
+    func resolveTwin(_ folder: Spool.Folder, _ fileName: FileName) {
+        do throws(Errno) {
+            _ = try lock.withLock { held throws(Errno) in try spool.resolveTwin(folder, fileName, log: log, held) }
+        } catch {
+            record(SpoolFault("remove the second name of", spool.displayPath(folder, fileName), error))
+        }
+    }
+
+    /// Removes a never-attempted coalescing operation that a newer one with the same key replaces.
+    /// Returns whether this worker removed it.
+    func coalesce(_ entry: QueueEntry, into newer: QueueEntry) -> Bool {
+        do throws(Errno) {
+            guard let claimed = try lock.withLock({ held throws(Errno) in try spool.claim(entry, held) }) else { return false }
+            do { try spool.complete(claimed) } catch {
+                strand(claimed)
+                throw error
+            }
+            log.notice("coalesced \(entry.id) into newer \(newer.id) (same key, never attempted)")
+            state.withLock { $0.summary.coalesced += 1 }
+            return true
+        } catch {
+            record(SpoolFault("coalesce", spool.displayPath(.new, entry.fileName), error))
+            return false
+        }
+    }
+}
