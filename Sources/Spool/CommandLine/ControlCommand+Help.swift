@@ -1,0 +1,104 @@
+/// The help texts of `spool-ctl`, apart from its logic.
+extension ControlCommand {
+    /// The help text of the command (key "") and of each subcommand.
+    public static let helps: [String: String] = [
+        "": """
+            OVERVIEW: Look at and act on the operations in a spool (like mailq, postqueue and postsuper).
+
+            USAGE: spool-ctl [--spool DIR] <subcommand> [OPTIONS]
+
+            OPTIONS:
+              --spool DIR             The spool directory (default: $SPOOL_DIR, else ./spool).
+              -h, --help              Show help information.
+
+            SUBCOMMANDS:
+              list                    One line per operation, oldest first.
+              show                    One operation in full: document, retry state and reason.
+              stats                   Counts, oldest pending age, next due time, bytes on disk.
+              retry                   Move operations from failed/ or conflict/ back to new/, or send deferred ones now.
+              discard                 Remove operations for good.
+              check                   Verify the spool and report what is wrong; exit 0 only when healthy.
+
+              See 'spool-ctl <subcommand> --help' for the options of each.
+
+            """,
+        "list": """
+            OVERVIEW: List operations, oldest first: id, state, attempts, next attempt, method, URL, key, age, reason.
+
+            USAGE: spool-ctl [--spool DIR] list [new|cur|failed|conflict|all] [--json]
+
+            ARGUMENTS:
+              new|cur|failed|conflict|all   Which folder to list (default: all).
+
+            OPTIONS:
+              --json                  One JSON object per line, with stable field names, for jq.
+              -h, --help              Show help information.
+
+            """,
+        "show": """
+            OVERVIEW: Show one operation: its document, retry state and, when filed, its reason.
+
+            USAGE: spool-ctl [--spool DIR] show ID [--json]
+
+            ARGUMENTS:
+              ID                      An operation id, or a path such as spool/conflict/ID.
+
+            OPTIONS:
+              --json                  One JSON object.
+              -h, --help              Show help information.
+
+            """,
+        "stats": """
+            OVERVIEW: Count operations per folder, with the oldest pending age, next due time and bytes on disk.
+
+            USAGE: spool-ctl [--spool DIR] stats [--json | --prometheus]
+
+            OPTIONS:
+              --json                  One JSON object.
+              --prometheus            The node_exporter textfile format, for a cron line feeding monitoring.
+              -h, --help              Show help information.
+
+            """,
+        "retry": """
+            OVERVIEW: Move operations from failed/ or conflict/ back to new/ with no attempts, keeping their
+            idempotency key; or clear the retry time of deferred operations in new/.
+
+            USAGE: spool-ctl [--spool DIR] retry ID... | --all-failed | --all-conflict [--if-match ETAG] [--now]
+
+            ARGUMENTS:
+              ID                      An operation id, or a path such as spool/conflict/ID.
+
+            OPTIONS:
+              --all-failed            Every operation in failed/.
+              --all-conflict          Every operation in conflict/.
+              --if-match ETAG         Replace the stale version with ETAG (after looking at the server);
+                                      the operation also gets a new idempotency key, being a new request.
+              --now                   Clear the retry time of deferred operations in new/ (all, without IDs).
+              -h, --help              Show help information.
+
+            """,
+        "discard": """
+            OVERVIEW: Remove operations for good, with their reasons. Asks first on a terminal.
+
+            USAGE: spool-ctl [--spool DIR] discard ID... [--yes]
+
+            ARGUMENTS:
+              ID                      An operation id, or a path such as spool/failed/ID.
+
+            OPTIONS:
+              --yes                   Do not ask.
+              -h, --help              Show help information.
+
+            """,
+        "check": """
+            OVERVIEW: Verify the spool: layout, modes, stale claims, unreadable files, stray files in the spool root.
+            Prints one line per problem; exit status 0 only when the spool is healthy.
+
+            USAGE: spool-ctl [--spool DIR] check
+
+            OPTIONS:
+              -h, --help              Show help information.
+
+            """,
+    ]
+}

@@ -1,0 +1,94 @@
+import Glibc
+
+/// The command line of `spool-ctl`: which subcommand, on which operations, with which flags.
+public struct ControlCommand: Sendable {
+    /// The program name in messages.
+    public static let program = "spool-ctl"
+    /// One-line usage for errors.
+    public static let usage = "spool-ctl [--spool DIR] list|show|stats|retry|discard|check [OPTIONS]"
+
+    /// `--spool`, if given.
+    public var spool: String?
+    /// The subcommand.
+    public var subcommand = ""
+    /// Its arguments (ids, a folder).
+    public var positionals: [String] = []
+    /// Its flags (`--json`, `--yes`, …).
+    public var flags = Set<String>()
+    /// `retry --if-match`.
+    public var ifMatch: String?
+    /// The help text asked for with `-h`, if any.
+    public var help: String?
+
+    static let allowedFlags: [String: Set<String>] = [
+        "list": ["--json"], "show": ["--json"], "stats": ["--json", "--prometheus"],
+        "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--yes"],
+    ]
+
+    /// Parses `spool-ctl`'s arguments.
+    public init(parsing tokens: [String]) throws(UsageError) {
+        var arguments = Arguments(tokens)
+        var chosen: String?
+        while let token = arguments.next() {
+            switch token {
+            case .option("-h"), .option("--help"):
+                help = ControlCommand.helps[chosen ?? ""]!
+                return
+            case .option("--spool"): spool = try arguments.value(for: "--spool")
+            case .option("--if-match"):
+                guard chosen == "retry" else { throw .unknownOption("--if-match") }
+                ifMatch = try arguments.value(for: "--if-match")
+            case let .option(name):
+                guard let chosen, ControlCommand.allowedFlags[chosen]?.contains(name) == true else { throw .unknownOption(name) }
+                try arguments.noValue(for: name)
+                flags.insert(name)
+            case let .positional(value):
+                if chosen == nil {
+                    guard ControlCommand.helps[value] != nil, !value.isEmpty else { throw .unexpectedArgument(value) }
+                    chosen = value
+                } else {
+                    positionals.append(value)
+                }
+            }
+        }
+        guard let chosen else { throw .missingArgument("subcommand") }
+        subcommand = chosen
+        try validate()
+    }
+
+    /// The checks that need the whole command line.
+    func validate() throws(UsageError) {
+        if flags.contains("--json") && flags.contains("--prometheus") { throw .conflicting("--json", "--prometheus") }
+        switch subcommand {
+        case "list":
+            if positionals.count > 1 { throw .unexpectedArgument(positionals[1]) }
+            if let which = positionals.first, which != "all", Spool.Folder(rawValue: which) == nil || which == "tmp" {
+                throw .invalidValue(option: "list", value: which, expected: "new, cur, failed, conflict or all")
+            }
+        case "show":
+            if positionals.isEmpty { throw .missingArgument("ID") }
+            if positionals.count > 1 { throw .unexpectedArgument(positionals[1]) }
+        case "retry":
+            let bulk = flags.contains("--all-failed") || flags.contains("--all-conflict")
+            if positionals.isEmpty && !bulk && !flags.contains("--now") { throw .missingArgument("ID") }
+            if !positionals.isEmpty && bulk { throw .conflicting("ID", flags.contains("--all-failed") ? "--all-failed" : "--all-conflict") }
+        case "discard":
+            if positionals.isEmpty { throw .missingArgument("ID") }
+        default:
+            if let first = positionals.first { throw .unexpectedArgument(first) }
+        }
+    }
+
+    /// Parses the process's arguments, printing help (exit 0) or a usage error (exit 64) as needed.
+    public static func fromCommandLine() -> ControlCommand {
+        let command: ControlCommand
+        do { command = try ControlCommand(parsing: Array(CommandLine.arguments.dropFirst())) } catch {
+            Program.usageFailure(program, error, usage: usage)
+        }
+        if let help = command.help {
+            Program.printOut(help)
+            exit(0)
+        }
+        return command
+    }
+}

@@ -1,0 +1,169 @@
+import Glibc
+
+/// One run of `spool-ctl` on an open spool: each subcommand, and the exit status they add up to.
+struct ControlSession {
+    let command: ControlCommand
+    let spool: Spool
+    let now: Int64
+    /// 0, or the status of the first error reported.
+    var status: Int32 = 0
+
+    var program: String { ControlCommand.program }
+
+    mutating func report(_ error: ControlError) {
+        Program.printError("\(program): error: \(error)\n")
+        if status == 0 { status = error.exitCode }
+    }
+
+    mutating func find(_ argument: String) -> QueueItem? {
+        do {
+            guard let item = try spool.locate(argument) else {
+                report(.notFound(argument))
+                return nil
+            }
+            return item
+        } catch {
+            report(.io(path: spool.path, error as? Errno ?? Errno(rawValue: EIO)))
+            return nil
+        }
+    }
+
+    func inventory(_ folders: [Spool.Folder]) -> [QueueItem] {
+        do { return try spool.inventory(folders) } catch {
+            Program.fail(program, "cannot list \(spool.path): \(error)", code: ExitCode.ioError)
+        }
+    }
+
+    /// Rows as aligned columns, the last one unpadded.
+    static func table(_ rows: [[String]]) -> String {
+        guard let first = rows.first else { return "" }
+        var widths = [Int](repeating: 0, count: first.count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        return rows.map { row in
+            row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count + 2) }.joined()
+        }.joined(separator: "\n") + "\n"
+    }
+
+    func list() {
+        let which = command.positionals.first ?? "all"
+        let folders: [Spool.Folder] = which == "all" ? [.new, .cur, .failed, .conflict] : [Spool.Folder(rawValue: which)!]
+        let items = inventory(folders)
+        if command.flags.contains("--json") {
+            Program.printOut(items.map { $0.json(now: now).text + "\n" }.joined())
+        } else if !items.isEmpty {
+            var rows = [["ID", "STATE", "ATTEMPTS", "NEXT", "METHOD", "URL", "KEY", "AGE", "REASON"]]
+            for item in items {
+                let key = item.operation.map { $0.key == $0.url ? "-" : $0.key } ?? "-"
+                rows.append([item.id, item.stateWord(now: now), String(item.attempts), item.due.map(Timestamp.formatRFC3339) ?? "-",
+                             item.operation?.method ?? "?", item.operation?.url ?? "?", key, humanDuration(item.age(now: now)),
+                             item.reasonLine ?? item.lastError ?? "-"])
+            }
+            Program.printOut(ControlSession.table(rows))
+        }
+    }
+
+    mutating func show() {
+        guard let item = find(command.positionals[0]) else { return }
+        if command.flags.contains("--json") {
+            Program.printOut(item.json(now: now, full: true).text + "\n")
+            return
+        }
+        var rows: [[String]] = [
+            ["id:", item.id], ["state:", "\(item.stateWord(now: now)) (\(item.folder.rawValue)/)"], ["file:", spool.displayPath(item.folder, item.fileName)],
+            ["attempts:", String(item.attempts)],
+        ]
+        if let due = item.due { rows.append(["next attempt:", Timestamp.formatRFC3339(due)]) }
+        if let last = item.lastError { rows.append(["last error:", last]) }
+        rows.append(["enqueued:", "\(Timestamp.formatRFC3339(item.order / 1_000_000)) (\(humanDuration(item.age(now: now))) ago)"])
+        if let claim = item.claim { rows.append(["claimed by:", "pid \(claim.owner.pid) on \(claim.owner.host) since \(Timestamp.formatRFC3339(claim.since))"]) }
+        if let operation = item.operation {
+            rows.append(["request:", "\(operation.method) \(operation.url)"])
+            if operation.key != operation.url { rows.append(["key:", operation.key]) }
+        }
+        if let problem = item.problem { rows.append(["problem:", problem]) }
+        for (field, value) in item.reason where field != "id" && field != "folder" { rows.append(["why \(field):", value]) }
+        var out = ControlSession.table(rows)
+        if let document = item.operation?.document { out += "document:\n  \(document.text)\n" }
+        Program.printOut(out)
+    }
+
+    func stats() {
+        do {
+            let stats = try SpoolStats(spool: spool, now: now)
+            if command.flags.contains("--json") { Program.printOut(stats.json.text + "\n") }
+            else if command.flags.contains("--prometheus") { Program.printOut(stats.prometheus(spool: spool.path)) }
+            else { Program.printOut(stats.text) }
+        } catch {
+            Program.fail(program, "cannot read \(spool.path): \(error)", code: ExitCode.ioError)
+        }
+    }
+
+    mutating func retry() {
+        let flags = command.flags
+        var items: [QueueItem] = []
+        if flags.contains("--all-failed") { items += inventory([.failed]) }
+        if flags.contains("--all-conflict") { items += inventory([.conflict]) }
+        for argument in command.positionals { if let item = find(argument) { items.append(item) } }
+        if command.positionals.isEmpty && items.isEmpty && flags.contains("--now") { items = inventory([.new]).filter { ($0.due ?? 0) > 0 } }
+        for item in items {
+            do {
+                if item.folder == .new && flags.contains("--now") {
+                    if try spool.sendNow(item) != nil { Program.printOut("\(item.id): due now\n") }
+                } else {
+                    _ = try spool.retry(item, ifMatch: command.ifMatch)
+                    Program.printOut("\(item.id): back in new/\(command.ifMatch.map { " with If-Match \($0)" } ?? "")\n")
+                }
+            } catch {
+                report(error)
+            }
+        }
+    }
+
+    mutating func discard() {
+        let interactive = isatty(STDIN_FILENO) != 0 && !command.flags.contains("--yes")
+        for argument in command.positionals {
+            guard let item = find(argument) else { continue }
+            if interactive {
+                Program.printError("discard \(item.id) from \(item.folder.rawValue)/? [y/N] ")
+                guard let answer = readLine(), answer.lowercased().hasPrefix("y") else { continue }
+            }
+            do {
+                try spool.discard(item)
+                Program.printOut("\(item.id): discarded\n")
+            } catch {
+                report(error)
+            }
+        }
+    }
+
+    mutating func check() {
+        do {
+            let check = try SpoolCheck(spool: spool, now: now)
+            for finding in check.findings { Program.printOut("\(finding.path): \(finding.problem)\n") }
+            if check.findings.isEmpty { Program.printOut("\(spool.path): ok\n") } else { status = ExitCode.failure }
+        } catch {
+            Program.fail(program, "cannot read \(spool.path): \(error)", code: ExitCode.ioError)
+        }
+    }
+}
+
+extension ControlCommand {
+    /// Carries out the command on its spool and returns the exit status.
+    public func run() -> Int32 {
+        let spool: Spool
+        do { spool = try Spool(path: Spool.defaultPath(option: self.spool)) } catch {
+            Program.fail(ControlCommand.program, error.description, code: error.exitCode)
+        }
+        var session = ControlSession(command: self, spool: spool, now: Timestamp.now())
+        switch subcommand {
+        case "list": session.list()
+        case "show": session.show()
+        case "stats": session.stats()
+        case "retry": session.retry()
+        case "discard": session.discard()
+        case "check": session.check()
+        default: break
+        }
+        return session.status
+    }
+}

@@ -1,0 +1,49 @@
+/// The help text of `spool-enqueue`, apart from its logic.
+extension EnqueueCommand {
+    /// The help text.
+    public static let help = """
+        OVERVIEW: Queue one HTTP write in a spool, durably, and print its id.
+
+        The operation is written to tmp/, fsynced, renamed into new/, and new/ is fsynced:
+        exit status 0 means it survives a crash or power cut. spool-send delivers it later.
+
+        USAGE: spool-enqueue [--spool DIR] METHOD URL [--header 'Name: value']...
+                             [--body TEXT | --body-file FILE] [--if-match ETAG] [--key KEY]
+                             [--idempotency-key KEY] [--depends-on ID]... [--coalesce]
+                             [--not-before TIME] [--expires TIME] [--max-attempts N] [--auth NAME]
+                             [--max-size BYTES] [--max-queue COUNT] [--min-free BYTES]
+               spool-enqueue [--spool DIR] --json FILE|-
+
+        ARGUMENTS:
+          METHOD                  The HTTP method (PUT, POST, PATCH, DELETE, ...).
+          URL                     The target, an http:// or https:// URL.
+
+        OPTIONS:
+          --spool DIR             The spool directory (default: $SPOOL_DIR, else ./spool).
+          --header 'Name: value'  Add a request header; repeat for more.
+          --body TEXT             Send TEXT as the request body.
+          --body-file FILE        Send the contents of FILE (- for standard input) as the body.
+          --json FILE             Read a whole operation document from FILE (- for standard input)
+                                  and check it instead of building one from arguments.
+          --if-match ETAG         Send If-Match: ETAG; a 412 answer files the operation in conflict/.
+          --key KEY               Ordering key (default: the URL): writes with one key go in order.
+          --idempotency-key KEY   Idempotency-Key to send (default: a new random key).
+          --depends-on ID         Send only after operation ID is done; repeat for more.
+          --coalesce              Let a newer write with the same key replace this one before it is sent.
+          --not-before TIME       Do not send before TIME (RFC 3339, @EPOCH, or +DURATION such as +10m).
+          --expires TIME          Give up at TIME (same forms) and file the operation in failed/.
+          --max-attempts N        Give up after N attempts (1 to 1000).
+          --auth NAME             Add the credentials of profile NAME from the auth directory at send time.
+          --max-size BYTES        Refuse documents larger than BYTES (default: 1048576).
+          --max-queue COUNT       Refuse (exit 75) when COUNT operations already wait in new/
+                                  (default: $SPOOL_MAX_QUEUE, else 100000).
+          --min-free BYTES        Refuse (exit 75) when less than BYTES would stay free on the spool's
+                                  file system (default: $SPOOL_MIN_FREE, else 16777216; 0: no check).
+          -h, --help              Show help information.
+
+        EXIT STATUS:
+          0 queued (the id is printed), 64 usage error, 65 invalid operation,
+          66 unreadable input file, 73/74 spool unusable, 75 disk or queue full: try again later.
+
+        """
+}

@@ -1,0 +1,104 @@
+/// Why `spool-enqueue` queued nothing. Each description names the input or path.
+public enum EnqueueFailure: Error, CustomStringConvertible {
+    case unreadableInput(path: String, Errno)
+    case inputTooLarge(path: String, limit: Int)
+    case notJSON(path: String, JSONError)
+    case invalid(source: String?, OperationError)
+    case spool(SpoolError)
+    case enqueue(EnqueueError)
+
+    public var description: String {
+        switch self {
+        case let .unreadableInput(path, error): "cannot read \(path): \(error)"
+        case let .inputTooLarge(path, limit): "\(path) is larger than \(limit) bytes"
+        case let .notJSON(path, error): "invalid operation in \(path): not valid JSON: \(error)"
+        case let .invalid(source, error): "invalid operation\(source.map { " in \($0)" } ?? ""): \(error)"
+        case let .spool(error): error.description
+        case let .enqueue(error): error.description
+        }
+    }
+
+    /// The sysexits code: 66 for an input that cannot be read, 65 for bad data, else the spool's.
+    public var exitCode: Int32 {
+        switch self {
+        case .unreadableInput: ExitCode.noInput
+        case .inputTooLarge, .notJSON, .invalid: ExitCode.dataError
+        case let .spool(error): error.exitCode
+        case let .enqueue(error): error.exitCode
+        }
+    }
+}
+
+extension EnqueueCommand {
+    /// Builds the operation, enqueues it durably and returns its id.
+    public func run() throws(EnqueueFailure) -> String {
+        let operation: Operation
+        do { operation = try Operation(document: try document()) } catch let error as EnqueueFailure {
+            throw error
+        } catch {
+            throw .invalid(source: jsonInput, error as! OperationError)
+        }
+        let spool: Spool
+        do {
+            spool = try Spool(path: Spool.defaultPath(option: self.spool))
+            try spool.requireWritable()
+        } catch {
+            throw .spool(error)
+        }
+        do { return try spool.enqueue(operation, maxSize: maxSize, limits: limits) } catch { throw .enqueue(error) }
+    }
+
+    /// The document: read from `--json`, or built from the arguments; with an Idempotency-Key either way,
+    /// so that every attempt of this write carries the same one.
+    func document() throws(EnqueueFailure) -> JSON {
+        var document: JSON
+        if let jsonInput {
+            do { document = try JSON.parse(try read(jsonInput)) } catch let error as EnqueueFailure {
+                throw error
+            } catch {
+                throw .notJSON(path: jsonInput, error as! JSONError)
+            }
+        } else {
+            document = .object(try members())
+        }
+        if case var .object(members) = document, document["idempotency_key"] == nil {
+            members.append(("idempotency_key", .string(IdempotencyKey.random())))
+            document = .object(members)
+        }
+        return document
+    }
+
+    /// The members of a document built from the arguments, in the order spool(5) lists them.
+    func members() throws(EnqueueFailure) -> [(key: String, value: JSON)] {
+        var members: [(key: String, value: JSON)] = [("method", .string(positionals[0])), ("url", .string(positionals[1]))]
+        if !headers.isEmpty { members.append(("headers", .object(headers.map { (key: $0.0, value: $0.1) }))) }
+        var extra = fields
+        if let body { members.append(("body", .string(body))) }
+        if let bodyFile {
+            let bytes = try read(bodyFile)
+            if let text = String(validating: bytes, as: UTF8.self) { members.append(("body", .string(text))) }
+            else { extra["body_base64"] = .string(Base64.encode(bytes)) }
+        }
+        for field in ["body_base64", "idempotency_key", "if_match", "key"] {
+            if let value = extra[field] { members.append((field, value)) }
+        }
+        if !dependsOn.isEmpty { members.append(("depends_on", .array(dependsOn))) }
+        for field in ["coalesce", "not_before", "expires_at", "max_attempts", "auth"] {
+            if let value = extra[field] { members.append((field, value)) }
+        }
+        return members
+    }
+
+    /// An input file (or standard input for `-`), at most `maxSize` bytes.
+    func read(_ path: String) throws(EnqueueFailure) -> [UInt8] {
+        do {
+            let read = try Program.readInput(path, limit: maxSize)
+            if read.truncated { throw EnqueueFailure.inputTooLarge(path: path, limit: maxSize) }
+            return read.bytes
+        } catch let error as EnqueueFailure {
+            throw error
+        } catch {
+            throw .unreadableInput(path: path, error as! Errno)
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Glibc
+
+/// The command line of `spool-enqueue`: the operation to build (or the document to read) and the limits.
+public struct EnqueueCommand: Sendable {
+    /// The program name in messages.
+    public static let program = "spool-enqueue"
+    /// One-line usage for errors.
+    public static let usage = "spool-enqueue [--spool DIR] METHOD URL [OPTIONS] | spool-enqueue [--spool DIR] --json FILE|-"
+
+    /// `--spool`, if given.
+    public var spool: String?
+    /// METHOD and URL.
+    public var positionals: [String] = []
+    /// `--header` lines, in order.
+    public var headers: [(String, JSON)] = []
+    /// `--body TEXT`.
+    public var body: String?
+    /// `--body-file FILE`.
+    public var bodyFile: String?
+    /// `--json FILE`.
+    public var jsonInput: String?
+    /// Document fields from the other options, by document name.
+    public var fields: [String: JSON] = [:]
+    /// `--depends-on` ids.
+    public var dependsOn: [JSON] = []
+    /// `--max-size`.
+    public var maxSize = Spool.defaultMaxDocumentSize
+    /// `--max-queue`, `--min-free` and their variables.
+    public var limits = QueueLimits()
+    /// `-h`.
+    public var help = false
+
+    /// Parses `spool-enqueue`'s arguments; times like `+10m` count from `now`.
+    public init(parsing tokens: [String], now: Int64 = Timestamp.now()) throws(UsageError) {
+        var arguments = Arguments(tokens)
+        var explicitLimits = Set<String>()
+        func time(_ option: String) throws(UsageError) -> JSON {
+            let text = try arguments.value(for: option)
+            guard let seconds = Timestamp.parseArgument(text, now: now) else {
+                throw .invalidValue(option: option, value: text, expected: "an RFC 3339 time, @EPOCH or +DURATION (30s, 10m, 2h, 1d)")
+            }
+            return .string(Timestamp.formatRFC3339(seconds))
+        }
+        while let token = arguments.next() {
+            switch token {
+            case let .positional(value): positionals.append(value)
+            case .option("-h"), .option("--help"):
+                help = true
+                return
+            case .option("--spool"): spool = try arguments.value(for: "--spool")
+            case .option("--header"):
+                let line = try arguments.value(for: "--header")
+                guard let colon = line.firstIndex(of: ":") else { throw .invalidValue(option: "--header", value: line, expected: "'Name: value'") }
+                headers.append((String(line[..<colon]).trimmingWhitespace(), .string(String(line[line.index(after: colon)...]).trimmingWhitespace())))
+            case .option("--body"):
+                if bodyFile != nil { throw .conflicting("--body-file", "--body") }
+                body = try arguments.value(for: "--body")
+            case .option("--body-file"):
+                if body != nil { throw .conflicting("--body", "--body-file") }
+                bodyFile = try arguments.value(for: "--body-file")
+            case .option("--json"): jsonInput = try arguments.value(for: "--json")
+            case .option("--if-match"): fields["if_match"] = .string(try arguments.value(for: "--if-match"))
+            case .option("--key"): fields["key"] = .string(try arguments.value(for: "--key"))
+            case .option("--idempotency-key"): fields["idempotency_key"] = .string(try arguments.value(for: "--idempotency-key"))
+            case .option("--depends-on"): dependsOn.append(.string(try arguments.value(for: "--depends-on")))
+            case .option("--coalesce"):
+                try arguments.noValue(for: "--coalesce")
+                fields["coalesce"] = .bool(true)
+            case .option("--not-before"): fields["not_before"] = try time("--not-before")
+            case .option("--expires"): fields["expires_at"] = try time("--expires")
+            case .option("--max-attempts"):
+                let text = try arguments.value(for: "--max-attempts")
+                guard let n = Int(text) else { throw .invalidValue(option: "--max-attempts", value: text, expected: "an integer") }
+                fields["max_attempts"] = .number(String(n))
+            case .option("--auth"): fields["auth"] = .string(try arguments.value(for: "--auth"))
+            case let .option(name) where name == "--max-queue" || name == "--min-free":
+                try setLimit(name, try arguments.value(for: name))
+                explicitLimits.insert(name)
+            case .option("--max-size"):
+                let text = try arguments.value(for: "--max-size")
+                guard let n = Int(text), n > 0 else { throw .invalidValue(option: "--max-size", value: text, expected: "a positive number of bytes") }
+                maxSize = n
+            case let .option(name): throw .unknownOption(name)
+            }
+        }
+        try validate()
+        for (option, variable) in [("--max-queue", "SPOOL_MAX_QUEUE"), ("--min-free", "SPOOL_MIN_FREE")] where !explicitLimits.contains(option) {
+            if let text = Program.environment(variable) { try setLimit(option, text, named: variable) }
+        }
+    }
+
+    mutating func setLimit(_ option: String, _ text: String, named name: String? = nil) throws(UsageError) {
+        guard let n = Int(text), n >= 0 else { throw .invalidValue(option: name ?? option, value: text, expected: "a number, 0 or more") }
+        if option == "--max-queue" { limits.maxCount = n } else { limits.minFreeBytes = n }
+    }
+
+    /// The checks that need the whole command line.
+    func validate() throws(UsageError) {
+        if jsonInput != nil {
+            if let first = positionals.first { throw .unexpectedArgument(first) }
+            if body != nil { throw .conflicting("--json", "--body") }
+            if bodyFile != nil { throw .conflicting("--json", "--body-file") }
+            if !headers.isEmpty { throw .conflicting("--json", "--header") }
+            if let option = fields.keys.sorted().first { throw .conflicting("--json", "--" + EnqueueCommand.optionName(option)) }
+            if !dependsOn.isEmpty { throw .conflicting("--json", "--depends-on") }
+        } else {
+            if positionals.count < 1 { throw .missingArgument("METHOD") }
+            if positionals.count < 2 { throw .missingArgument("URL") }
+            if positionals.count > 2 { throw .unexpectedArgument(positionals[2]) }
+        }
+    }
+
+    /// The option that sets a document field.
+    static func optionName(_ field: String) -> String {
+        switch field {
+        case "expires_at": "expires"
+        case "body_base64": "body-file"
+        default: String(field.map { $0 == "_" ? "-" : $0 })
+        }
+    }
+
+    /// Parses the process's arguments, printing help (exit 0) or a usage error (exit 64) as needed.
+    public static func fromCommandLine() -> EnqueueCommand {
+        let command: EnqueueCommand
+        do { command = try EnqueueCommand(parsing: Array(CommandLine.arguments.dropFirst())) } catch {
+            Program.usageFailure(program, error, usage: usage)
+        }
+        if command.help {
+            Program.printOut(EnqueueCommand.help)
+            exit(0)
+        }
+        return command
+    }
+}
