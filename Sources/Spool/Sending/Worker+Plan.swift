@@ -46,92 +46,19 @@ extension Worker {
     func makePlan() -> Plan {
         let started = Timestamp.nowMicroseconds()
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
-        struct Head {
-            var order: Int64
-            var due: Int64
-            /// Another operation has the same order stamp: only sorting by id can tell which is first.
-            var tied = false
-        }
-        var plan = Plan()
-        var heads: [UInt64: Head] = [:]
-        var held = Set<UInt64>()
-        var queues: [UInt64: [QueueEntry]] = [:]
-        let parked = state.withLock { $0.parkedKeys }
-        let now = Timestamp.now()
-        var listing = "\(spool.path)/new"
-        func note(_ keyHash: UInt64, order: Int64, due: Int64) {
-            guard let head = heads[keyHash] else {
-                heads[keyHash] = Head(order: order, due: due)
-                return
-            }
-            if order < head.order { heads[keyHash] = Head(order: order, due: due) }
-            else if order == head.order { heads[keyHash]!.tied = true }
-        }
+        var builder = PlanBuilder(now: Timestamp.now(), parked: state.withLock { $0.parkedKeys }, options: options)
         do {
             try lock.withLock { lockHeld in
-                listing = "\(spool.path)/new"
-                let new = spool.directory(.new)
-                var others: [FileName] = [], tooLate: [FileName] = []
-                try new.forEachRawEntry { raw, _ in
-                    guard raw.first != UInt8(ascii: ".") else { return }
-                    if let facts = NameFacts(raw), !facts.claimed {
-                        if facts.due > facts.order / 1_000_000 + options.lifetime {
-                            tooLate.append(FileName(bytes: Array(raw)))
-                        } else {
-                            note(facts.keyHash, order: facts.order, due: facts.due)
-                        }
-                    } else {
-                        others.append(FileName(bytes: Array(raw)))
-                    }
-                }
-                // Waiting would only end in expiry: say so now rather than in days.
-                for fileName in tooLate {
-                    guard let name = QueueName(fileName), let state = name.state else { continue }
-                    let why = state.attempts == 0
-                        ? "not_before is after the queue lifetime of \(options.lifetime) seconds: it would expire before its first attempt"
-                        : "the next attempt would come after the queue lifetime of \(options.lifetime) seconds"
-                    fail(QueueEntry(fileName: fileName, name: name), from: .new, reason: [("reason", why), ("attempts", "\(state.attempts)")])
-                }
-                plan.sawPlainNames = !others.isEmpty
-                for fileName in others where !isStopping {
-                    do throws(SpoolFault) {
-                        if let entry = try spool.intake(fileName, maxSize: options.maxSize, log: log, lockHeld) {
-                            note(entry.state.keyHash, order: entry.state.order, due: entry.state.due)
-                        }
-                    } catch {
-                        record(error)
-                    }
-                }
-                listing = "\(spool.path)/cur"
-                try spool.directory(.cur).forEachRawEntry { raw, _ in
-                    if let facts = NameFacts(raw) { held.insert(facts.keyHash) }
-                }
-                listing = "\(spool.path)/new"
-                var dueKeys = Set<UInt64>()
-                for (key, head) in heads where !held.contains(key) {
-                    if parked.contains(key) {
-                        // Not this run's any more, but a watcher must wake when it becomes due.
-                        if head.due > now { plan.nextDue = min(plan.nextDue ?? head.due, head.due) }
-                    } else if options.flush || head.due <= now || head.tied {
-                        dueKeys.insert(key)
-                    } else {
-                        plan.nextDue = min(plan.nextDue ?? head.due, head.due)
-                    }
-                }
+                let (others, tooLate) = try builder.listWaiting(spool)
+                failTooLate(tooLate)
+                builder.plan.sawPlainNames = !others.isEmpty
+                admit(others, into: &builder, lockHeld)
+                try builder.listHeld(spool)
+                let dueKeys = builder.dueKeys()
                 guard !dueKeys.isEmpty else { return }
-                var unreadable: [FileName] = []
-                try new.forEachRawEntry { raw, _ in
-                    guard let facts = NameFacts(raw), !facts.claimed, dueKeys.contains(facts.keyHash) else { return }
-                    let fileName = FileName(bytes: Array(raw))
-                    if let name = QueueName(fileName) {
-                        queues[facts.keyHash, default: []].append(QueueEntry(fileName: fileName, name: name))
-                    } else {
-                        unreadable.append(fileName)
-                    }
-                }
                 // The quick reading and the full one must agree; a name only one accepts must not sit
                 // silently at the head of its key.
-                for fileName in unreadable {
+                for fileName in try builder.collect(dueKeys, spool) {
                     do throws(SpoolFault) {
                         try spool.reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName("the retry state in the name is malformed"), log: log)
                     } catch {
@@ -140,9 +67,139 @@ extension Worker {
                 }
             }
         } catch {
-            record(SpoolFault("list", listing, error as? Errno ?? .invalidArgument))
-            return plan
+            record(SpoolFault("list", builder.listing, error as? Errno ?? .invalidArgument))
+            return builder.plan
         }
+        return builder.finish()
+    }
+
+    /// Files what would only expire while waiting: say so now rather than in days.
+    func failTooLate(_ names: [FileName]) {
+        for fileName in names {
+            guard let name = QueueName(fileName), let state = name.state else { continue }
+            let why = state.attempts == 0
+                ? "not_before is after the queue lifetime of \(options.lifetime) seconds: it would expire before its first attempt"
+                : "the next attempt would come after the queue lifetime of \(options.lifetime) seconds"
+            fail(QueueEntry(fileName: fileName, name: name), from: .new, reason: [("reason", why), ("attempts", "\(state.attempts)")])
+        }
+    }
+
+    /// Admits files dropped under plain names, noting each admitted one as a candidate head of its key.
+    func admit(_ names: [FileName], into builder: inout PlanBuilder, _ held: LockHeld) {
+        for fileName in names where !isStopping {
+            do throws(SpoolFault) {
+                if let entry = try spool.intake(fileName, maxSize: options.maxSize, log: log, held) {
+                    builder.note(entry.state.keyHash, order: entry.state.order, due: entry.state.due)
+                }
+            } catch {
+                record(error)
+            }
+        }
+    }
+}
+
+/// One round's look at the queue, pass by pass: each key's first operation, the keys held by claims,
+/// and the lanes of the keys with something due.
+struct PlanBuilder {
+    struct Head {
+        var order: Int64
+        var due: Int64
+        /// Another operation has the same order stamp: only sorting by id can tell which is first.
+        var tied = false
+    }
+
+    let now: Int64
+    let parked: Set<UInt64>
+    let options: WorkerOptions
+    var plan = Worker.Plan()
+    var heads: [UInt64: Head] = [:]
+    var held = Set<UInt64>()
+    var queues: [UInt64: [QueueEntry]] = [:]
+    /// The folder being listed, for the message when listing fails.
+    var listing = ""
+
+    init(now: Int64, parked: Set<UInt64>, options: WorkerOptions) {
+        self.now = now
+        self.parked = parked
+        self.options = options
+    }
+
+    mutating func note(_ keyHash: UInt64, order: Int64, due: Int64) {
+        guard let head = heads[keyHash] else {
+            heads[keyHash] = Head(order: order, due: due)
+            return
+        }
+        if order < head.order { heads[keyHash] = Head(order: order, due: due) }
+        else if order == head.order { heads[keyHash]!.tied = true }
+    }
+
+    /// The first pass over `new/`, names only: notes each key's head; returns the plain names to admit and
+    /// those whose retry time is past the lifetime.
+    mutating func listWaiting(_ spool: Spool) throws -> (others: [FileName], tooLate: [FileName]) {
+        listing = "\(spool.path)/new"
+        var others: [FileName] = [], tooLate: [FileName] = []
+        let lifetime = options.lifetime
+        try spool.directory(.new).forEachRawEntry { raw, _ in
+            guard raw.first != UInt8(ascii: ".") else { return }
+            if let facts = NameFacts(raw), !facts.claimed {
+                if facts.due > facts.order / 1_000_000 + lifetime {
+                    tooLate.append(FileName(bytes: Array(raw)))
+                } else {
+                    note(facts.keyHash, order: facts.order, due: facts.due)
+                }
+            } else {
+                others.append(FileName(bytes: Array(raw)))
+            }
+        }
+        return (others, tooLate)
+    }
+
+    /// The keys another worker (or a dead one) holds a claim of.
+    mutating func listHeld(_ spool: Spool) throws {
+        listing = "\(spool.path)/cur"
+        var found = Set<UInt64>()
+        try spool.directory(.cur).forEachRawEntry { raw, _ in
+            if let facts = NameFacts(raw) { found.insert(facts.keyHash) }
+        }
+        held = found
+    }
+
+    /// The keys to form lanes for; the others' earliest due time goes into the plan.
+    mutating func dueKeys() -> Set<UInt64> {
+        var due = Set<UInt64>()
+        for (key, head) in heads where !held.contains(key) {
+            if parked.contains(key) {
+                // Not this run's any more, but a watcher must wake when it becomes due.
+                if head.due > now { plan.nextDue = min(plan.nextDue ?? head.due, head.due) }
+            } else if options.flush || head.due <= now || head.tied {
+                due.insert(key)
+            } else {
+                plan.nextDue = min(plan.nextDue ?? head.due, head.due)
+            }
+        }
+        return due
+    }
+
+    /// The second pass: every waiting operation of the due keys. Returns the names the full parser refused.
+    mutating func collect(_ dueKeys: Set<UInt64>, _ spool: Spool) throws -> [FileName] {
+        listing = "\(spool.path)/new"
+        var unreadable: [FileName] = []
+        var found: [UInt64: [QueueEntry]] = [:]
+        try spool.directory(.new).forEachRawEntry { raw, _ in
+            guard let facts = NameFacts(raw), !facts.claimed, dueKeys.contains(facts.keyHash) else { return }
+            let fileName = FileName(bytes: Array(raw))
+            if let name = QueueName(fileName) {
+                found[facts.keyHash, default: []].append(QueueEntry(fileName: fileName, name: name))
+            } else {
+                unreadable.append(fileName)
+            }
+        }
+        queues = found
+        return unreadable
+    }
+
+    /// The lanes in order, each sorted; a lane whose first operation is not due yet only sets the next due time.
+    mutating func finish() -> Worker.Plan {
         for (_, var queue) in queues {
             queue.sort(by: QueueEntry.precedes)
             let due = queue[0].state.due
