@@ -63,125 +63,28 @@ public struct Operation: Sendable {
 
     /// Checks an already parsed operation document.
     public init(document: JSON) throws(OperationError) {
-        guard case let .object(members) = document else { throw .notAnObject(found: document.typeName) }
+        guard case .object = document else { throw .notAnObject(found: document.typeName) }
         self.document = document
-        func string(_ field: String) throws(OperationError) -> String? {
-            guard let value = document[field] else { return nil }
-            guard case let .string(s) = value else { throw .wrongType(field: field, expected: "a string", found: value.typeName) }
-            return s
-        }
-        func date(_ field: String) throws(OperationError) -> Int64? {
-            guard let text = try string(field) else { return nil }
-            guard let seconds = Timestamp.parseRFC3339(text) else { throw .invalidDate(field: field, value: text) }
-            return seconds
-        }
-        _ = members
-
+        let fields = OperationFields(document: document)
         // A field naming a file would be a reference the worker must follow; spool never follows one.
         if document["body_file"] != nil {
             throw .invalidName(field: "body_file", value: "…", why: "is not supported: spool never reads files named in a document; put the body in \"body\" or \"body_base64\"")
         }
-
-        guard let method = try string("method") else { throw .missingField("method") }
-        guard !method.isEmpty, method.utf8.count <= 32, method.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else {
-            throw .invalidMethod(method)
-        }
-        self.method = method
-
-        guard let url = try string("url") else { throw .missingField("url") }
+        method = try fields.method()
+        guard let url = try fields.string("url") else { throw .missingField("url") }
         self.url = url
-        self.origin = try Operation.origin(of: url)
-
-        var headers: [(name: String, value: String)] = []
-        if let value = document["headers"] {
-            guard case let .object(pairs) = value else { throw .wrongType(field: "headers", expected: "an object of strings", found: value.typeName) }
-            for (name, headerValue) in pairs {
-                guard case let .string(text) = headerValue else {
-                    throw .wrongType(field: "headers.\(name)", expected: "a string", found: headerValue.typeName)
-                }
-                guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else { throw .invalidHeaderName(name) }
-                if let why = Operation.forbiddenHeaders[name.lowercased()] { throw .forbiddenHeader(name, why: why) }
-                guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else { throw .invalidHeaderValue(name: name) }
-                headers.append((name, text))
-            }
-        }
-        self.headers = headers
-
-        switch (document["body"], document["body_base64"]) {
-        case (.some, .some): throw .conflictingFields("body", "body_base64")
-        case let (.some(.string(text)), nil):
-            body = Array(text.utf8)
-            bodyIsJSON = false
-        case let (.some(value), nil):
-            body = Array(value.text.utf8)
-            bodyIsJSON = value != .null
-        case (nil, .some):
-            guard let encoded = try string("body_base64"), let decoded = Base64.decode(encoded) else { throw .invalidBase64 }
-            body = decoded
-            bodyIsJSON = false
-        case (nil, nil):
-            body = nil
-            bodyIsJSON = false
-        }
-
-        idempotencyKey = try string("idempotency_key")
-        if let key = idempotencyKey {
-            guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                throw .invalidName(field: "idempotency_key", value: key, why: "must be 1 to 255 visible ASCII characters")
-            }
-        }
-        ifMatch = try string("if_match")
-        if let tag = ifMatch, tag.isEmpty || tag.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-            throw .invalidName(field: "if_match", value: tag, why: "must be a non-empty entity tag without control characters")
-        }
-        if let key = try string("key") {
-            guard !key.isEmpty else { throw .invalidName(field: "key", value: key, why: "must not be empty") }
-            self.key = key
-        } else {
-            self.key = url
-        }
-
-        var dependsOn: [String] = []
-        if let value = document["depends_on"] {
-            guard case let .array(items) = value else { throw .wrongType(field: "depends_on", expected: "an array of operation ids", found: value.typeName) }
-            for item in items {
-                guard case let .string(id) = item else { throw .wrongType(field: "depends_on", expected: "an array of operation ids", found: "an array holding a \(item.typeName)") }
-                guard OperationID.isValid(id) else {
-                    throw .invalidName(field: "depends_on", value: id, why: "is not an operation id (a file name without '/', ':' or control characters)")
-                }
-                dependsOn.append(id)
-            }
-        }
-        self.dependsOn = dependsOn
-
-        if let value = document["coalesce"] {
-            guard case let .bool(flag) = value else { throw .wrongType(field: "coalesce", expected: "true or false", found: value.typeName) }
-            coalesce = flag
-        } else {
-            coalesce = false
-        }
-
-        notBefore = try date("not_before")
-        expiresAt = try date("expires_at")
-
-        if let value = document["max_attempts"] {
-            guard case let .number(text) = value else { throw .wrongType(field: "max_attempts", expected: "an integer", found: value.typeName) }
-            guard let n = Int(text), Operation.maxAttemptsRange.contains(n) else {
-                throw .outOfRange(field: "max_attempts", value: text, range: Operation.maxAttemptsRange)
-            }
-            maxAttempts = n
-        } else {
-            maxAttempts = nil
-        }
-
-        auth = try string("auth")
-        if let name = auth {
-            guard !name.isEmpty, name.utf8.count <= 64, name.first != ".",
-                  name.utf8.allSatisfy({ HTTPSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
-            else {
-                throw .invalidName(field: "auth", value: name, why: "must be a profile name of letters, digits, '.', '-' and '_' not starting with '.'")
-            }
-        }
+        origin = try Operation.origin(of: url)
+        headers = try fields.headers()
+        (body, bodyIsJSON) = try fields.body()
+        idempotencyKey = try fields.idempotencyKey()
+        ifMatch = try fields.ifMatch()
+        key = try fields.key() ?? url
+        dependsOn = try fields.dependsOn()
+        coalesce = try fields.coalesce()
+        notBefore = try fields.date("not_before")
+        expiresAt = try fields.date("expires_at")
+        maxAttempts = try fields.maxAttempts()
+        auth = try fields.auth()
     }
 
     /// The origin (`scheme://host[:port]`, lower-cased, default port omitted) of an `http` or `https` URL,

@@ -1,0 +1,114 @@
+/// The readers of an operation document's fields, one per field, each throwing the error that names it.
+struct OperationFields {
+    let document: JSON
+
+    func string(_ field: String) throws(OperationError) -> String? {
+        guard let value = document[field] else { return nil }
+        guard case let .string(s) = value else { throw .wrongType(field: field, expected: "a string", found: value.typeName) }
+        return s
+    }
+
+    func date(_ field: String) throws(OperationError) -> Int64? {
+        guard let text = try string(field) else { return nil }
+        guard let seconds = Timestamp.parseRFC3339(text) else { throw .invalidDate(field: field, value: text) }
+        return seconds
+    }
+
+    func method() throws(OperationError) -> String {
+        guard let method = try string("method") else { throw .missingField("method") }
+        guard !method.isEmpty, method.utf8.count <= 32, method.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else {
+            throw .invalidMethod(method)
+        }
+        return method
+    }
+
+    func headers() throws(OperationError) -> [(name: String, value: String)] {
+        guard let value = document["headers"] else { return [] }
+        guard case let .object(pairs) = value else { throw .wrongType(field: "headers", expected: "an object of strings", found: value.typeName) }
+        var headers: [(name: String, value: String)] = []
+        for (name, headerValue) in pairs {
+            guard case let .string(text) = headerValue else {
+                throw .wrongType(field: "headers.\(name)", expected: "a string", found: headerValue.typeName)
+            }
+            guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else { throw .invalidHeaderName(name) }
+            if let why = Operation.forbiddenHeaders[name.lowercased()] { throw .forbiddenHeader(name, why: why) }
+            guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else { throw .invalidHeaderValue(name: name) }
+            headers.append((name, text))
+        }
+        return headers
+    }
+
+    /// The body's bytes, and whether they are JSON (sent as `application/json` unless a header says else).
+    func body() throws(OperationError) -> ([UInt8]?, Bool) {
+        switch (document["body"], document["body_base64"]) {
+        case (.some, .some): throw .conflictingFields("body", "body_base64")
+        case let (.some(.string(text)), nil): return (Array(text.utf8), false)
+        case let (.some(value), nil): return (Array(value.text.utf8), value != .null)
+        case (nil, .some):
+            guard let encoded = try string("body_base64"), let decoded = Base64.decode(encoded) else { throw .invalidBase64 }
+            return (decoded, false)
+        case (nil, nil): return (nil, false)
+        }
+    }
+
+    func idempotencyKey() throws(OperationError) -> String? {
+        guard let key = try string("idempotency_key") else { return nil }
+        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .invalidName(field: "idempotency_key", value: key, why: "must be 1 to 255 visible ASCII characters")
+        }
+        return key
+    }
+
+    func ifMatch() throws(OperationError) -> String? {
+        guard let tag = try string("if_match") else { return nil }
+        if tag.isEmpty || tag.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw .invalidName(field: "if_match", value: tag, why: "must be a non-empty entity tag without control characters")
+        }
+        return tag
+    }
+
+    func key() throws(OperationError) -> String? {
+        guard let key = try string("key") else { return nil }
+        guard !key.isEmpty else { throw .invalidName(field: "key", value: key, why: "must not be empty") }
+        return key
+    }
+
+    func dependsOn() throws(OperationError) -> [String] {
+        guard let value = document["depends_on"] else { return [] }
+        guard case let .array(items) = value else { throw .wrongType(field: "depends_on", expected: "an array of operation ids", found: value.typeName) }
+        var ids: [String] = []
+        for item in items {
+            guard case let .string(id) = item else { throw .wrongType(field: "depends_on", expected: "an array of operation ids", found: "an array holding a \(item.typeName)") }
+            guard OperationID.isValid(id) else {
+                throw .invalidName(field: "depends_on", value: id, why: "is not an operation id (a file name without '/', ':' or control characters)")
+            }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    func coalesce() throws(OperationError) -> Bool {
+        guard let value = document["coalesce"] else { return false }
+        guard case let .bool(flag) = value else { throw .wrongType(field: "coalesce", expected: "true or false", found: value.typeName) }
+        return flag
+    }
+
+    func maxAttempts() throws(OperationError) -> Int? {
+        guard let value = document["max_attempts"] else { return nil }
+        guard case let .number(text) = value else { throw .wrongType(field: "max_attempts", expected: "an integer", found: value.typeName) }
+        guard let n = Int(text), Operation.maxAttemptsRange.contains(n) else {
+            throw .outOfRange(field: "max_attempts", value: text, range: Operation.maxAttemptsRange)
+        }
+        return n
+    }
+
+    func auth() throws(OperationError) -> String? {
+        guard let name = try string("auth") else { return nil }
+        guard !name.isEmpty, name.utf8.count <= 64, name.first != ".",
+              name.utf8.allSatisfy({ HTTPSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
+        else {
+            throw .invalidName(field: "auth", value: name, why: "must be a profile name of letters, digits, '.', '-' and '_' not starting with '.'")
+        }
+        return name
+    }
+}
