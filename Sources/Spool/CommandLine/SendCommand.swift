@@ -105,19 +105,24 @@ public struct SendCommand: Sendable {
             }
         }
         if options.allowedOrigins == nil, let list = Program.environment("SPOOL_ALLOW_ORIGINS") {
-            var origins = Set<String>()
-            for text in list.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" }) {
-                guard let origin = try? Operation.origin(of: String(text)) else {
-                    throw .invalidValue(option: "SPOOL_ALLOW_ORIGINS", value: String(text), expected: "origins such as https://api.example.com")
-                }
-                origins.insert(origin)
-            }
-            options.allowedOrigins = origins
+            options.allowedOrigins = try SendCommand.origins(list)
         }
         options.backoff = Backoff(minimum: options.backoff.minimum, maximum: options.backoff.maximum)
         options.log = Log(program: SendCommand.program, level: level)
         options.lease = Int64(timeout) + 300
         options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))
+    }
+
+    /// The origins of `SPOOL_ALLOW_ORIGINS`: separated by spaces, commas or newlines.
+    static func origins(_ list: String) throws(UsageError) -> Set<String> {
+        var origins = Set<String>()
+        for text in list.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" }) {
+            guard let origin = try? Operation.origin(of: String(text)) else {
+                throw .invalidValue(option: "SPOOL_ALLOW_ORIGINS", value: String(text), expected: "origins such as https://api.example.com")
+            }
+            origins.insert(origin)
+        }
+        return origins
     }
 
     /// Parses the process's arguments, printing help (exit 0) or a usage error (exit 64) as needed.

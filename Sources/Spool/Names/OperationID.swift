@@ -10,14 +10,18 @@ public enum OperationID {
         isValid(bytes: Array(id.utf8)[...])
     }
 
-    /// The same rule on raw bytes.
-    public static func isValid(bytes: ArraySlice<UInt8>) -> Bool {
+    /// The same rule on raw bytes: the one place it is written.
+    @inline(__always)
+    public static func isValid<Bytes: BidirectionalCollection>(bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
         guard let first = bytes.first, bytes.count <= maxLength, first != UInt8(ascii: ".") else { return false }
         if bytes.count >= 4, bytes.suffix(4).elementsEqual(".why".utf8) { return false }
-        for b in bytes where b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "/") || b == UInt8(ascii: ":") || b == UInt8(ascii: "@") || b == UInt8(ascii: "\\") {
-            return false
-        }
-        return true
+        return bytes.allSatisfy(isIDByte)
+    }
+
+    /// Whether `byte` may appear in an id: printable ASCII other than `/ : @ \`.
+    @inline(__always)
+    public static func isIDByte(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "/") && byte != UInt8(ascii: ":") && byte != UInt8(ascii: "@") && byte != UInt8(ascii: "\\")
     }
 
     /// The reason `name` cannot be an id, for the `failed/` reason.
@@ -32,9 +36,7 @@ public enum OperationID {
 
     /// A valid id derived from any name, for filing a badly named entry in `failed/`.
     public static func sanitized(_ name: FileName) -> String {
-        var bytes = name.bytes.prefix(maxLength - 12).map { b -> UInt8 in
-            b > 0x20 && b < 0x7F && !"/:@\\".utf8.contains(b) ? b : UInt8(ascii: "_")
-        }
+        var bytes = name.bytes.prefix(maxLength - 12).map { isIDByte($0) ? $0 : UInt8(ascii: "_") }
         if bytes.first == UInt8(ascii: ".") || bytes.isEmpty { bytes.insert(UInt8(ascii: "_"), at: 0) }
         var id = String(decoding: bytes, as: UTF8.self)
         if id.hasSuffix(".why") { id += "_" }
@@ -65,11 +67,6 @@ public struct RetryState: Equatable, Sendable {
         self.attempts = attempts
         self.due = due
         self.lastError = lastError
-    }
-
-    /// Reads the text after the `:`; nil when it is not a retry state.
-    public init?(text: Substring) {
-        self.init(bytes: Array(text.utf8)[...])
     }
 
     /// Reads the bytes after the `:`: comma-separated `o=`, `k=`, `a=`, `t=`, `e=` fields, `o` and `k` required.

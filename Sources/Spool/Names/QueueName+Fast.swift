@@ -13,16 +13,7 @@ public struct NameFacts: Equatable, Sendable {
     /// full parser can judge), which callers then hand to `QueueName`.
     public init?(_ name: UnsafeBufferPointer<UInt8>) {
         guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon > 0, colon <= OperationID.maxLength else { return nil }
-        // The id: printable ASCII without / : @ \, no leading dot, not ending in ".why".
-        guard name[0] != UInt8(ascii: ".") else { return nil }
-        for j in 0..<colon {
-            let b = name[j]
-            if b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "/") || b == UInt8(ascii: ":") || b == UInt8(ascii: "@") || b == UInt8(ascii: "\\") {
-                return nil
-            }
-        }
-        if colon >= 4, name[colon - 4] == UInt8(ascii: "."), name[colon - 3] == UInt8(ascii: "w"), name[colon - 2] == UInt8(ascii: "h"),
-           name[colon - 1] == UInt8(ascii: "y") { return nil }
+        guard OperationID.isValid(bytes: name[0..<colon]) else { return nil }
         var i = colon + 1
         var order: Int64 = -1, keyHash: UInt64?, due: Int64 = 0
         var claimed = false

@@ -31,11 +31,6 @@ public struct HTTPRequest: Sendable {
         headers += credentials
         self.headers = headers
     }
-
-    /// The value of a header, case-insensitively.
-    public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
-    }
 }
 
 /// What a server answered.

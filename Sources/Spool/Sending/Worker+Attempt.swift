@@ -17,11 +17,7 @@ extension Worker {
             if case let .unreadable(path, errno) = error, [.resource, .permission, .storage].contains(errno.faultClass) {
                 // The system, not the profile: nothing was sent, so no attempt is counted.
                 record(SpoolFault("read the auth profile", path, errno))
-                do throws(Errno) { try lock.withLock { held throws(Errno) in try spool.release(claimed, state: claimed.state, held) } } catch where error != .noSuchFileOrDirectory {
-                    record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
-                    strand(claimed)
-                } catch {}
-                park(claimed)
+                returnUnchanged(claimed)
                 return false
             }
             log.warning("\(claimed.id): \(error)")
@@ -103,5 +99,14 @@ extension Worker {
                 return true
             }
         }
+    }
+
+    /// Returns a claim to `new/` as it was, and stops its key for the rest of the run.
+    func returnUnchanged(_ claimed: QueueEntry) {
+        do throws(Errno) { try lock.withLock { held throws(Errno) in try spool.release(claimed, state: claimed.state, held) } } catch where error != .noSuchFileOrDirectory {
+            record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
+            strand(claimed)
+        } catch {}
+        park(claimed)
     }
 }

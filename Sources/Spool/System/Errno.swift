@@ -1,6 +1,9 @@
 import Glibc
 
 /// An error number returned by a system call, with full-word names for the ones spool handles.
+///
+/// Shaped like swift-system's `Errno`, which spool cannot import (no package dependencies); the one table
+/// that says whose fault each error is lives beside it, in `ErrnoClass.swift`.
 public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
     /// The raw C `errno` value.
     public let rawValue: Int32

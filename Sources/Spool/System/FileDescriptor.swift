@@ -2,6 +2,9 @@ import CSpool
 import Glibc
 
 /// An open file descriptor, with the few system calls spool needs, each retrying EINTR and throwing `Errno`.
+///
+/// The name and shape follow swift-system's `FileDescriptor`, which the toolchain does not ship on Linux
+/// and which spool may not depend on as a package: this one holds only the `*at` calls spool uses.
 public struct FileDescriptor: Sendable, Equatable {
     /// The raw descriptor.
     public let rawValue: Int32
@@ -26,8 +29,7 @@ public struct FileDescriptor: Sendable, Equatable {
     /// Closes the descriptor, ignoring errors: there is nothing useful to do about them on read-only or synced files.
     public func close() { _ = Glibc.close(rawValue) }
 
-    /// Reads up to `limit` bytes until end of file; throws `Errno.fileTooLarge`-style `tooLarge` through the return flag.
-    /// Returns the bytes and whether the file had more than `limit` bytes.
+    /// Reads until end of file, at most `limit` bytes: returns them, and whether the file had more.
     public func readAll(limit: Int) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -99,19 +101,9 @@ public struct FileDescriptor: Sendable, Equatable {
         try retryingInterrupts { name.withCString { Glibc.unlinkat(rawValue, $0, 0) } }
     }
 
-    /// Removes the empty directory `name` from this directory.
-    public func removeDirectory(_ name: FileName) throws(Errno) {
-        try retryingInterrupts { name.withCString { Glibc.unlinkat(rawValue, $0, AT_REMOVEDIR) } }
-    }
-
     /// Creates the directory `name` in this directory.
     public func makeDirectory(_ name: FileName, mode: mode_t) throws(Errno) {
         try retryingInterrupts { name.withCString { Glibc.mkdirat(rawValue, $0, mode) } }
-    }
-
-    /// Sets the file's permission bits.
-    public func setMode(_ mode: mode_t) throws(Errno) {
-        try retryingInterrupts { Glibc.fchmod(rawValue, mode) }
     }
 
     /// The names in this directory, streamed one at a time to `body` (never `.` or `..`).

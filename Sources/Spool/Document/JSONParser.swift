@@ -1,0 +1,247 @@
+/// Why a JSON text could not be read, with the byte offset where it went wrong.
+public enum JSONError: Error, Equatable, CustomStringConvertible {
+    case invalidUTF8(offset: Int)
+    case unexpectedEnd
+    case unexpectedCharacter(offset: Int)
+    case duplicateKey(String)
+    case tooDeep(limit: Int)
+    case invalidNumber(offset: Int)
+    case invalidEscape(offset: Int)
+    case trailingText(offset: Int)
+
+    public var description: String {
+        switch self {
+        case let .invalidUTF8(offset): "invalid UTF-8 at byte \(offset)"
+        case .unexpectedEnd: "truncated JSON (the text ends in the middle of a value)"
+        case let .unexpectedCharacter(offset): "unexpected character at byte \(offset)"
+        case let .duplicateKey(key): "duplicate key \"\(key)\""
+        case let .tooDeep(limit): "nested deeper than \(limit) levels"
+        case let .invalidNumber(offset): "invalid number at byte \(offset)"
+        case let .invalidEscape(offset): "invalid escape sequence at byte \(offset)"
+        case let .trailingText(offset): "text after the JSON value at byte \(offset)"
+        }
+    }
+}
+
+struct JSONParser {
+    let bytes: [UInt8]
+    let maxDepth: Int
+    var index = 0
+    var depth = 0
+
+    init(bytes: [UInt8], maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    mutating func parseDocument() throws(JSONError) -> JSON {
+        if String(validating: bytes, as: UTF8.self) == nil {
+            throw .invalidUTF8(offset: firstInvalidUTF8Offset())
+        }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        let value = try parseValue()
+        skipWhitespace()
+        if index != bytes.count { throw .trailingText(offset: index) }
+        return value
+    }
+
+    func firstInvalidUTF8Offset() -> Int {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case let .valid(encoded): offset += encoded.count
+            case .error: return offset
+            case .emptyInput: return offset
+            }
+        }
+    }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    mutating func parseValue() throws(JSONError) -> JSON {
+        skipWhitespace()
+        guard index < bytes.count else { throw .unexpectedEnd }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw .unexpectedCharacter(offset: index)
+        }
+    }
+
+    mutating func expect(_ word: String) throws(JSONError) {
+        for byte in word.utf8 {
+            guard index < bytes.count else { throw .unexpectedEnd }
+            guard bytes[index] == byte else { throw .unexpectedCharacter(offset: index) }
+            index += 1
+        }
+    }
+
+    mutating func enter() throws(JSONError) {
+        depth += 1
+        if depth > maxDepth { throw .tooDeep(limit: maxDepth) }
+    }
+
+    mutating func parseObject() throws(JSONError) -> JSON {
+        try enter()
+        index += 1
+        var members: [(key: String, value: JSON)] = []
+        var seen = Set<String>()
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw .unexpectedEnd }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw .unexpectedCharacter(offset: index) }
+            let key = try parseString()
+            if !seen.insert(key).inserted { throw .duplicateKey(key) }
+            skipWhitespace()
+            guard index < bytes.count else { throw .unexpectedEnd }
+            guard bytes[index] == UInt8(ascii: ":") else { throw .unexpectedCharacter(offset: index) }
+            index += 1
+            members.append((key, try parseValue()))
+            skipWhitespace()
+            guard index < bytes.count else { throw .unexpectedEnd }
+            switch bytes[index] {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                depth -= 1
+                return .object(members)
+            default: throw .unexpectedCharacter(offset: index)
+            }
+        }
+    }
+
+    mutating func parseArray() throws(JSONError) -> JSON {
+        try enter()
+        index += 1
+        var items: [JSON] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(items)
+        }
+        while true {
+            items.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw .unexpectedEnd }
+            switch bytes[index] {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                depth -= 1
+                return .array(items)
+            default: throw .unexpectedCharacter(offset: index)
+            }
+        }
+    }
+
+    mutating func parseNumber() throws(JSONError) -> JSON {
+        let start = index
+        func digits(_ p: inout JSONParser) -> Int {
+            let s = p.index
+            while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) { p.index += 1 }
+            return p.index - s
+        }
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let intStart = index
+        let intDigits = digits(&self)
+        if intDigits == 0 || (intDigits > 1 && bytes[intStart] == UInt8(ascii: "0")) { throw .invalidNumber(offset: start) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            if digits(&self) == 0 { throw .invalidNumber(offset: start) }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if digits(&self) == 0 { throw .invalidNumber(offset: start) }
+        }
+        return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+    }
+
+    mutating func parseHex4() throws(JSONError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw .unexpectedEnd }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[index]
+            let digit: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(c - UInt8(ascii: "A") + 10)
+            default: throw .invalidEscape(offset: index)
+            }
+            value = value * 16 + digit
+            index += 1
+        }
+        return value
+    }
+
+    mutating func parseString() throws(JSONError) -> String {
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        func flush(_ p: JSONParser, _ scalars: inout String.UnicodeScalarView, _ from: Int) {
+            if from < p.index { scalars.append(contentsOf: String(decoding: p.bytes[from..<p.index], as: UTF8.self).unicodeScalars) }
+        }
+        while true {
+            guard index < bytes.count else { throw .unexpectedEnd }
+            let c = bytes[index]
+            if c == UInt8(ascii: "\"") {
+                flush(self, &scalars, runStart)
+                index += 1
+                return String(scalars)
+            }
+            if c < 0x20 { throw .unexpectedCharacter(offset: index) }
+            if c != UInt8(ascii: "\\") {
+                index += 1
+                continue
+            }
+            flush(self, &scalars, runStart)
+            let escapeOffset = index
+            index += 1
+            guard index < bytes.count else { throw .unexpectedEnd }
+            let e = bytes[index]
+            index += 1
+            switch e {
+            case UInt8(ascii: "\""): scalars.append("\"")
+            case UInt8(ascii: "\\"): scalars.append("\\")
+            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "b"): scalars.append("\u{08}")
+            case UInt8(ascii: "f"): scalars.append("\u{0C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                var code = try parseHex4()
+                if (0xD800...0xDBFF).contains(code) {
+                    guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        throw .invalidEscape(offset: escapeOffset)
+                    }
+                    index += 2
+                    let low = try parseHex4()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw .invalidEscape(offset: escapeOffset) }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let scalar = Unicode.Scalar(code) else { throw .invalidEscape(offset: escapeOffset) }
+                scalars.append(scalar)
+            default: throw .invalidEscape(offset: escapeOffset)
+            }
+            runStart = index
+        }
+    }
+}

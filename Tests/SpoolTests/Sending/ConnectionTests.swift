@@ -1,0 +1,89 @@
+import Foundation
+import Glibc
+import Synchronization
+import SpoolTestSupport
+import Testing
+@testable import Spool
+
+/// What the sender does with connections: reuse, timeouts, the URLSession client for https://.
+extension WorkerTests {
+    @Test func connectionsAreReusedAndHeadersAreOurs() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        for i in 0..<20 {
+            try spool.enqueue(["PUT", server.baseURL + "/doc", "--body", "\(i)", "--header", "Accept: application/json"])
+        }
+        try spool.send(["--concurrency", "1"])
+        #expect(server.requests.count == 20)
+        #expect(server.connectionCount <= 2, "keep-alive: \(server.connectionCount) connections for 20 requests")
+        let request = try #require(server.requests.first)
+        #expect(request.header("Accept") == "application/json")
+        #expect(request.header("User-Agent") == "spool-send/\(Version.current)")
+        #expect(request.header("Content-Length") == "1")
+    }
+}
+
+extension WorkerTests {
+    @Test func slowServerCostsTheTimeoutNotMore() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { _ in .delayed(5, 204) }
+        defer { server.stop() }
+        try spool.enqueue(["PUT", server.baseURL + "/slow"])
+        let started = Date()
+        try spool.send(["--timeout", "1"])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed < 3, "took \(elapsed) s")
+        #expect(spool.waiting().first?.state?.lastError == "timeout")
+        #expect(spool.names("cur").isEmpty)
+    }
+}
+
+/// The URLSession client (used for https://) against the same contract, forced with SPOOL_HTTP_CLIENT.
+@Suite struct URLSessionClientTests {
+    static let urlSession = ["SPOOL_HTTP_CLIENT": "urlsession"]
+
+    @Test func redirectIsNotFollowedAndLostResponseIsRetried() throws {
+        let spool = TemporarySpool()
+        let resource = VersionedResource(loseResponse: { $0 == 1 })
+        let server = try TestServer { request in
+            request.path == "/old" ? .respond(307, ["Location": "/new"], "") : resource.handle(request)
+        }
+        defer { server.stop() }
+        let moved = try spool.enqueue(["PUT", server.baseURL + "/old", "--body", "payload"])
+        try spool.send([], environment: Self.urlSession)
+        #expect(server.requests.filter { $0.path == "/old" }.count == 1)
+        #expect(!server.requests.contains { $0.path == "/new" }, "the redirect is not followed, so no empty-bodied PUT")
+        #expect(spool.operations("failed") == [moved])
+        // On a fresh connection: on a kept-alive one URLSession spins until the timeout (see SocketTransport).
+        try spool.enqueue(["PUT", server.baseURL + "/doc", "--body", "edit"])
+        try spool.send([], environment: Self.urlSession)
+        #expect(spool.waiting().first?.state?.lastError == "no-answer")
+        try spool.send(["--flush"], environment: Self.urlSession)
+        #expect(resource.writes == 1)
+        #expect(spool.names("new").isEmpty)
+        let keys = server.requests.filter { $0.path == "/doc" }.map { $0.header("Idempotency-Key") }
+        #expect(keys.count == 2 && keys[0] == keys[1])
+        #expect(server.requests.last?.header("User-Agent") == "spool-send/\(Version.current)")
+    }
+}
+
+extension WorkerTests {
+    @Test func droppedKeepAliveConnectionCostsNoWait() throws {
+        let spool = TemporarySpool()
+        let count = Mutex(0)
+        let server = try TestServer { _ in count.withLock { $0 += 1; return $0 } % 4 == 3 ? .close : .respond(204, [:], "") }
+        defer { server.stop() }
+        for i in 0..<12 { try spool.enqueue(["PUT", server.baseURL + "/k\(i % 2)", "--body", "\(i)"]) }
+        let started = Date()
+        var runs = 0
+        while !spool.names("new").isEmpty, runs < 20 {
+            try spool.send(["--flush", "--concurrency", "1"])
+            runs += 1
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(spool.names("new").isEmpty)
+        #expect(elapsed < 10, "took \(elapsed) s: a dropped connection must not wait for the 30 s timeout")
+        #expect(server.connectionCount < server.requests.count, "connections are still reused")
+    }
+}
