@@ -14,10 +14,14 @@ extension Spool {
         try directory(.new).forEachEntry { fileName, _ in
             if !fileName.isHidden { entries.append(fileName) }
         }
-        for fileName in entries {
-            let entry = try withLock { held throws(SpoolFault) in try intake(fileName, maxSize: maxSize, now: now, log: log, held) }
-            if let entry { try body(entry) }
+        let admitted = try withLock { held throws(SpoolFault) in
+            var admitted: [QueueEntry] = []
+            for fileName in entries {
+                if let entry = try intake(fileName, maxSize: maxSize, now: now, log: log, held) { admitted.append(entry) }
+            }
+            return admitted
         }
+        for entry in admitted { try body(entry) }
     }
 
     /// Takes one name found in `new/`: a name with retry state is returned as it is, a plain one is admitted,
