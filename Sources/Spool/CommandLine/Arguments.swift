@@ -121,3 +121,31 @@ public enum Program {
         return try fd.readAll(limit: limit)
     }
 }
+
+/// A command whose arguments parse into a value, in swift-argument-parser's manner written by hand.
+public protocol ParsedCommand {
+    /// The program name in messages.
+    static var program: String { get }
+    /// One-line usage for errors.
+    static var usage: String { get }
+    /// Parses the arguments after the program name.
+    init(parsing tokens: [String]) throws(UsageError)
+    /// The help text to print instead of running, when `-h` was given.
+    var helpText: String? { get }
+}
+
+extension ParsedCommand {
+    /// Parses the process's arguments, printing help to standard output (exit 0) or a usage error with a
+    /// hint to standard error (exit 64) as needed.
+    public static func fromCommandLine() -> Self {
+        let command: Self
+        do { command = try Self(parsing: Array(CommandLine.arguments.dropFirst())) } catch {
+            Program.usageFailure(program, error, usage: usage)
+        }
+        if let help = command.helpText {
+            Program.printOut(help)
+            exit(0)
+        }
+        return command
+    }
+}

@@ -1,7 +1,7 @@
 import Glibc
 
 /// The command line of `spool-ctl`: which subcommand, on which operations, with which flags.
-public struct ControlCommand: Sendable {
+public struct ControlCommand: ParsedCommand, Sendable {
     /// The program name in messages.
     public static let program = "spool-ctl"
     /// One-line usage for errors.
@@ -79,16 +79,6 @@ public struct ControlCommand: Sendable {
         }
     }
 
-    /// Parses the process's arguments, printing help (exit 0) or a usage error (exit 64) as needed.
-    public static func fromCommandLine() -> ControlCommand {
-        let command: ControlCommand
-        do { command = try ControlCommand(parsing: Array(CommandLine.arguments.dropFirst())) } catch {
-            Program.usageFailure(program, error, usage: usage)
-        }
-        if let help = command.help {
-            Program.printOut(help)
-            exit(0)
-        }
-        return command
-    }
+    /// The help text to print instead of running, when `-h` was given.
+    public var helpText: String? { help }
 }

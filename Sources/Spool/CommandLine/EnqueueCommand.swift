@@ -1,7 +1,7 @@
 import Glibc
 
 /// The command line of `spool-enqueue`: the operation to build (or the document to read) and the limits.
-public struct EnqueueCommand: Sendable {
+public struct EnqueueCommand: ParsedCommand, Sendable {
     /// The program name in messages.
     public static let program = "spool-enqueue"
     /// One-line usage for errors.
@@ -30,8 +30,13 @@ public struct EnqueueCommand: Sendable {
     /// `-h`.
     public var help = false
 
+    /// Parses `spool-enqueue`'s arguments; times like `+10m` count from now.
+    public init(parsing tokens: [String]) throws(UsageError) {
+        try self.init(parsing: tokens, now: Timestamp.now())
+    }
+
     /// Parses `spool-enqueue`'s arguments; times like `+10m` count from `now`.
-    public init(parsing tokens: [String], now: Int64 = Timestamp.now()) throws(UsageError) {
+    public init(parsing tokens: [String], now: Int64) throws(UsageError) {
         var arguments = Arguments(tokens)
         var explicitLimits = Set<String>()
         func time(_ option: String) throws(UsageError) -> JSON {
@@ -119,16 +124,6 @@ public struct EnqueueCommand: Sendable {
         }
     }
 
-    /// Parses the process's arguments, printing help (exit 0) or a usage error (exit 64) as needed.
-    public static func fromCommandLine() -> EnqueueCommand {
-        let command: EnqueueCommand
-        do { command = try EnqueueCommand(parsing: Array(CommandLine.arguments.dropFirst())) } catch {
-            Program.usageFailure(program, error, usage: usage)
-        }
-        if command.help {
-            Program.printOut(EnqueueCommand.help)
-            exit(0)
-        }
-        return command
-    }
+    /// The help text to print instead of running, when `-h` was given.
+    public var helpText: String? { help ? EnqueueCommand.help : nil }
 }

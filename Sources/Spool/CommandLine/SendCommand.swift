@@ -2,7 +2,7 @@ import Glibc
 
 /// The command line of `spool-send`, shared by its two halves: the light front that decides whether
 /// anything is due, and `spool-send-http`, which sends.
-public struct SendCommand: Sendable {
+public struct SendCommand: ParsedCommand, Sendable {
     /// The program name in messages.
     public static let program = "spool-send"
     /// One-line usage for errors.
@@ -125,18 +125,8 @@ public struct SendCommand: Sendable {
         return origins
     }
 
-    /// Parses the process's arguments, printing help (exit 0) or a usage error (exit 64) as needed.
-    public static func fromCommandLine() -> SendCommand {
-        let command: SendCommand
-        do { command = try SendCommand(parsing: Array(CommandLine.arguments.dropFirst())) } catch {
-            Program.usageFailure(program, error, usage: usage)
-        }
-        if command.help {
-            Program.printOut(SendCommand.help)
-            exit(0)
-        }
-        return command
-    }
+    /// The help text to print instead of running, when `-h` was given.
+    public var helpText: String? { help ? SendCommand.help : nil }
 
     /// Ends the program when a run met faults of the spool: 74, or 75 when they were all shortages that
     /// pass (sysexits). Each fault was logged when it happened; this says what the status means.

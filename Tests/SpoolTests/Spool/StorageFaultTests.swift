@@ -23,6 +23,32 @@ import Testing
         temporary.names("new").compactMap { QueueName(FileName($0))?.id }.sorted()
     }
 
+    /// A server whose first request waits until `fault` has been done to the spool under the running
+    /// worker, then answers `status`; six operations on six keys; the worker's exit status and stderr.
+    static func faultMidRun(spool: String, status: Int, _ fault: () -> Void) throws -> (ids: [String], server: TestServer, status: Int32, stderr: String) {
+        let answering = DispatchSemaphore(value: 0)
+        let arrived = Atomic<Int>(0)
+        let server = try TestServer { _ in
+            if arrived.add(1, ordering: .relaxed).newValue == 1 { answering.wait() }
+            return .respond(status, [:], "")
+        }
+        var ids: [String] = []
+        for index in 0..<6 {
+            let result = try Command.run("spool-enqueue", ["--spool", spool, "--min-free", "0", "PUT", server.baseURL + "/item/\(index)"])
+            #expect(result.status == 0, "\(result.stderr)")
+            ids.append(result.stdout.trimmingCharacters(in: .newlines))
+        }
+        let (process, out, err) = try Command.start("spool-send", ["--spool", spool, "--once", "--concurrency", "1"])
+        let deadline = Date().addingTimeInterval(30)
+        while arrived.load(ordering: .relaxed) == 0, Date() < deadline { usleep(10_000) }
+        fault()
+        answering.signal()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (ids, server, process.terminationStatus, stderr)
+    }
+
     @Test func lowOpenFileLimitNeverFilesAndNeverCrashes() throws {
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
@@ -60,28 +86,11 @@ import Testing
         try Mounts.tmpfs(disk, size: "8m")
         defer { Mounts.unmount(disk) }
         let spool = disk + "/spool"
-        let answering = DispatchSemaphore(value: 0)
-        let arrived = Atomic<Int>(0)
-        let server = try TestServer { _ in
-            if arrived.add(1, ordering: .relaxed).newValue == 1 { answering.wait() }
-            return .respond(400, [:], "")
+        let (ids, server, status, stderr) = try StorageFaultTests.faultMidRun(spool: spool, status: 400) {
+            #expect(Mounts.run(["mount", "-o", "remount,ro", disk]) == 0, "a running worker must not keep the spool from being remounted read-only")
         }
         defer { server.stop() }
-        var ids: [String] = []
-        for index in 0..<6 {
-            let result = try Command.run("spool-enqueue", ["--spool", spool, "--min-free", "0", "PUT", server.baseURL + "/item/\(index)"])
-            #expect(result.status == 0, "\(result.stderr)")
-            ids.append(result.stdout.trimmingCharacters(in: .newlines))
-        }
-        let (process, out, err) = try Command.start("spool-send", ["--spool", spool, "--once", "--concurrency", "1"])
-        let deadline = Date().addingTimeInterval(30)
-        while arrived.load(ordering: .relaxed) == 0, Date() < deadline { usleep(10_000) }
-        #expect(Mounts.run(["mount", "-o", "remount,ro", disk]) == 0, "a running worker must not keep the spool from being remounted read-only")
-        answering.signal()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        _ = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 74, "\(stderr)")
+        #expect(status == 74, "\(stderr)")
         #expect(stderr.contains("Read-only file system (EROFS)") && stderr.contains(spool), "\(stderr)")
         let names = { (folder: String) in ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter { !$0.hasPrefix(".") } }
         let queued = (names("new") + names("cur")).compactMap { QueueName(FileName($0))?.id }.sorted()
@@ -103,28 +112,9 @@ import Testing
         let temporary = TemporarySpool()
         var mount = try BindMount(base: temporary.directory + "/fuse")
         let spool = mount.path + "/spool"
-        let answering = DispatchSemaphore(value: 0)
-        let arrived = Atomic<Int>(0)
-        let server = try TestServer { _ in
-            if arrived.add(1, ordering: .relaxed).newValue == 1 { answering.wait() }
-            return .respond(204, [:], "")
-        }
+        let (_, server, status, stderr) = try StorageFaultTests.faultMidRun(spool: spool, status: 204) { mount.killDaemon() }
         defer { server.stop() }
-        var ids: [String] = []
-        for index in 0..<6 {
-            let result = try Command.run("spool-enqueue", ["--spool", spool, "PUT", server.baseURL + "/item/\(index)"])
-            #expect(result.status == 0, "\(result.stderr)")
-            ids.append(result.stdout.trimmingCharacters(in: .newlines))
-        }
-        let (process, out, err) = try Command.start("spool-send", ["--spool", spool, "--once", "--concurrency", "1"])
-        let deadline = Date().addingTimeInterval(30)
-        while arrived.load(ordering: .relaxed) == 0, Date() < deadline { usleep(10_000) }
-        mount.killDaemon()
-        answering.signal()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        _ = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 74, "\(stderr)")
+        #expect(status == 74, "\(stderr)")
         #expect(stderr.contains("ENOTCONN"), "\(stderr)")
 
         // The mount comes back: what was done is gone, the rest is delivered once.
