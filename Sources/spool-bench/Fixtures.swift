@@ -37,11 +37,11 @@ enum Fixtures {
 
     /// Fills `new/` with `count` admitted operations without fsync (setup, not measured): the names carry their
     /// state as spool-enqueue would write them. `due` in the future makes them wait.
-    static func fill(_ spool: String, count: Int, base: String, due: Int64 = 0, sameKey: Bool = false) {
+    static func fill(_ spool: String, count: Int, base: String, dueSeconds: Int64 = 0, sameKey: Bool = false) {
         let start = Timestamp.nowMicroseconds()
         for i in 0..<count {
             let url = "\(base)/item/\(sameKey ? 0 : i)"
-            let state = RetryState(order: start + Int64(i), keyHash: OrderingKey.hash(url), due: due)
+            let state = RetryState(orderMicroseconds: start + Int64(i), keyHash: OrderingKey.hash(url), dueSeconds: dueSeconds)
             let name = QueueName(id: "bench\(i)", state: state).fileName.string!
             writeText("\(spool)/new/\(name)", document(i, base: base, sameKey: sameKey) + "\n")
         }

@@ -54,7 +54,7 @@ struct ControlSession {
             var rows = [["ID", "STATE", "ATTEMPTS", "NEXT", "METHOD", "URL", "KEY", "AGE", "REASON"]]
             for item in items {
                 let key = item.operation.map { $0.key == $0.url ? "-" : $0.key } ?? "-"
-                rows.append([item.id, item.stateWord(now: now), String(item.attempts), item.due.map(Timestamp.formatRFC3339) ?? "-",
+                rows.append([item.id, item.stateWord(now: now), String(item.attempts), item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
                              item.operation?.method ?? "?", item.operation?.url ?? "?", key, humanDuration(item.age(now: now)),
                              item.reasonLine ?? item.lastError ?? "-"])
             }
@@ -72,9 +72,9 @@ struct ControlSession {
             ["id:", item.id], ["state:", "\(item.stateWord(now: now)) (\(item.folder.rawValue)/)"], ["file:", spool.displayPath(item.folder, item.fileName)],
             ["attempts:", String(item.attempts)],
         ]
-        if let due = item.due { rows.append(["next attempt:", Timestamp.formatRFC3339(due)]) }
+        if let due = item.dueSeconds { rows.append(["next attempt:", Timestamp.formatRFC3339(due)]) }
         if let last = item.lastError { rows.append(["last error:", last]) }
-        rows.append(["enqueued:", "\(Timestamp.formatRFC3339(item.order / 1_000_000)) (\(humanDuration(item.age(now: now))) ago)"])
+        rows.append(["enqueued:", "\(Timestamp.formatRFC3339(item.orderMicroseconds / 1_000_000)) (\(humanDuration(item.age(now: now))) ago)"])
         if let claim = item.claim { rows.append(["claimed by:", "pid \(claim.owner.pid) on \(claim.owner.host) since \(Timestamp.formatRFC3339(claim.since))"]) }
         if let operation = item.operation {
             rows.append(["request:", "\(operation.method) \(operation.url)"])
@@ -104,7 +104,7 @@ struct ControlSession {
         if flags.contains("--all-failed") { items += inventory([.failed]) }
         if flags.contains("--all-conflict") { items += inventory([.conflict]) }
         for argument in command.positionals { if let item = find(argument) { items.append(item) } }
-        if command.positionals.isEmpty && items.isEmpty && flags.contains("--now") { items = inventory([.new]).filter { ($0.due ?? 0) > 0 } }
+        if command.positionals.isEmpty && items.isEmpty && flags.contains("--now") { items = inventory([.new]).filter { ($0.dueSeconds ?? 0) > 0 } }
         for item in items {
             do {
                 if item.folder == .new && flags.contains("--now") {

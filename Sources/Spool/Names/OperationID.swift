@@ -50,28 +50,28 @@ public enum OperationID {
 /// without opening them, and lets an operator read it with `ls`.
 public struct RetryState: Equatable, Sendable {
     /// Enqueue order: microseconds since the epoch when enqueued (a foreign file's modification time).
-    public var order: Int64
+    public var orderMicroseconds: Int64
     /// Hash of the ordering key (`OrderingKey.hash`).
     public var keyHash: UInt64
     /// Attempts made so far.
     public var attempts: Int = 0
     /// Epoch seconds before which the operation is not sent; 0 when due now.
-    public var due: Int64 = 0
+    public var dueSeconds: Int64 = 0
     /// A short token for the last error (`503`, `refused`, `timeout`), if any.
     public var lastError: String? = nil
 
     /// A state for an operation that was never tried.
-    public init(order: Int64, keyHash: UInt64, attempts: Int = 0, due: Int64 = 0, lastError: String? = nil) {
-        self.order = order
+    public init(orderMicroseconds: Int64, keyHash: UInt64, attempts: Int = 0, dueSeconds: Int64 = 0, lastError: String? = nil) {
+        self.orderMicroseconds = orderMicroseconds
         self.keyHash = keyHash
         self.attempts = attempts
-        self.due = due
+        self.dueSeconds = dueSeconds
         self.lastError = lastError
     }
 
     /// Reads the bytes after the `:`: comma-separated `o=`, `k=`, `a=`, `t=`, `e=` fields, `o` and `k` required.
     public init?(bytes: ArraySlice<UInt8>) {
-        var order: Int64?, keyHash: UInt64?
+        var orderMicroseconds: Int64?, keyHash: UInt64?
         var i = bytes.startIndex
         while true {
             let start = i
@@ -82,7 +82,7 @@ public struct RetryState: Equatable, Sendable {
             switch field[start] {
             case UInt8(ascii: "o"):
                 guard let n = RetryState.decimal(value) else { return nil }
-                order = n
+                orderMicroseconds = n
             case UInt8(ascii: "k"):
                 guard value.count == 16, let n = RetryState.hex(value) else { return nil }
                 keyHash = n
@@ -91,7 +91,7 @@ public struct RetryState: Equatable, Sendable {
                 attempts = Int(n)
             case UInt8(ascii: "t"):
                 guard let n = RetryState.decimal(value) else { return nil }
-                due = n
+                dueSeconds = n
             case UInt8(ascii: "e"):
                 guard RetryState.isErrorToken(String(decoding: value, as: UTF8.self)) else { return nil }
                 lastError = String(decoding: value, as: UTF8.self)
@@ -100,8 +100,8 @@ public struct RetryState: Equatable, Sendable {
             if i == bytes.endIndex { break }
             i += 1
         }
-        guard let order, let keyHash else { return nil }
-        self.order = order
+        guard let orderMicroseconds, let keyHash else { return nil }
+        self.orderMicroseconds = orderMicroseconds
         self.keyHash = keyHash
     }
 
@@ -136,9 +136,9 @@ public struct RetryState: Equatable, Sendable {
 
     /// The text written after the `:`.
     public var text: String {
-        var out = "o=\(order),k=\(OrderingKey.hex(keyHash))"
+        var out = "o=\(orderMicroseconds),k=\(OrderingKey.hex(keyHash))"
         if attempts > 0 { out += ",a=\(attempts)" }
-        if due > 0 { out += ",t=\(due)" }
+        if dueSeconds > 0 { out += ",t=\(dueSeconds)" }
         if let lastError { out += ",e=\(lastError)" }
         return out
     }

@@ -3,9 +3,9 @@ public struct NameFacts: Equatable, Sendable {
     /// The ordering key's hash.
     public var keyHash: UInt64
     /// The enqueue order stamp.
-    public var order: Int64
+    public var orderMicroseconds: Int64
     /// Epoch seconds before which it is not sent; 0 when due now.
-    public var due: Int64
+    public var dueSeconds: Int64
     /// Whether the name carries a claim (`@…`).
     public var claimed: Bool
 
@@ -15,7 +15,7 @@ public struct NameFacts: Equatable, Sendable {
         guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon > 0, colon <= OperationID.maxLength else { return nil }
         guard OperationID.isValid(bytes: name[0..<colon]) else { return nil }
         var i = colon + 1
-        var order: Int64 = -1, keyHash: UInt64?, due: Int64 = 0
+        var orderMicroseconds: Int64 = -1, keyHash: UInt64?, dueSeconds: Int64 = 0
         var claimed = false
         while i < name.count {
             guard i + 2 < name.count, name[i + 1] == UInt8(ascii: "=") else { return nil }
@@ -27,7 +27,7 @@ public struct NameFacts: Equatable, Sendable {
             switch field {
             case UInt8(ascii: "o"):
                 guard let n = RetryState.decimal(name[start..<i]) else { return nil }
-                order = n
+                orderMicroseconds = n
             case UInt8(ascii: "k"):
                 guard i - start == 16, let n = RetryState.hex(name[start..<i]) else { return nil }
                 keyHash = n
@@ -35,7 +35,7 @@ public struct NameFacts: Equatable, Sendable {
                 guard RetryState.decimal(name[start..<i]) != nil else { return nil }
             case UInt8(ascii: "t"):
                 guard let n = RetryState.decimal(name[start..<i]) else { return nil }
-                due = n
+                dueSeconds = n
             case UInt8(ascii: "e"):
                 for j in start..<i where !(name[j] >= 0x61 && name[j] <= 0x7A || name[j] >= 0x30 && name[j] <= 0x39 || name[j] == 0x2D) { return nil }
                 guard i - start <= 32 else { return nil }
@@ -50,10 +50,10 @@ public struct NameFacts: Equatable, Sendable {
             // A comma must be followed by another field, as the full parser requires.
             if i == name.count { return nil }
         }
-        guard order >= 0, let keyHash else { return nil }
+        guard orderMicroseconds >= 0, let keyHash else { return nil }
         self.keyHash = keyHash
-        self.order = order
-        self.due = due
+        self.orderMicroseconds = orderMicroseconds
+        self.dueSeconds = dueSeconds
         self.claimed = claimed
     }
 }

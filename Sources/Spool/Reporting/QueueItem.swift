@@ -9,11 +9,11 @@ public struct QueueItem: Sendable {
     /// Attempts made so far.
     public var attempts: Int
     /// Epoch seconds of the next attempt, when deferred.
-    public var due: Int64?
+    public var dueSeconds: Int64?
     /// Short token of the last error, if any.
     public var lastError: String?
     /// Enqueue order stamp, microseconds since the epoch.
-    public var order: Int64
+    public var orderMicroseconds: Int64
     /// The claim, for operations in `cur/`.
     public var claim: Claim?
     /// The document, when it could be read and checked.
@@ -31,12 +31,12 @@ public struct QueueItem: Sendable {
     }
 
     /// Seconds since enqueue at `now`.
-    public func age(now: Int64) -> Int64 { max(0, now - order / 1_000_000) }
+    public func age(now: Int64) -> Int64 { max(0, now - orderMicroseconds / 1_000_000) }
 
     /// A display form: `new`, `deferred`, `sending`, `failed`, `conflict`.
     public func stateWord(now: Int64) -> String {
         switch folder {
-        case .new: (due ?? 0) > now ? "deferred" : "pending"
+        case .new: (dueSeconds ?? 0) > now ? "deferred" : "pending"
         case .cur: "sending"
         default: folder.rawValue
         }
@@ -51,12 +51,12 @@ public struct QueueItem: Sendable {
             ("folder", .string(folder.rawValue)),
             ("file", .string(fileName.escaped)),
             ("attempts", .number(String(attempts))),
-            ("next_attempt", due.map { .string(Timestamp.formatRFC3339($0)) } ?? .null),
+            ("next_attempt", dueSeconds.map { .string(Timestamp.formatRFC3339($0)) } ?? .null),
             ("last_error", optional(lastError)),
             ("method", optional(operation?.method)),
             ("url", optional(operation?.url)),
             ("key", optional(operation?.key)),
-            ("enqueued_at", .string(Timestamp.formatRFC3339(order / 1_000_000))),
+            ("enqueued_at", .string(Timestamp.formatRFC3339(orderMicroseconds / 1_000_000))),
             ("age_seconds", .number(String(age(now: now)))),
             ("reason", optional(reasonLine)),
             ("size", .number(String(size))),

@@ -9,7 +9,7 @@ extension Spool {
                 if let item = item(folder, fileName, maxSize: maxSize) { items.append(item) }
             }
         }
-        return items.sorted { ($0.order, $0.id) < ($1.order, $1.id) }
+        return items.sorted { ($0.orderMicroseconds, $0.id) < ($1.orderMicroseconds, $1.id) }
     }
 
     /// One entry read for display.
@@ -18,13 +18,13 @@ extension Spool {
         let name = QueueName(fileName)
         let id = name?.id ?? fileName.escaped
         var item = QueueItem(id: id, folder: folder, fileName: fileName, attempts: name?.state?.attempts ?? 0,
-                             due: name?.state.flatMap { $0.due > 0 ? $0.due : nil }, lastError: name?.state?.lastError,
-                             order: name?.state?.order ?? status?.modifiedMicroseconds ?? 0, claim: name?.claim,
+                             dueSeconds: name?.state.flatMap { $0.dueSeconds > 0 ? $0.dueSeconds : nil }, lastError: name?.state?.lastError,
+                             orderMicroseconds: name?.state?.orderMicroseconds ?? status?.modifiedMicroseconds ?? 0, claim: name?.claim,
                              operation: nil, problem: nil, reason: [], size: status?.size ?? 0)
         if folder == .failed || folder == .conflict {
             item.reason = reason(of: fileName.string ?? id, in: folder)
             if let attempts = item.reason.first(where: { $0.0 == "attempts" }).flatMap({ Int($0.1) }) { item.attempts = attempts }
-            if let order = item.reason.first(where: { $0.0 == "order" }).flatMap({ Int64($0.1) }) { item.order = order }
+            if let order = item.reason.first(where: { $0.0 == "order" }).flatMap({ Int64($0.1) }) { item.orderMicroseconds = order }
             item.lastError = item.reason.first { $0.0 == "last-error" }?.1
         }
         do {

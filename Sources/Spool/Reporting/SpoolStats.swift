@@ -22,10 +22,10 @@ public struct SpoolStats: Sendable {
                 if (folder == .failed || folder == .conflict) && fileName.string?.hasSuffix(".why") == true { return }
                 count += 1
                 guard folder == .new || folder == .cur else { return }
-                let order = QueueName(fileName)?.state?.order ?? (try? directory.status(of: fileName).modifiedMicroseconds) ?? 0
+                let order = QueueName(fileName)?.state?.orderMicroseconds ?? (try? directory.status(of: fileName).modifiedMicroseconds) ?? 0
                 let age = max(0, now - order / 1_000_000)
                 oldestPendingAge = max(oldestPendingAge ?? 0, age)
-                if folder == .new, let due = QueueName(fileName)?.state?.due, due > now {
+                if folder == .new, let due = QueueName(fileName)?.state?.dueSeconds, due > now {
                     deferred += 1
                     nextDue = min(nextDue ?? due, due)
                 }

@@ -32,7 +32,7 @@ public enum AttemptDecision {
             next.attempts = attempts
             next.lastError = token
             // Rounded up to the next whole second: never earlier than the backoff or Retry-After asked for.
-            next.due = (nowMicroseconds + delay(attempts, retryAfter) * 1_000_000 + 999_999) / 1_000_000
+            next.dueSeconds = (nowMicroseconds + delay(attempts, retryAfter) * 1_000_000 + 999_999) / 1_000_000
             return .retry(next, reason: reason, blocksOrigin: blocksOrigin)
         }
     }

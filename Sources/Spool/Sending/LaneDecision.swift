@@ -106,8 +106,8 @@ public enum LaneDecision {
         var why: String?
         if let expires = facts.operation.expiresAt, expires <= facts.now {
             why = "expired at \(Timestamp.formatRFC3339(expires)) (expires_at) before it could be delivered"
-        } else if facts.now - state.order / 1_000_000 > facts.lifetime {
-            why = "not delivered within the queue lifetime of \(facts.lifetime) seconds (enqueued \(Timestamp.formatRFC3339(state.order / 1_000_000)))"
+        } else if facts.now - state.orderMicroseconds / 1_000_000 > facts.lifetime {
+            why = "not delivered within the queue lifetime of \(facts.lifetime) seconds (enqueued \(Timestamp.formatRFC3339(state.orderMicroseconds / 1_000_000)))"
         }
         guard let why else { return nil }
         var reason = [("reason", why), ("attempts", "\(state.attempts)")]

@@ -53,7 +53,7 @@ extension Worker {
             } catch {
                 // Moved by another worker (recovery of a claim it took for stale): it owns the operation now.
             }
-            log.detail("\(claimed.id): \(reason); attempt \(next.attempts), next at \(Timestamp.formatRFC3339(next.due))")
+            log.detail("\(claimed.id): \(reason); attempt \(next.attempts), next at \(Timestamp.formatRFC3339(next.dueSeconds))")
             state.withLock {
                 $0.summary.deferred += 1
                 $0.parkedKeys.insert(claimed.state.keyHash)
@@ -83,7 +83,7 @@ extension Worker {
         var fields = reason
         if let last = entry.state.lastError, !fields.contains(where: { $0.0 == "last-error" }) { fields.append(("last-error", last)) }
         // Kept so that `spool-ctl retry` can put the operation back in its original place in the order.
-        fields.append(("order", "\(entry.state.order)"))
+        fields.append(("order", "\(entry.state.orderMicroseconds)"))
         do {
             guard let filed = try spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: FilingReason(fields)) else { return false }
             log.warning("\(entry.id) -> \(destination.rawValue)/\(filed): \(fields.first?.1 ?? "")")

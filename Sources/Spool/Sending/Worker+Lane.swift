@@ -8,7 +8,7 @@ extension Worker {
         for (index, entry) in lane.enumerated() {
             if isStopping { return }
             let now = Timestamp.now()
-            if !options.flush, entry.state.due > now { return }
+            if !options.flush, entry.state.dueSeconds > now { return }
             let operation: Operation
             switch read(entry) {
             case let .operation(read): operation = read

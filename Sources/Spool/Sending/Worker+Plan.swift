@@ -89,7 +89,7 @@ extension Worker {
         for fileName in names where !isStopping {
             do throws(SpoolFault) {
                 if let entry = try spool.intake(fileName, maxSize: options.maxSize, log: log, held) {
-                    builder.note(entry.state.keyHash, order: entry.state.order, due: entry.state.due)
+                    builder.note(entry.state.keyHash, orderMicroseconds: entry.state.orderMicroseconds, dueSeconds: entry.state.dueSeconds)
                 }
             } catch {
                 record(error)
@@ -102,8 +102,8 @@ extension Worker {
 /// and the lanes of the keys with something due.
 struct PlanBuilder {
     struct Head {
-        var order: Int64
-        var due: Int64
+        var orderMicroseconds: Int64
+        var dueSeconds: Int64
         /// Another operation has the same order stamp: only sorting by id can tell which is first.
         var tied = false
     }
@@ -124,13 +124,13 @@ struct PlanBuilder {
         self.options = options
     }
 
-    mutating func note(_ keyHash: UInt64, order: Int64, due: Int64) {
+    mutating func note(_ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64) {
         guard let head = heads[keyHash] else {
-            heads[keyHash] = Head(order: order, due: due)
+            heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds)
             return
         }
-        if order < head.order { heads[keyHash] = Head(order: order, due: due) }
-        else if order == head.order { heads[keyHash]!.tied = true }
+        if orderMicroseconds < head.orderMicroseconds { heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds) }
+        else if orderMicroseconds == head.orderMicroseconds { heads[keyHash]!.tied = true }
     }
 
     /// The first pass over `new/`, names only: notes each key's head; returns the plain names to admit and
@@ -142,10 +142,10 @@ struct PlanBuilder {
         try spool.directory(.new).forEachRawEntry { raw, _ in
             guard raw.first != UInt8(ascii: ".") else { return }
             if let facts = NameFacts(raw), !facts.claimed {
-                if facts.due > facts.order / 1_000_000 + lifetime {
+                if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetime {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
-                    note(facts.keyHash, order: facts.order, due: facts.due)
+                    note(facts.keyHash, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds)
                 }
             } else {
                 others.append(FileName(bytes: Array(raw)))
@@ -166,18 +166,18 @@ struct PlanBuilder {
 
     /// The keys to form lanes for; the others' earliest due time goes into the plan.
     mutating func dueKeys() -> Set<UInt64> {
-        var due = Set<UInt64>()
+        var dueSeconds = Set<UInt64>()
         for (key, head) in heads where !held.contains(key) {
             if parked.contains(key) {
                 // Not this run's any more, but a watcher must wake when it becomes due.
-                if head.due > now { plan.nextDue = min(plan.nextDue ?? head.due, head.due) }
-            } else if options.flush || head.due <= now || head.tied {
-                due.insert(key)
+                if head.dueSeconds > now { plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds) }
+            } else if options.flush || head.dueSeconds <= now || head.tied {
+                dueSeconds.insert(key)
             } else {
-                plan.nextDue = min(plan.nextDue ?? head.due, head.due)
+                plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds)
             }
         }
-        return due
+        return dueSeconds
     }
 
     /// The second pass: every waiting operation of the due keys. Returns the names the full parser refused.
@@ -202,9 +202,9 @@ struct PlanBuilder {
     mutating func finish() -> Worker.Plan {
         for (_, var queue) in queues {
             queue.sort(by: QueueEntry.precedes)
-            let due = queue[0].state.due
-            if !options.flush, due > now {
-                plan.nextDue = min(plan.nextDue ?? due, due)
+            let dueSeconds = queue[0].state.dueSeconds
+            if !options.flush, dueSeconds > now {
+                plan.nextDue = min(plan.nextDue ?? dueSeconds, dueSeconds)
                 continue
             }
             plan.lanes.append(queue)

@@ -118,7 +118,7 @@ public final class Worker: Sendable {
         let plan = makePlan()
         if plan.lanes.isEmpty, !options.flush, !plan.sawPlainNames, let before,
            Timestamp.nowMicroseconds() * 1000 - max(before.new, before.cur) > IdleHint.settleNanoseconds {
-            IdleHint(newModified: before.new, curModified: before.cur, due: plan.nextDue ?? Int64.max).write(to: spool)
+            IdleHint(newModifiedNanoseconds: before.new, curModifiedNanoseconds: before.cur, dueSeconds: plan.nextDue ?? Int64.max).write(to: spool)
         }
         return !plan.lanes.isEmpty
     }

@@ -10,10 +10,10 @@ import Glibc
 /// the same tick as the time recorded could otherwise leave it unchanged. A lost or stale hint costs one
 /// full listing, never a missed operation, so it is not fsynced.
 struct IdleHint: Equatable {
-    var newModified: Int64
-    var curModified: Int64
+    var newModifiedNanoseconds: Int64
+    var curModifiedNanoseconds: Int64
     /// Epoch seconds; `Int64.max` when nothing waits at all.
-    var due: Int64
+    var dueSeconds: Int64
 
     static let fileName = FileName(".idle")
     static let settleNanoseconds: Int64 = 1_000_000_000
@@ -31,13 +31,13 @@ struct IdleHint: Equatable {
         guard let (bytes, _) = try? fd.readAll(limit: 256) else { return nil }
         let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int64($0) }
         guard fields.count == 3 else { return nil }
-        return IdleHint(newModified: fields[0], curModified: fields[1], due: fields[2])
+        return IdleHint(newModifiedNanoseconds: fields[0], curModifiedNanoseconds: fields[1], dueSeconds: fields[2])
     }
 
     /// Whether nothing in `spool` can have become due since the hint was written.
     func stillHolds(_ spool: Spool, now: Int64) -> Bool {
-        guard now < due, let times = IdleHint.folderTimes(spool) else { return false }
-        return times.new == newModified && times.cur == curModified
+        guard now < dueSeconds, let times = IdleHint.folderTimes(spool) else { return false }
+        return times.new == newModifiedNanoseconds && times.cur == curModifiedNanoseconds
     }
 
     /// Writes the hint through `tmp/` and a rename, replacing the last one.
@@ -45,7 +45,7 @@ struct IdleHint: Equatable {
         let temporary = FileName(UniqueName.next().id + ".idle")
         let tmp = spool.directory(.tmp)
         guard let fd = try? tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode) else { return }
-        let written = (try? fd.writeAll(Array("\(newModified) \(curModified) \(due)\n".utf8))) != nil
+        let written = (try? fd.writeAll(Array("\(newModifiedNanoseconds) \(curModifiedNanoseconds) \(dueSeconds)\n".utf8))) != nil
         fd.close()
         if !written || (try? tmp.replace(temporary, in: spool.root, as: IdleHint.fileName)) == nil {
             try? tmp.unlink(temporary)

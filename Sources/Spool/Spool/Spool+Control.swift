@@ -27,7 +27,7 @@ extension Spool {
         }
         var target = QueueName(id: item.id, state: nil)
         if let operation {
-            target.state = RetryState(order: item.order, keyHash: OrderingKey.hash(operation.key), due: operation.notBefore ?? 0)
+            target.state = RetryState(orderMicroseconds: item.orderMicroseconds, keyHash: OrderingKey.hash(operation.key), dueSeconds: operation.notBefore ?? 0)
         }
         do throws(Errno) {
             try withLock { held throws(Errno) in try unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName, held) }
@@ -40,8 +40,8 @@ extension Spool {
     /// Clears the retry time of a deferred operation in `new/`, so the next run sends it. Returns its new name,
     /// or nil when it was not deferred.
     public func sendNow(_ item: QueueItem) throws(ControlError) -> FileName? {
-        guard item.folder == .new, var name = QueueName(item.fileName), var state = name.state, state.due > 0 else { return nil }
-        state.due = 0
+        guard item.folder == .new, var name = QueueName(item.fileName), var state = name.state, state.dueSeconds > 0 else { return nil }
+        state.dueSeconds = 0
         name.state = state
         let target = name.fileName
         do throws(Errno) {

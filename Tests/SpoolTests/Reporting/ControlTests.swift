@@ -140,7 +140,7 @@ import Testing
         // A claim by a process that no longer exists on this host.
         let (dead, _, _) = try Command.start("/bin/true", [])
         dead.waitUntilExit()
-        let stale = QueueName(id: "stale-op", state: RetryState(order: 1, keyHash: 1),
+        let stale = QueueName(id: "stale-op", state: RetryState(orderMicroseconds: 1, keyHash: 1),
                               claim: Claim(owner: ProcessIdentity(host: ProcessIdentity.current.host, pid: dead.processIdentifier, startTicks: 12345), since: 1))
         spool.drop("cur", stale.fileName.escaped, #"{"method":"PUT","url":"http://h/"}"#)
         spool.drop("new", "broken:o=1,k=0000000000000001", "{not json")

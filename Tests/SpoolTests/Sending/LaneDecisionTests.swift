@@ -6,7 +6,7 @@ import Testing
     static let now: Int64 = 1_800_000_000
 
     static func entry(id: String = "op", attempts: Int = 0, enqueuedSecondsAgo: Int64 = 10, lastError: String? = nil) -> QueueEntry {
-        let state = RetryState(order: (now - enqueuedSecondsAgo) * 1_000_000, keyHash: 1, attempts: attempts, lastError: lastError)
+        let state = RetryState(orderMicroseconds: (now - enqueuedSecondsAgo) * 1_000_000, keyHash: 1, attempts: attempts, lastError: lastError)
         let name = QueueName(id: id, state: state)
         return QueueEntry(fileName: name.fileName, name: name)
     }
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func attemptOutcomes() {
-        let state = RetryState(order: 1, keyHash: 1, attempts: 2)
+        let state = RetryState(orderMicroseconds: 1, keyHash: 1, attempts: 2)
         let fixed: (Int, Int64?) -> Int64 = { _, retryAfter in retryAfter ?? 60 }
         #expect(AttemptDecision.decide(.done, state: state, maxAttempts: nil, nowMicroseconds: 0, delay: fixed) == .complete)
         let conflict = AttemptDecision.decide(.conflict(reason: [Outcome.Field("status", "409")]), state: state, maxAttempts: nil, nowMicroseconds: 0, delay: fixed)
@@ -84,7 +84,7 @@ import Testing
             return
         }
         #expect(next.attempts == 3 && next.lastError == "503" && !blocks)
-        #expect(next.due == 122, "Retry-After from now, rounded up to the next second")
+        #expect(next.dueSeconds == 122, "Retry-After from now, rounded up to the next second")
         let givenUp = AttemptDecision.decide(retry, state: state, maxAttempts: 3, nowMicroseconds: 0, delay: fixed)
         guard case let .file(folder, reason) = givenUp else {
             Issue.record("max_attempts reached files it")

@@ -102,7 +102,7 @@ extension WorkerTests {
         try spool.enqueue(["PUT", server.baseURL + "/notes/1", "--body", "edit"])
         try spool.send(["--min-backoff", "0", "--max-backoff", "0"])
         let first = try #require(server.requests.first).received
-        let due = try #require(spool.waiting().first?.state?.due)
+        let due = try #require(spool.waiting().first?.state?.dueSeconds)
         #expect(Double(due) >= first.timeIntervalSince1970 + 1.9)
         try spool.send(["--min-backoff", "0"])
         #expect(server.requests.count == 1, "not retried before Retry-After")

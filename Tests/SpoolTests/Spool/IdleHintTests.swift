@@ -23,8 +23,8 @@ import Testing
         Self.setModified(spool.path + "/cur", secondsAgo: 10)
         try spool.send()
         let hint = try #require(IdleHint.read(try spool.open()))
-        let due = try #require(spool.waiting().first?.state?.due)
-        #expect(hint.due == due)
+        let due = try #require(spool.waiting().first?.state?.dueSeconds)
+        #expect(hint.dueSeconds == due)
         #expect(server.requests.isEmpty)
 
         // A new operation changes new/: the hint no longer holds and the operation goes at once.
@@ -40,7 +40,7 @@ import Testing
         try spool.send()
         let recorded = try #require(IdleHint.read(try spool.open()))
         spool.drop("new", "planted", #"{"method":"PUT","url":"\#(server.baseURL)/planted"}"#, modified: Date(timeIntervalSinceNow: -60))
-        Self.setModified(spool.path + "/new", nanoseconds: recorded.newModified)
+        Self.setModified(spool.path + "/new", nanoseconds: recorded.newModifiedNanoseconds)
         try spool.send()
         #expect(server.requests.count == 1, "an unchanged idle queue is not listed")
         try spool.send(["--flush"])

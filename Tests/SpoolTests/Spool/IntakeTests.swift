@@ -61,6 +61,6 @@ import Testing
         var entries: [QueueEntry] = []
         try temporary.open().scanNew { entries.append($0) }
         #expect(entries.sorted(by: QueueEntry.precedes).map(\.id) == ["b-first", "a-second"])
-        #expect(entries.first { $0.id == "b-first" }?.state.order == 1_700_000_000_000_000)
+        #expect(entries.first { $0.id == "b-first" }?.state.orderMicroseconds == 1_700_000_000_000_000)
     }
 }

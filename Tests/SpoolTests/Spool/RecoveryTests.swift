@@ -37,7 +37,7 @@ import Testing
     @Test func claimFromAnotherHostIsRecoveredAfterTheLease() throws {
         let temporary = TemporarySpool()
         let now = Timestamp.now()
-        let state = RetryState(order: 1, keyHash: 7, attempts: 1)
+        let state = RetryState(orderMicroseconds: 1, keyHash: 7, attempts: 1)
         let old = QueueName(id: "old", state: state, claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: now - 1000))
         let young = QueueName(id: "young", state: state, claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: now - 10))
         temporary.drop("cur", old.fileName.escaped, "{}")

@@ -22,7 +22,7 @@ extension TemporarySpool {
     /// The parsed names in `new/`, in enqueue order.
     func waiting() -> [QueueName] {
         names("new").compactMap { QueueName(FileName($0)) }.sorted {
-            ($0.state?.order ?? 0, $0.id) < ($1.state?.order ?? 0, $1.id)
+            ($0.state?.orderMicroseconds ?? 0, $0.id) < ($1.state?.orderMicroseconds ?? 0, $1.id)
         }
     }
 }
