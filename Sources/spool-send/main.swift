@@ -5,18 +5,7 @@
 import Glibc
 import Spool
 
-let command = SendCommand.fromCommandLine()
-if !command.watch {
-    let spool = command.openSpool()
-    let worker = Worker(spool: spool, options: command.options)
-    worker.housekeeping()
-    let due = worker.hasDueWork()
-    let faults = worker.takeFaults()
-    // The sender meets any fault again and reports it after sending what it can; a failing storage or
-    // nothing to send ends here.
-    if !due || faults.stopsRun { SendCommand.exitIfFaulted(faults) }
-    if !due { exit(0) }
-}
+_ = SendCommand.fromCommandLine().frontNeedsSender()
 let sender = Program.siblingExecutable("spool-send-http")
 var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) } + [nil]
 execv(sender, &argv)
