@@ -84,21 +84,9 @@ extension Worker {
         if let last = entry.state.lastError, !fields.contains(where: { $0.0 == "last-error" }) { fields.append(("last-error", last)) }
         // Kept so that `spool-ctl retry` can put the operation back in its original place in the order.
         fields.append(("order", "\(entry.state.orderMicroseconds)"))
-        do {
-            guard let filed = try spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: FilingReason(fields)) else { return false }
-            log.warning("\(entry.id) -> \(destination.rawValue)/\(filed): \(fields.first?.1 ?? "")")
-            return true
-        } catch {
-            switch error {
-            case let .notMoved(errno):
-                record(SpoolFault("file in \(destination.rawValue)/", spool.displayPath(folder, entry.fileName), errno))
-                return false
-            case let .unsynced(filed, errno):
-                log.warning("\(entry.id) -> \(destination.rawValue)/\(filed): \(fields.first?.1 ?? "")")
-                record(SpoolFault("fsync", "\(spool.path)/\(destination.rawValue)", errno))
-                return true
-            }
-        }
+        let (moved, fault) = spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: FilingReason(fields), log: log)
+        if let fault { record(fault) }
+        return moved
     }
 
     /// Returns a claim to `new/` as it was, and stops its key for the rest of the run.

@@ -82,17 +82,8 @@ extension Spool {
             reason.append(("original-name", fileName.escaped))
         }
         if attempts > 0 { reason.append(("attempts", String(attempts))) }
-        do {
-            guard let filed = try file(fileName, from: folder, to: .failed, id: id, reason: FilingReason(reason)) else { return false }
-            log.warning("\(folder.rawValue)/\(fileName.escaped) -> failed/\(filed): \(rejection)")
-            return true
-        } catch {
-            switch error {
-            case let .notMoved(errno): throw SpoolFault("file in failed/", displayPath(folder, fileName), errno)
-            case let .unsynced(filed, errno):
-                log.warning("\(folder.rawValue)/\(fileName.escaped) -> failed/\(filed): \(rejection)")
-                throw SpoolFault("fsync", "\(path)/failed", errno)
-            }
-        }
+        let (moved, fault) = file(fileName, from: folder, to: .failed, id: id, reason: FilingReason(reason), log: log)
+        if let fault { throw fault }
+        return moved
     }
 }
