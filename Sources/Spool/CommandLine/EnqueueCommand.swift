@@ -57,12 +57,11 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                 let line = try arguments.value(for: "--header")
                 guard let colon = line.firstIndex(of: ":") else { throw .invalidValue(option: "--header", value: line, expected: "'Name: value'") }
                 headers.append((String(line[..<colon]).trimmingWhitespace(), .string(String(line[line.index(after: colon)...]).trimmingWhitespace())))
-            case .option("--body"):
-                if bodyFile != nil { throw .conflicting("--body-file", "--body") }
-                body = try arguments.value(for: "--body")
-            case .option("--body-file"):
-                if body != nil { throw .conflicting("--body", "--body-file") }
-                bodyFile = try arguments.value(for: "--body-file")
+            case let .option(name) where name == "--body" || name == "--body-file":
+                // One body: a second one, of either kind, is refused rather than silently winning.
+                if let given = body != nil ? "--body" : bodyFile != nil ? "--body-file" : nil { throw .conflicting(given, name) }
+                let value = try arguments.value(for: name)
+                if name == "--body" { body = value } else { bodyFile = value }
             case .option("--json"): jsonInput = try arguments.value(for: "--json")
             case .option("--if-match"): fields["if_match"] = .string(try arguments.value(for: "--if-match"))
             case .option("--key"): fields["key"] = .string(try arguments.value(for: "--key"))

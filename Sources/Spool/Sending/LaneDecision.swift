@@ -16,8 +16,9 @@ public enum LaneDecision {
         case itself
     }
 
-    /// Everything the decision looks at.
-    public struct Facts: Sendable {
+    /// Everything the decision looks at. Dependencies and the next operation's key cost I/O, so they are
+    /// asked for only when the decision gets that far.
+    public struct Facts {
         /// The operation's name and retry state.
         public var entry: QueueEntry
         /// Its document.
@@ -30,15 +31,16 @@ public enum LaneDecision {
         /// The operation's origin failed at the transport level earlier in this run.
         public var originBlocked: Bool
         /// Its dependencies, up to the first that is not done.
-        public var dependencies: [Dependency]
+        public var dependencies: () -> [Dependency]
         /// The lane's next operation has the same key (a coalescing write may give way to it).
-        public var nextHasSameKey: Bool
+        public var nextHasSameKey: () -> Bool
         /// Bytes a claim adds to the file name.
         public var claimSuffixLength: Int
 
         /// The facts of one decision.
         public init(entry: QueueEntry, operation: Operation, now: Int64, lifetime: Int64, allowedOrigins: Set<String>? = nil,
-                    originBlocked: Bool = false, dependencies: [Dependency] = [], nextHasSameKey: Bool = false, claimSuffixLength: Int = 40) {
+                    originBlocked: Bool = false, dependencies: @escaping () -> [Dependency] = { [] },
+                    nextHasSameKey: @escaping () -> Bool = { false }, claimSuffixLength: Int = 40) {
             self.entry = entry
             self.operation = operation
             self.now = now
@@ -79,7 +81,7 @@ public enum LaneDecision {
         }
         if facts.originBlocked { return .park(.originBlocked) }
         if let reason = expiry(facts) { return .fail(reason) }
-        for dependency in facts.dependencies {
+        for dependency in facts.dependencies() {
             switch dependency {
             case .done: continue
             case .itself: return .fail(FilingReason([("reason", "depends on itself (depends_on names its own id)")]))
@@ -88,7 +90,7 @@ public enum LaneDecision {
             case .queued: return .wait
             }
         }
-        if operation.coalesce, entry.state.attempts == 0, facts.nextHasSameKey { return .coalesce }
+        if operation.coalesce, entry.state.attempts == 0, facts.nextHasSameKey() { return .coalesce }
         if entry.fileName.bytes.count + facts.claimSuffixLength > 255 {
             return .fail(FilingReason([("reason", "the file name is too long to be claimed (a name holds at most 255 bytes)")]))
         }

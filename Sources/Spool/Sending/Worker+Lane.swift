@@ -91,10 +91,11 @@ extension Worker {
         var facts = LaneDecision.Facts(entry: entry, operation: operation, now: now, lifetime: options.lifetime,
                                        allowedOrigins: options.allowedOrigins, originBlocked: blocked,
                                        claimSuffixLength: Claim(owner: .current, since: now).suffix.count)
-        facts.dependencies = dependencies(of: operation, entry, plan: plan)
-        if operation.coalesce, entry.state.attempts == 0, let next,
-           let newer = try? spool.readOperation(.new, next.fileName, maxSize: options.maxSize)?.operation {
-            facts.nextHasSameKey = newer.key == operation.key
+        facts.dependencies = { self.dependencies(of: operation, entry, plan: plan) }
+        let spool = spool, maxSize = options.maxSize
+        facts.nextHasSameKey = {
+            guard let next, let newer = try? spool.readOperation(.new, next.fileName, maxSize: maxSize)?.operation else { return false }
+            return newer.key == operation.key
         }
         return facts
     }

@@ -166,18 +166,18 @@ struct PlanBuilder {
 
     /// The keys to form lanes for; the others' earliest due time goes into the plan.
     mutating func dueKeys() -> Set<UInt64> {
-        var dueSeconds = Set<UInt64>()
+        var keys = Set<UInt64>()
         for (key, head) in heads where !held.contains(key) {
             if parked.contains(key) {
                 // Not this run's any more, but a watcher must wake when it becomes due.
                 if head.dueSeconds > now { plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds) }
             } else if options.flush || head.dueSeconds <= now || head.tied {
-                dueSeconds.insert(key)
+                keys.insert(key)
             } else {
                 plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds)
             }
         }
-        return dueSeconds
+        return keys
     }
 
     /// The second pass: every waiting operation of the due keys. Returns the names the full parser refused.

@@ -17,7 +17,7 @@ extension Spool {
         var stale: [(FileName, QueueName, Claim)] = []
         do {
             try cur.forEachEntry { name, _ in
-                guard !name.isHidden, let queued = QueueName(name), queued.state != nil, let claim = queued.claim else { return }
+                guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
                 if claim.owner.isAlive.map({ !$0 }) ?? (now - claim.since > lease) { stale.append((name, queued, claim)) }
             }
         } catch {
@@ -33,6 +33,7 @@ extension Spool {
                 if let again = try? cur.status(of: name), again.linkCount > 1, (try? findTwin(.cur, name, again)) != nil { continue }
             }
             do throws(Errno) {
+                // A parsed claim always carries its retry state: the claim suffix follows it.
                 try release(QueueEntry(fileName: name, name: queued), state: queued.state!, sync: false, held)
                 recovered.append(queued.id)
                 log.notice("recovered \(queued.id) from dead worker pid \(claim.owner.pid) on \(claim.owner.host)")

@@ -142,4 +142,13 @@ import Testing
         let mode = try FileManager.default.attributesOfItem(atPath: temporary.path + "/cur")[.posixPermissions] as? Int
         #expect(mode == 0o700)
     }
+
+    @Test func oneBodyOnly() throws {
+        let spool = TemporarySpool()
+        for pair in [["--body", "a", "--body", "b"], ["--body", "a", "--body-file", "-"], ["--body-file", "-", "--body-file", "-"]] {
+            let result = try Command.run("spool-enqueue", ["--spool", spool.path, "PUT", "http://127.0.0.1:9/x"] + pair)
+            #expect(result.status == 64 && result.stderr.contains("cannot be used together"), "\(pair): \(result.stderr)")
+        }
+        #expect(spool.names("new").isEmpty)
+    }
 }
