@@ -81,7 +81,7 @@ struct ControlSession {
             if operation.key != operation.url { rows.append(["key:", operation.key]) }
         }
         if let problem = item.problem { rows.append(["problem:", problem]) }
-        for (field, value) in item.reason where field != "id" && field != "folder" { rows.append(["why \(field):", value]) }
+        for (field, value) in item.reason.fields where field != "id" && field != "folder" { rows.append(["why \(field):", value]) }
         var out = ControlSession.table(rows)
         if let document = item.operation?.document { out += "document:\n  \(document.text)\n" }
         Program.printOut(out)

@@ -21,13 +21,13 @@ public struct QueueItem: Sendable {
     /// Why the document could not be read, if it could not.
     public var problem: String?
     /// The `ID.why` fields, for filed operations.
-    public var reason: [(String, String)]
+    public var reason: FilingReason
     /// Size of the file in bytes.
     public var size: Int
 
     /// The one-line reason: the `reason` field of `ID.why`, else the problem with the document.
     public var reasonLine: String? {
-        reason.first { $0.0 == "reason" }?.1 ?? problem
+        reason["reason"] ?? problem
     }
 
     /// Seconds since enqueue at `now`.
@@ -66,7 +66,7 @@ public struct QueueItem: Sendable {
             members.append(("claimed_at", .string(Timestamp.formatRFC3339(claim.since))))
         }
         if full {
-            members.append(("why", .object(reason.map { (key: $0.0, value: JSON.string($0.1)) })))
+            members.append(("why", .object(reason.fields.map { (key: $0.0, value: JSON.string($0.1)) })))
             members.append(("document", operation?.document ?? .null))
         }
         return .object(members)

@@ -20,12 +20,12 @@ extension Spool {
         var item = QueueItem(id: id, folder: folder, fileName: fileName, attempts: name?.state?.attempts ?? 0,
                              dueSeconds: name?.state.flatMap { $0.dueSeconds > 0 ? $0.dueSeconds : nil }, lastError: name?.state?.lastError,
                              orderMicroseconds: name?.state?.orderMicroseconds ?? status?.modifiedMicroseconds ?? 0, claim: name?.claim,
-                             operation: nil, problem: nil, reason: [], size: status?.size ?? 0)
+                             operation: nil, problem: nil, reason: FilingReason([(String, String)]()), size: status?.size ?? 0)
         if folder == .failed || folder == .conflict {
             item.reason = reason(of: fileName.string ?? id, in: folder)
-            if let attempts = item.reason.first(where: { $0.0 == "attempts" }).flatMap({ Int($0.1) }) { item.attempts = attempts }
-            if let order = item.reason.first(where: { $0.0 == "order" }).flatMap({ Int64($0.1) }) { item.orderMicroseconds = order }
-            item.lastError = item.reason.first { $0.0 == "last-error" }?.1
+            if let attempts = item.reason["attempts"].flatMap({ Int($0) }) { item.attempts = attempts }
+            if let order = item.reason["order"].flatMap({ Int64($0) }) { item.orderMicroseconds = order }
+            item.lastError = item.reason["last-error"]
         }
         do {
             item.operation = try readOperation(folder, fileName, maxSize: maxSize, keptTwin: true)?.operation

@@ -40,7 +40,7 @@ extension Worker {
             }
             return true
         case let .file(destination, reason):
-            guard file(claimed, to: destination, reason: reason.fields) else {
+            guard file(claimed, to: destination, reason: reason) else {
                 strand(claimed)
                 return true
             }
@@ -71,7 +71,7 @@ extension Worker {
 
     /// Files an operation in `failed/`; returns whether this worker moved it.
     @discardableResult
-    func fail(_ entry: QueueEntry, from folder: Spool.Folder, reason: [(String, String)]) -> Bool {
+    func fail(_ entry: QueueEntry, from folder: Spool.Folder, reason: FilingReason) -> Bool {
         guard file(entry, from: folder, to: .failed, reason: reason) else { return false }
         state.withLock { $0.summary.failed += 1 }
         return true
@@ -79,12 +79,12 @@ extension Worker {
 
     /// Moves an operation to `failed/` or `conflict/` with its reason; returns whether this worker moved it.
     @discardableResult
-    func file(_ entry: QueueEntry, from folder: Spool.Folder = .cur, to destination: Spool.Folder, reason: [(String, String)]) -> Bool {
+    func file(_ entry: QueueEntry, from folder: Spool.Folder = .cur, to destination: Spool.Folder, reason: FilingReason) -> Bool {
         var fields = reason
-        if let last = entry.state.lastError, !fields.contains(where: { $0.0 == "last-error" }) { fields.append(("last-error", last)) }
+        if let last = entry.state.lastError, fields["last-error"] == nil { fields.fields.append(("last-error", last)) }
         // Kept so that `spool-ctl retry` can put the operation back in its original place in the order.
-        fields.append(("order", "\(entry.state.orderMicroseconds)"))
-        let (moved, fault) = spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: FilingReason(fields), log: log)
+        fields.fields.append(("order", "\(entry.state.orderMicroseconds)"))
+        let (moved, fault) = spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: fields, log: log)
         if let fault { record(fault) }
         return moved
     }

@@ -26,7 +26,7 @@ extension Worker {
                 park(entry)
                 return
             case let .fail(reason):
-                guard fail(entry, from: .new, reason: reason.fields) else { return park(entry) }
+                guard fail(entry, from: .new, reason: reason) else { return park(entry) }
                 continue
             case .coalesce:
                 guard let next, coalesce(entry, into: next) else { return park(entry) }

@@ -80,7 +80,7 @@ extension Worker {
             let why = state.attempts == 0
                 ? "not_before is after the queue lifetime of \(options.lifetime) seconds: it would expire before its first attempt"
                 : "the next attempt would come after the queue lifetime of \(options.lifetime) seconds"
-            fail(QueueEntry(fileName: fileName, name: name), from: .new, reason: [("reason", why), ("attempts", "\(state.attempts)")])
+            fail(QueueEntry(fileName: fileName, name: name), from: .new, reason: FilingReason([("reason", why), ("attempts", "\(state.attempts)")]))
         }
     }
 

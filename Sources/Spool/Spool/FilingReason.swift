@@ -64,22 +64,22 @@ public struct FilingReason: Sendable, Equatable {
         return bytes.isEmpty ? nil : FileName(bytes: bytes)
     }
 
-    /// The folder and entry a reason was written for, from its `source:` field.
-    static func source(of fields: [(String, String)]) -> (Spool.Folder, FileName)? {
-        guard let field = fields.first(where: { $0.0 == "source" })?.1, let slash = field.firstIndex(of: "/"),
+    /// The folder and entry this reason was written for, from its `source:` field.
+    var source: (Spool.Folder, FileName)? {
+        guard let field = self["source"], let slash = field.firstIndex(of: "/"),
               let folder = Spool.Folder(rawValue: String(field[..<slash])),
-              let name = decodeSource(field[field.index(after: slash)...]) else { return nil }
+              let name = FilingReason.decodeSource(field[field.index(after: slash)...]) else { return nil }
         return (folder, name)
     }
 }
 
 extension Spool {
-    /// Reads the `ID.why` reason beside a filed operation as field/value pairs; empty when there is none.
-    public func reason(of id: String, in folder: Folder) -> [(String, String)] {
-        guard let fd = try? directory(folder).open(FileName(id + ".why"), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return [] }
+    /// Reads the `ID.why` reason beside a filed operation; empty when there is none.
+    public func reason(of id: String, in folder: Folder) -> FilingReason {
+        guard let fd = try? directory(folder).open(FileName(id + ".why"), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return FilingReason([(String, String)]()) }
         defer { fd.close() }
-        guard let (bytes, _) = try? fd.readAll(limit: 64 * 1024) else { return [] }
-        return FilingReason.parse(bytes)
+        guard let (bytes, _) = try? fd.readAll(limit: 64 * 1024) else { return FilingReason([(String, String)]()) }
+        return FilingReason(FilingReason.parse(bytes))
     }
 }
 

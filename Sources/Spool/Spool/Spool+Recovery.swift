@@ -71,7 +71,7 @@ extension Spool {
                 throw SpoolFault("list", "\(path)/\(folder.rawValue)", error as? Errno ?? .invalidArgument)
             }
             for id in orphans {
-                guard let (from, source) = FilingReason.source(of: reason(of: id, in: folder)), from == .new || from == .cur else { continue }
+                guard let (from, source) = reason(of: id, in: folder).source, from == .new || from == .cur else { continue }
                 // Only a filing whose worker is gone: a claim's owner is checked directly; otherwise (an entry
                 // in new/, a claim made on another host) the reason must be older than any filing takes.
                 let ownerAlive = from == .cur ? QueueName(source)?.claim?.owner.isAlive : nil

@@ -17,7 +17,7 @@ import Testing
         let fields = FilingReason.parse(reason.text(id: "id", folder: .failed, source: .cur, name: source, at: 0))
         #expect(fields.map(\.0) == ["id", "folder", "at", "source", "reason", "body", "attempts"])
         #expect(fields.first { $0.0 == "body" }?.1 == "line one\\nline two", "one field, one line")
-        let found = FilingReason.source(of: fields)
+        let found = FilingReason(fields).source
         #expect(found?.0 == .cur && found?.1 == source)
     }
 }
