@@ -5,7 +5,7 @@
 import Glibc
 import Spool
 
-_ = SendCommand.fromCommandLine().frontNeedsSender()
+SendCommand.fromCommandLine().exitUnlessSenderNeeded()
 let sender = Program.siblingExecutable("spool-send-http")
 var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) } + [nil]
 execv(sender, &argv)

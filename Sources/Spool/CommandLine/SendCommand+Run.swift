@@ -4,10 +4,10 @@ extension SendCommand {
     /// How often a watcher looks for claims left by dead workers, filings cut short and old files in tmp/.
     static let housekeepingInterval: Int64 = 60
 
-    /// The light front's question, from file names alone: whether anything is due (after housekeeping).
-    /// Exits when a fault already settles the run's status or nothing is due.
-    public func frontNeedsSender() -> Bool {
-        if watch { return true }
+    /// The light front's question, from file names alone (after housekeeping): returns when the sender is
+    /// needed (something is due, or `--watch`); exits when nothing is due or a fault settles the status.
+    public func exitUnlessSenderNeeded() {
+        if watch { return }
         let worker = Worker(spool: openSpool(), options: options)
         worker.housekeeping()
         let due = worker.hasDueWork()
@@ -16,7 +16,6 @@ extension SendCommand {
         // nothing to send ends here.
         if !due || faults.stopsRun { SendCommand.exitIfFaulted(faults) }
         if !due { exit(0) }
-        return true
     }
 
     /// Sends what is due through `transport`, once or (with `--watch`) until stopped, and exits with the

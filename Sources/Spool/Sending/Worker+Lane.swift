@@ -105,12 +105,18 @@ extension Worker {
         var found: [LaneDecision.Dependency] = []
         for dependency in operation.dependsOn {
             if dependency == entry.id { return found + [.itself] }
-            for folder in [Spool.Folder.failed, .conflict] where (try? spool.directory(folder).status(of: FileName(dependency))) != nil {
-                return found + [.filed(id: dependency, folder: folder)]
+            for folder in [Spool.Folder.failed, .conflict] {
+                switch Result(catching: { () throws(Errno) in try spool.directory(folder).status(of: FileName(dependency)) }) {
+                case .success: return found + [.filed(id: dependency, folder: folder)]
+                case .failure(.noSuchFileOrDirectory): continue
+                case let .failure(error):
+                    // A dependency must never look absent because of a fault: wait.
+                    record(SpoolFault("look up", spool.displayPath(folder, FileName(dependency)), error))
+                    return found + [.queued(id: dependency)]
+                }
             }
             let present: Bool
             do { present = try plan.present.lookup(dependency, in: spool) != nil } catch {
-                // A dependency must never look absent because of a fault: wait.
                 record(error)
                 return found + [.queued(id: dependency)]
             }

@@ -23,12 +23,12 @@ extension Worker {
                 if index == nil {
                     var found: [String: (folder: Spool.Folder, fileName: FileName)] = [:]
                     for folder in [Spool.Folder.new, .cur] {
-                        do {
+                        do throws(Errno) {
                             try spool.directory(folder).forEachEntry { fileName, _ in
                                 if let name = QueueName(fileName) { found[name.id] = (folder, fileName) }
                             }
                         } catch {
-                            throw SpoolFault("list", "\(spool.path)/\(folder.rawValue)", error as? Errno ?? .invalidArgument)
+                            throw SpoolFault("list", "\(spool.path)/\(folder.rawValue)", error)
                         }
                     }
                     index = found
@@ -47,8 +47,8 @@ extension Worker {
         let started = Timestamp.nowMicroseconds()
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
         var builder = PlanBuilder(now: Timestamp.now(), parked: state.withLock { $0.parkedKeys }, options: options)
-        do {
-            try lock.withLock { lockHeld in
+        do throws(Errno) {
+            try lock.withLock { lockHeld throws(Errno) in
                 let (others, tooLate) = try builder.listWaiting(spool)
                 failTooLate(tooLate)
                 builder.plan.sawPlainNames = !others.isEmpty
@@ -67,7 +67,7 @@ extension Worker {
                 }
             }
         } catch {
-            record(SpoolFault("list", builder.listing, error as? Errno ?? .invalidArgument))
+            record(SpoolFault("list", builder.listing, error))
             return builder.plan
         }
         return builder.finish()
@@ -135,7 +135,7 @@ struct PlanBuilder {
 
     /// The first pass over `new/`, names only: notes each key's head; returns the plain names to admit and
     /// those whose retry time is past the lifetime.
-    mutating func listWaiting(_ spool: Spool) throws -> (others: [FileName], tooLate: [FileName]) {
+    mutating func listWaiting(_ spool: Spool) throws(Errno) -> (others: [FileName], tooLate: [FileName]) {
         listing = "\(spool.path)/new"
         var others: [FileName] = [], tooLate: [FileName] = []
         let lifetime = options.lifetime
@@ -155,7 +155,7 @@ struct PlanBuilder {
     }
 
     /// The keys another worker (or a dead one) holds a claim of.
-    mutating func listHeld(_ spool: Spool) throws {
+    mutating func listHeld(_ spool: Spool) throws(Errno) {
         listing = "\(spool.path)/cur"
         var found = Set<UInt64>()
         try spool.directory(.cur).forEachRawEntry { raw, _ in
@@ -181,7 +181,7 @@ struct PlanBuilder {
     }
 
     /// The second pass: every waiting operation of the due keys. Returns the names the full parser refused.
-    mutating func collect(_ dueKeys: Set<UInt64>, _ spool: Spool) throws -> [FileName] {
+    mutating func collect(_ dueKeys: Set<UInt64>, _ spool: Spool) throws(Errno) -> [FileName] {
         listing = "\(spool.path)/new"
         var unreadable: [FileName] = []
         var found: [UInt64: [QueueEntry]] = [:]

@@ -7,7 +7,7 @@ extension Spool {
     /// the spool (a move cut short) is `.twin`, for the caller to resolve under the lock; with `keptTwin`,
     /// the name that resolution would keep is read as it is.
     public func readOperation(_ folder: Folder, _ name: FileName, maxSize: Int, keptTwin: Bool = false) throws(ReadFailure) -> (operation: Operation, modified: Int64)? {
-        let path = displayPath(folder, name)
+        // The path is built only for a message: reading is the per-operation path.
         func failure(_ error: Errno) -> ReadFailure {
             switch error.faultClass {
             case .content:
@@ -16,7 +16,7 @@ extension Spool {
                 case .noSuchDevice: .rejected(.notRegularFile(kind: "special file"))
                 default: .rejected(.unreadable(error))
                 }
-            case .vanished, .resource, .permission, .storage: .fault(SpoolFault("read", path, error))
+            case .vanished, .resource, .permission, .storage: .fault(SpoolFault("read", displayPath(folder, name), error))
             }
         }
         let fd: FileDescriptor

@@ -21,16 +21,17 @@ extension Spool {
                 if claim.owner.isAlive.map({ !$0 }) ?? (now - claim.since > lease) { stale.append((name, queued, claim)) }
             }
         } catch {
-            throw SpoolFault("list", "\(path)/cur", error as? Errno ?? .invalidArgument)
+            throw SpoolFault("list", "\(path)/cur", error)
         }
         var recovered: [String] = []
         for (name, queued, claim) in stale {
             if let status = try? cur.status(of: name), status.linkCount > 1 {
-                do { if try resolveTwin(.cur, name, now: now, log: log, held) { continue } } catch {
+                let resolution: TwinResolution
+                do { resolution = try resolveTwin(.cur, name, now: now, log: log, held) } catch {
                     throw SpoolFault("remove the second name of", displayPath(.cur, name), error)
                 }
-                // Kept, or too young to tell: returning it now could give the operation a third name.
-                if let again = try? cur.status(of: name), again.linkCount > 1, (try? findTwin(.cur, name, again)) != nil { continue }
+                // Too young to tell: returning it now could give the operation a third name.
+                if resolution == .removedThis || resolution == .tooYoung { continue }
             }
             do throws(Errno) {
                 // A parsed claim always carries its retry state: the claim suffix follows it.
@@ -68,7 +69,7 @@ extension Spool {
                     }
                 }
             } catch {
-                throw SpoolFault("list", "\(path)/\(folder.rawValue)", error as? Errno ?? .invalidArgument)
+                throw SpoolFault("list", "\(path)/\(folder.rawValue)", error)
             }
             for id in orphans {
                 guard let (from, source) = reason(of: id, in: folder).source, from == .new || from == .cur else { continue }
@@ -110,7 +111,7 @@ extension Spool {
         do {
             try tmp.forEachEntry { name, _ in if !name.isHidden { names.append(name) } }
         } catch {
-            throw SpoolFault("list", "\(path)/tmp", error as? Errno ?? .invalidArgument)
+            throw SpoolFault("list", "\(path)/tmp", error)
         }
         for name in names {
             guard let status = try? tmp.status(of: name), !status.isDirectory else { continue }

@@ -58,7 +58,8 @@ extension Spool {
     /// 2. it is renamed into the destination as `ID.why`, which also reserves the name `ID`;
     /// 3. the operation is renamed to `ID`; 4. the destination is fsynced.
     /// A crash after 2 leaves a reason whose operation has not moved: `finishFilings` completes the move.
-    /// When a step fails, the reason is taken back and the operation stays where it was.
+    /// When a step fails, the reason is taken back and the operation stays where it was; if even that
+    /// fails, the reason stays and recovery finishes the filing later: the decision stands either way.
     @discardableResult
     public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason) throws(FilingError) -> String? {
         let filed: String?
@@ -177,13 +178,13 @@ extension Spool {
 
     /// One name of a file a crash left with two → gone, keeping the name the move was heading to (see
     /// `twin(of:)`). Filings and enqueues, which run without the lock, finish correctly when their source
-    /// was removed for them. Returns whether `name` itself was removed; false when there is no twin or it
-    /// is too young to tell from a move in progress.
+    /// was removed for them.
     @discardableResult
-    public func resolveTwin(_ folder: Folder, _ name: FileName, now: Int64 = Timestamp.now(), log: Log = .silent, _ held: LockHeld) throws(Errno) -> Bool {
+    public func resolveTwin(_ folder: Folder, _ name: FileName, now: Int64 = Timestamp.now(), log: Log = .silent, _ held: LockHeld) throws(Errno) -> TwinResolution {
         let status: FileStatus
-        do { status = try directory(folder).status(of: name) } catch .noSuchFileOrDirectory { return false }
-        guard status.linkCount == 2, let twin = try twin(of: folder, name, status, now: now), !twin.inMotion else { return false }
+        do { status = try directory(folder).status(of: name) } catch .noSuchFileOrDirectory { return .noTwin }
+        guard status.linkCount == 2, let twin = try twin(of: folder, name, status, now: now) else { return .noTwin }
+        if twin.inMotion { return .tooYoung }
         let (dropFolder, dropName) = twin.dropsThisName ? (folder, name) : (twin.folder, twin.name)
         do {
             try directory(dropFolder).unlink(dropName)
@@ -191,7 +192,19 @@ extension Spool {
         } catch .noSuchFileOrDirectory {
             // Resolved by another worker, the same way.
         }
-        return twin.dropsThisName
+        return twin.dropsThisName ? .removedThis : .keptThis
+    }
+
+    /// What `resolveTwin` found and did.
+    public enum TwinResolution: Sendable {
+        /// The name is the file's only one in the spool (or gone).
+        case noTwin
+        /// The other name was removed: this one is the operation.
+        case keptThis
+        /// This name was removed: the other one is the operation.
+        case removedThis
+        /// Two names, too young to tell from a move in progress: left alone.
+        case tooYoung
     }
 
     /// Left in the spool root once `RENAME_NOREPLACE` was refused with EINVAL, so that every process on this

@@ -48,7 +48,7 @@ extension Spool {
                     if other == .tmp || raw.starts(with: prefix) { candidates.append(FileName(bytes: Array(raw))) }
                 }
             } catch {
-                throw error as? Errno ?? .invalidArgument
+                throw error
             }
             for candidate in candidates where !(other == folder && candidate == name) {
                 let found: FileStatus

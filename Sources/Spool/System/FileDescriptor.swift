@@ -107,14 +107,14 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// The names in this directory, streamed one at a time to `body` (never `.` or `..`).
-    public func forEachEntry(_ body: (FileName, UInt8) throws -> Void) throws {
-        try forEachRawEntry { name, type in try body(FileName(bytes: Array(name)), type) }
+    public func forEachEntry(_ body: (FileName, UInt8) -> Void) throws(Errno) {
+        try forEachRawEntry { name, type in body(FileName(bytes: Array(name)), type) }
     }
 
     /// The names in this directory as raw bytes valid only during the call, without copying them:
     /// the hot path of listing a large queue.
     /// Reads through a new descriptor on the same directory, so concurrent listings do not share an offset.
-    public func forEachRawEntry(_ body: (UnsafeBufferPointer<UInt8>, UInt8) throws -> Void) throws {
+    public func forEachRawEntry(_ body: (UnsafeBufferPointer<UInt8>, UInt8) -> Void) throws(Errno) {
         let own = try open(FileName("."), O_RDONLY | O_DIRECTORY)
         guard let stream = Glibc.fdopendir(own.rawValue) else {
             let error = Errno.current
@@ -132,12 +132,12 @@ public struct FileDescriptor: Sendable, Equatable {
             let start = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
             let name = UnsafeBufferPointer(start: start, count: strlen(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)))
             if name.count == 1 && name[0] == 0x2E || name.count == 2 && name[0] == 0x2E && name[1] == 0x2E { continue }
-            try body(name, entry.pointee.d_type)
+            body(name, entry.pointee.d_type)
         }
     }
 
     /// All names in this directory.
-    public func entries() throws -> [FileName] {
+    public func entries() throws(Errno) -> [FileName] {
         var names: [FileName] = []
         try forEachEntry { name, _ in names.append(name) }
         return names
