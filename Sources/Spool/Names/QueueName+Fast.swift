@@ -1,59 +1,62 @@
-/// The few facts a planner needs from a queue file name, read straight from its bytes without allocating.
-public struct NameFacts: Equatable, Sendable {
-    /// The ordering key's hash.
-    public var keyHash: UInt64
-    /// The enqueue order stamp.
-    public var orderMicroseconds: Int64
-    /// Epoch seconds before which it is not sent; 0 when due now.
-    public var dueSeconds: Int64
-    /// Whether the name carries a claim (`@…`).
-    public var claimed: Bool
+extension QueueName {
+    /// The few facts a planner needs from a queue file name, read straight from its bytes without allocating:
+    /// the same grammar as `QueueName(_:)`, for the passes that touch every file of a large queue.
+    public struct Facts: Equatable, Sendable {
+        /// The ordering key's hash.
+        public var keyHash: UInt64
+        /// The enqueue order stamp.
+        public var orderMicroseconds: Int64
+        /// Epoch seconds before which it is not sent; 0 when due now.
+        public var dueSeconds: Int64
+        /// Whether the name carries a claim (`@…`).
+        public var claimed: Bool
 
-    /// Reads `ID:o=…,k=…[,a=…][,t=…][,e=…][@…]`; nil for any other name (a plain name, or one that only the
-    /// full parser can judge), which callers then hand to `QueueName`.
-    public init?(_ name: UnsafeBufferPointer<UInt8>) {
-        guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon > 0, colon <= OperationID.maxLength else { return nil }
-        guard OperationID.isValid(bytes: name[0..<colon]) else { return nil }
-        var i = colon + 1
-        var orderMicroseconds: Int64 = -1, keyHash: UInt64?, dueSeconds: Int64 = 0
-        var claimed = false
-        while i < name.count {
-            guard i + 2 < name.count, name[i + 1] == UInt8(ascii: "=") else { return nil }
-            let field = name[i]
-            i += 2
-            let start = i
-            while i < name.count, name[i] != UInt8(ascii: ","), name[i] != UInt8(ascii: "@") { i += 1 }
-            guard i > start else { return nil }
-            switch field {
-            case UInt8(ascii: "o"):
-                guard let n = RetryState.decimal(name[start..<i]) else { return nil }
-                orderMicroseconds = n
-            case UInt8(ascii: "k"):
-                guard i - start == 16, let n = RetryState.hex(name[start..<i]) else { return nil }
-                keyHash = n
-            case UInt8(ascii: "a"):
-                guard RetryState.decimal(name[start..<i]) != nil else { return nil }
-            case UInt8(ascii: "t"):
-                guard let n = RetryState.decimal(name[start..<i]) else { return nil }
-                dueSeconds = n
-            case UInt8(ascii: "e"):
-                for j in start..<i where !(name[j] >= 0x61 && name[j] <= 0x7A || name[j] >= 0x30 && name[j] <= 0x39 || name[j] == 0x2D) { return nil }
-                guard i - start <= 32 else { return nil }
-            default: return nil
+        /// Reads `ID:o=…,k=…[,a=…][,t=…][,e=…][@…]`; nil for any other name (a plain name, or one that only the
+        /// full parser can judge), which callers then hand to `QueueName`.
+        public init?(_ name: UnsafeBufferPointer<UInt8>) {
+            guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon > 0, colon <= OperationID.maxLength else { return nil }
+            guard OperationID.isValid(bytes: name[0..<colon]) else { return nil }
+            var i = colon + 1
+            var orderMicroseconds: Int64 = -1, keyHash: UInt64?, dueSeconds: Int64 = 0
+            var claimed = false
+            while i < name.count {
+                guard i + 2 < name.count, name[i + 1] == UInt8(ascii: "=") else { return nil }
+                let field = name[i]
+                i += 2
+                let start = i
+                while i < name.count, name[i] != UInt8(ascii: ","), name[i] != UInt8(ascii: "@") { i += 1 }
+                guard i > start else { return nil }
+                switch field {
+                case UInt8(ascii: "o"):
+                    guard let n = RetryState.decimal(name[start..<i]) else { return nil }
+                    orderMicroseconds = n
+                case UInt8(ascii: "k"):
+                    guard i - start == 16, let n = RetryState.hex(name[start..<i]) else { return nil }
+                    keyHash = n
+                case UInt8(ascii: "a"):
+                    guard RetryState.decimal(name[start..<i]) != nil else { return nil }
+                case UInt8(ascii: "t"):
+                    guard let n = RetryState.decimal(name[start..<i]) else { return nil }
+                    dueSeconds = n
+                case UInt8(ascii: "e"):
+                    for j in start..<i where !(name[j] >= 0x61 && name[j] <= 0x7A || name[j] >= 0x30 && name[j] <= 0x39 || name[j] == 0x2D) { return nil }
+                    guard i - start <= 32 else { return nil }
+                default: return nil
+                }
+                if i < name.count, name[i] == UInt8(ascii: "@") {
+                    // A claim follows; its syntax matters only to recovery, which uses the full parser.
+                    claimed = true
+                    break
+                }
+                i += 1
+                // A comma must be followed by another field, as the full parser requires.
+                if i == name.count { return nil }
             }
-            if i < name.count, name[i] == UInt8(ascii: "@") {
-                // A claim follows; its syntax matters only to recovery, which uses the full parser.
-                claimed = true
-                break
-            }
-            i += 1
-            // A comma must be followed by another field, as the full parser requires.
-            if i == name.count { return nil }
+            guard orderMicroseconds >= 0, let keyHash else { return nil }
+            self.keyHash = keyHash
+            self.orderMicroseconds = orderMicroseconds
+            self.dueSeconds = dueSeconds
+            self.claimed = claimed
         }
-        guard orderMicroseconds >= 0, let keyHash else { return nil }
-        self.keyHash = keyHash
-        self.orderMicroseconds = orderMicroseconds
-        self.dueSeconds = dueSeconds
-        self.claimed = claimed
     }
 }

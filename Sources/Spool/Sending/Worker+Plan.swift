@@ -141,7 +141,7 @@ struct PlanBuilder {
         let lifetime = options.lifetime
         try spool.directory(.new).forEachRawEntry { raw, _ in
             guard raw.first != UInt8(ascii: ".") else { return }
-            if let facts = NameFacts(raw), !facts.claimed {
+            if let facts = QueueName.Facts(raw), !facts.claimed {
                 if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetime {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
@@ -159,7 +159,7 @@ struct PlanBuilder {
         listing = "\(spool.path)/cur"
         var found = Set<UInt64>()
         try spool.directory(.cur).forEachRawEntry { raw, _ in
-            if let facts = NameFacts(raw) { found.insert(facts.keyHash) }
+            if let facts = QueueName.Facts(raw) { found.insert(facts.keyHash) }
         }
         held = found
     }
@@ -186,7 +186,7 @@ struct PlanBuilder {
         var unreadable: [FileName] = []
         var found: [UInt64: [QueueEntry]] = [:]
         try spool.directory(.new).forEachRawEntry { raw, _ in
-            guard let facts = NameFacts(raw), !facts.claimed, dueKeys.contains(facts.keyHash) else { return }
+            guard let facts = QueueName.Facts(raw), !facts.claimed, dueKeys.contains(facts.keyHash) else { return }
             let fileName = FileName(bytes: Array(raw))
             if let name = QueueName(fileName) {
                 found[facts.keyHash, default: []].append(QueueEntry(fileName: fileName, name: name))
