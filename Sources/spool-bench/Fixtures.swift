@@ -31,19 +31,21 @@ enum Fixtures {
     static let body = String(repeating: "x", count: 150)
 
     /// The document of operation `i` to `base`: distinct keys unless `sameKey`.
-    static func document(_ i: Int, base: String, sameKey: Bool = false) -> String {
-        #"{"method":"PUT","url":"\#(base)/item/\#(sameKey ? 0 : i)","body":"\#(body)","idempotency_key":"bench-\#(i)"}"#
+    static func document(_ i: Int, base: String, sameKey: Bool = false, item: Int? = nil) -> String {
+        #"{"method":"PUT","url":"\#(base)/item/\#(item ?? (sameKey ? 0 : i))","body":"\#(body)","idempotency_key":"bench-\#(i)"}"#
     }
 
     /// Fills `new/` with `count` admitted operations without fsync (setup, not measured): the names carry their
-    /// state as spool-enqueue would write them. `due` in the future makes them wait.
-    static func fill(_ spool: String, count: Int, base: String, dueSeconds: Int64 = 0, sameKey: Bool = false) {
+    /// state as spool-enqueue would write them. `due` in the future makes them wait. `keys` spreads them over
+    /// that many ordering keys (URLs); by default each has its own.
+    static func fill(_ spool: String, count: Int, base: String, dueSeconds: Int64 = 0, sameKey: Bool = false, keys: Int? = nil) {
         let start = Timestamp.nowMicroseconds()
         for i in 0..<count {
-            let url = "\(base)/item/\(sameKey ? 0 : i)"
+            let item = keys.map { i % $0 } ?? (sameKey ? 0 : i)
+            let url = "\(base)/item/\(item)"
             let state = RetryState(orderMicroseconds: start + Int64(i), keyHash: OrderingKey.hash(url), dueSeconds: dueSeconds)
             let name = QueueName(id: "bench\(i)", state: state).fileName.string!
-            writeText("\(spool)/new/\(name)", document(i, base: base, sameKey: sameKey) + "\n")
+            writeText("\(spool)/new/\(name)", document(i, base: base, item: item) + "\n")
         }
     }
 

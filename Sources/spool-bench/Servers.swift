@@ -1,56 +1,88 @@
 import Glibc
 import SpoolTestSupport
 
-/// The HTTP server the delivery cases send to: nginx answering 204 when installed, otherwise the Swift test server.
+/// The HTTP servers the delivery cases send to: nginx when installed (plain, TLS with HTTP/2, or a TLS front
+/// for a slow origin), otherwise the Swift test server for the plain case only.
 final class BenchServer {
     let port: UInt16
     let name: String
+    let directory: String
+    let scheme: String
     private var nginx: pid_t?
     private var swiftServer: TestServer?
 
-    init() {
-        if let binary = which("nginx") {
-            let dir = Fixtures.bareDirectory()
-            let port = TestServer.deadPort()
-            let conf = """
-                worker_processes 1;
-                daemon off;
-                pid \(dir)/nginx.pid;
-                error_log \(dir)/error.log;
-                events { worker_connections 1024; }
-                http {
-                    access_log off;
-                    keepalive_requests 10000000;
-                    keepalive_timeout 120;
-                    client_body_temp_path \(dir)/body;
-                    proxy_temp_path \(dir)/proxy;
-                    fastcgi_temp_path \(dir)/fastcgi;
-                    uwsgi_temp_path \(dir)/uwsgi;
-                    scgi_temp_path \(dir)/scgi;
-                    server {
-                        listen 127.0.0.1:\(port);
-                        location / { return 204; }
-                    }
-                }
-                """
-            writeText("\(dir)/nginx.conf", conf)
-            nginx = spawn([binary, "-c", "\(dir)/nginx.conf", "-p", dir, "-e", "\(dir)/error.log"])
-            self.port = port
-            name = "nginx (return 204)"
-            // Wait until it answers.
-            for _ in 0..<100 {
-                if run(["/usr/bin/curl", "-s", "-o", "/dev/null", "http://127.0.0.1:\(port)/"]).status == 0 { break }
-                usleep(20_000)
-            }
+    /// nginx answering 204 on plain http, or the Swift test server without nginx.
+    convenience init() {
+        if which("nginx") != nil {
+            self.init(nginx: "location / { return 204; }", tls: false)
         } else {
-            let server = try! TestServer { _ in .respond(204, [:], "") }
-            swiftServer = server
-            port = server.port
-            name = "Swift test server (n/a: nginx not installed)"
+            self.init(swift: try! TestServer { _ in .respond(204, [:], "") })
         }
     }
 
-    var base: String { "http://127.0.0.1:\(port)" }
+    private init(swift server: TestServer) {
+        swiftServer = server
+        port = server.port
+        directory = Fixtures.bareDirectory()
+        scheme = "http"
+        name = "Swift test server (n/a: nginx not installed)"
+    }
+
+    /// nginx with `locations` in its server block, on https (HTTP/2 by ALPN) with `Certificates` when `tls`.
+    init(nginx locations: String, tls: Bool, upstream: String = "") {
+        directory = Fixtures.bareDirectory()
+        port = TestServer.deadPort()
+        scheme = tls ? "https" : "http"
+        let secure = tls ? """
+            listen 127.0.0.1:\(port) ssl http2;
+            ssl_certificate \(Certificates.shared!.directory)/server.pem;
+            ssl_certificate_key \(Certificates.shared!.directory)/server.key;
+            """ : "listen 127.0.0.1:\(port);"
+        let conf = """
+            worker_processes 1;
+            daemon off;
+            pid \(directory)/nginx.pid;
+            error_log \(directory)/error.log;
+            events { worker_connections 4096; }
+            http {
+                log_format connections '$connection $server_protocol';
+                access_log \(directory)/access.log connections buffer=64k flush=1s;
+                keepalive_requests 10000000;
+                keepalive_timeout 120;
+                http2_max_concurrent_streams 128;
+                client_body_temp_path \(directory)/body;
+                proxy_temp_path \(directory)/proxy;
+                fastcgi_temp_path \(directory)/fastcgi;
+                uwsgi_temp_path \(directory)/uwsgi;
+                scgi_temp_path \(directory)/scgi;
+                \(upstream)
+                server {
+                    \(secure)
+                    \(locations)
+                }
+            }
+            """
+        writeText("\(directory)/nginx.conf", conf)
+        nginx = spawn([which("nginx")!, "-c", "\(directory)/nginx.conf", "-p", directory, "-e", "\(directory)/error.log"])
+        name = tls ? "nginx (TLS, HTTP/2 by ALPN)" : "nginx (return 204)"
+        let curlTrust = tls ? ["--cacert", Certificates.shared!.caFile] : []
+        for _ in 0..<100 {
+            if run(["/usr/bin/curl", "-s", "-o", "/dev/null"] + curlTrust + ["\(tls ? "https" : "http")://127.0.0.1:\(port)/"]).status == 0 { break }
+            usleep(20_000)
+        }
+        truncate("\(directory)/access.log", 0)
+    }
+
+    var base: String { "\(scheme)://127.0.0.1:\(port)" }
+
+    /// Distinct connections nginx logged since the last call, and the protocols it saw.
+    func connectionsLogged() -> (connections: Int, protocols: Set<String>) {
+        usleep(1_200_000)  // the log is flushed every second
+        let lines = readText("\(directory)/access.log").split(separator: "\n")
+        truncate("\(directory)/access.log", 0)
+        let fields = lines.map { $0.split(separator: " ") }.filter { $0.count == 2 }
+        return (Set(fields.map { String($0[0]) }).count, Set(fields.map { String($0[1]) }))
+    }
 
     func stop() {
         if let nginx {
@@ -60,4 +92,23 @@ final class BenchServer {
         }
         swiftServer?.stop()
     }
+}
+
+/// A private CA and a server certificate for 127.0.0.1, made with openssl for this run.
+struct Certificates {
+    let directory: String
+    var caFile: String { directory + "/ca.pem" }
+
+    /// nil when openssl is missing.
+    static let shared: Certificates? = {
+        guard which("openssl") != nil else { return nil }
+        let directory = Fixtures.bareDirectory()
+        let made = shell("""
+            cd "\(directory)" && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=bench CA" &&
+            openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=127.0.0.1" &&
+            printf 'subjectAltName=IP:127.0.0.1\\n' > server.ext &&
+            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile server.ext
+            """)
+        return made.status == 0 ? Certificates(directory: directory) : nil
+    }()
 }

@@ -1,10 +1,12 @@
 import Glibc
 
-/// A finished child process: exit status, wall time and peak resident memory.
+/// A finished child process: exit status, wall time, CPU time and peak resident memory.
 struct Finished {
     let status: Int32
     let seconds: Double
     let maxResidentKB: Int
+    /// User plus system time of the child and the children it waited for.
+    var cpuSeconds: Double = 0
 }
 
 /// Starts a program with posix_spawn; standard output and error go to `output` (a path) or /dev/null.
@@ -40,7 +42,8 @@ func wait(_ pid: pid_t, started: Double) -> Finished {
     var usage = rusage()
     while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
     let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    return Finished(status: exit, seconds: now() - started, maxResidentKB: Int(usage.ru_maxrss))
+    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    return Finished(status: exit, seconds: now() - started, maxResidentKB: Int(usage.ru_maxrss), cpuSeconds: cpu)
 }
 
 /// Runs a program to completion.

@@ -1,9 +1,9 @@
-// The sending half of spool-send: links FoundationNetworking, so the light front execs it only when
-// something is due (or for --watch). Takes exactly spool-send's arguments; the logic is SendCommand.
+// The sending half of spool-send: links libcurl, so the light front execs it only when something is due
+// (or for --watch). Takes exactly spool-send's arguments; the logic is SendCommand.
 import Spool
 import SpoolHTTP
 
 let command = SendCommand.fromCommandLine()
 command.requireDescriptors()
 let spool = command.openSpool()
-await command.send(spool, through: RoutingTransport(timeout: command.timeout, connections: command.options.concurrency))
+await command.send(spool, through: CurlTransport(settings: command.transport))

@@ -7,37 +7,6 @@ public struct SendCommand: ParsedCommand, Sendable {
     public static let program = "spool-send"
     /// One-line usage for errors.
     public static let usage = "spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS] [...]"
-    public static let help = """
-        OVERVIEW: Deliver the HTTP writes queued in a spool: in order per key, with backoff, once in effect.
-
-        USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS]
-                          [--min-backoff S] [--max-backoff S] [--lifetime DURATION] [--auth-dir DIR]
-                          [--max-size BYTES] [--allow-origin ORIGIN]... [-v | -q]
-
-        OPTIONS:
-          --spool DIR             The spool directory (default: $SPOOL_DIR, else ./spool).
-          --once                  Send everything that is due, then exit (default; what cron runs).
-          --watch                 Keep running: send files as they land in new/ (inotify) and retries when due.
-          --flush                 Ignore retry times for this run, still in order (like postqueue -f).
-          --concurrency N         Keys sent in parallel (default: 4).
-          --timeout SECONDS       Give up on one request after SECONDS in all (default: 30).
-          --min-backoff S         Delay after a first failed attempt, doubling after each (default: 30).
-          --max-backoff S         Longest delay between attempts (default: 3600).
-          --lifetime DURATION     Fail operations not delivered this long after enqueue (default: 5d).
-          --auth-dir DIR          Credential profiles for operations with "auth" (default: $SPOOL_AUTH_DIR).
-          --max-size BYTES        Fail documents larger than BYTES (default: 1048576).
-          --allow-origin ORIGIN   Send only to this origin (scheme://host[:port]); repeat for more
-                                  (default: $SPOOL_ALLOW_ORIGINS, space-separated, else any origin).
-          -v, --verbose           Say what happens to every operation.
-          -q, --quiet             Say only what needs an operator (failures, conflicts, spool errors).
-          -h, --help              Show help information.
-
-        EXIT STATUS:
-          0 done (even if some operations were deferred), 64 usage error, 73 spool cannot be created,
-          74 the spool's storage failed or a file could not be read (every operation stays where it is),
-          75 the system was short of resources (open files, memory, space): the next run goes on.
-
-        """
 
     /// `--spool`, if given.
     public var spool: String?
@@ -45,8 +14,8 @@ public struct SendCommand: ParsedCommand, Sendable {
     public var watch = false
     /// Options for the worker.
     public var options = WorkerOptions()
-    /// Seconds a request may take in all.
-    public var timeout = 30.0
+    /// How the HTTP engine connects.
+    public var transport = TransportSettings()
     /// `--auth-dir`, if given.
     public var authDirectory: String?
     /// `-v` / `-q`.
@@ -83,7 +52,7 @@ public struct SendCommand: ParsedCommand, Sendable {
             case .option("--timeout"):
                 let text = try arguments.value(for: "--timeout")
                 guard let n = Double(text), n > 0, n <= 86400 else { throw .invalidValue(option: "--timeout", value: text, expected: "seconds, more than 0") }
-                timeout = n
+                transport.timeoutSeconds = n
             case .option("--min-backoff"): options.backoff.minimum = try seconds("--min-backoff", try arguments.value(for: "--min-backoff"))
             case .option("--max-backoff"): options.backoff.maximum = try seconds("--max-backoff", try arguments.value(for: "--max-backoff"))
             case .option("--lifetime"): options.lifetime = try seconds("--lifetime", try arguments.value(for: "--lifetime"))
@@ -98,6 +67,8 @@ public struct SendCommand: ParsedCommand, Sendable {
                     throw .invalidValue(option: "--allow-origin", value: text, expected: "an origin such as https://api.example.com or http://127.0.0.1:8080")
                 }
                 options.allowedOrigins = (options.allowedOrigins ?? []).union([origin])
+            case let .option(name) where SendCommand.transportOptions.contains(name):
+                try parseTransportOption(name, &arguments)
             case .option("-v"), .option("--verbose"): level = .verbose
             case .option("-q"), .option("--quiet"): level = .quiet
             case let .option(name): throw .unknownOption(name)
@@ -109,8 +80,27 @@ public struct SendCommand: ParsedCommand, Sendable {
         }
         options.backoff = Backoff(minimum: options.backoff.minimum, maximum: options.backoff.maximum)
         options.log = Log(program: SendCommand.program, level: level)
-        options.lease = Int64(timeout) + 300
+        options.lease = Int64(transport.timeoutSeconds) + 300
+        transport.connectionsPerOrigin = options.concurrency
+        if transport.caFile == nil { transport.caFile = Program.environment("SPOOL_CA_FILE") }
         options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))
+    }
+
+    /// The options of the HTTP engine, named as curl names them.
+    static let transportOptions: Set<String> = ["--cacert", "--proxy", "--noproxy", "--http1.1"]
+
+    mutating func parseTransportOption(_ name: String, _ arguments: inout Arguments) throws(UsageError) {
+        switch name {
+        case "--cacert":
+            let file = try arguments.value(for: name)
+            guard !file.isEmpty else { throw .invalidValue(option: name, value: file, expected: "a PEM file of CA certificates") }
+            transport.caFile = file
+        case "--proxy": transport.proxy = try arguments.value(for: name)
+        case "--noproxy": transport.noProxy = try arguments.value(for: name)
+        default:
+            try arguments.noValue(for: name)
+            transport.version = .http1_1
+        }
     }
 
     /// The origins of `SPOOL_ALLOW_ORIGINS`: separated by spaces, commas or newlines.

@@ -1,7 +1,8 @@
 import Glibc
 
 /// Credential profiles: `AUTH_DIR/NAME` holds `Header-Name: value` lines added to requests at send time,
-/// so that no secret is ever written into the spool.
+/// and `cacert = FILE`, `cert = FILE`, `key = FILE` lines naming TLS files (curl's option names), so that no
+/// secret is ever written into the spool.
 public struct Credentials: Sendable {
     /// The auth directory.
     public let directory: String
@@ -15,8 +16,18 @@ public struct Credentials: Sendable {
         option ?? Program.environment("SPOOL_AUTH_DIR")
     }
 
-    /// The headers of profile `name`, or why they cannot be used.
-    public func headers(profile name: String) throws(CredentialError) -> [(name: String, value: String)] {
+    /// What an auth profile adds to a request.
+    public struct Profile: Sendable {
+        /// Headers, in the profile's order.
+        public var headers: [(name: String, value: String)] = []
+        /// TLS files for the request.
+        public var tls = TLSFiles()
+        /// An empty profile: what an operation without `auth` gets.
+        public init() {}
+    }
+
+    /// Profile `name`, read now, or why it cannot be used.
+    public func profile(_ name: String) throws(CredentialError) -> Profile {
         let path = "\(directory)/\(name)"
         let dir: FileDescriptor
         do { dir = try FileDescriptor.currentDirectory.open(FileName(directory), O_RDONLY | O_DIRECTORY) } catch {
@@ -34,18 +45,51 @@ public struct Credentials: Sendable {
         guard status.permissions & 0o077 == 0 else { throw .tooOpen(path: path, mode: status.permissions) }
         let bytes: [UInt8]
         do { bytes = try fd.readAll(limit: 64 * 1024).bytes } catch { throw .unreadable(path: path, error) }
-        var headers: [(name: String, value: String)] = []
+        var profile = Profile()
         for (number, line) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let text = line.hasSuffix("\r") ? line.dropLast() : line
             if text.isEmpty || text.hasPrefix("#") { continue }
+            if let setting = try Credentials.setting(text, path: path, line: number + 1) {
+                try apply(setting, to: &profile.tls, path: path, line: number + 1)
+                continue
+            }
             guard let colon = text.firstIndex(of: ":") else { throw .badLine(path: path, line: number + 1) }
             let field = String(text[..<colon]), value = String(text[text.index(after: colon)...]).trimmingWhitespace()
             guard !field.isEmpty, field.utf8.allSatisfy(HTTPSyntax.isTokenCharacter), !value.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 }) else {
                 throw .badLine(path: path, line: number + 1)
             }
-            headers.append((field, value))
+            profile.headers.append((field, value))
         }
-        return headers
+        return profile
+    }
+
+    /// A `name = value` line, told from a header line by its `=` before any `:` (`=` is not a token
+    /// character, so no header name holds one).
+    static func setting(_ text: Substring, path: String, line: Int) throws(CredentialError) -> (name: String, value: String)? {
+        guard let equals = text.firstIndex(of: "="), !text[..<equals].contains(":") else { return nil }
+        let name = text[..<equals].trimmingWhitespace(), value = text[text.index(after: equals)...].trimmingWhitespace()
+        guard ["cacert", "cert", "key"].contains(name) else { throw .unknownSetting(path: path, line: line, name: name) }
+        guard value.hasPrefix("/"), !value.utf8.contains(where: { $0 < 0x20 }) else { throw .notAbsolute(path: path, line: line, name: name) }
+        return (name, value)
+    }
+
+    /// Records one TLS file; the private key must be a regular file only its owner can read, checked now.
+    func apply(_ setting: (name: String, value: String), to tls: inout TLSFiles, path: String, line: Int) throws(CredentialError) {
+        switch setting.name {
+        case "cacert": tls.caFile = setting.value
+        case "cert": tls.certificateFile = setting.value
+        default:
+            let fd: FileDescriptor
+            do { fd = try FileDescriptor.currentDirectory.open(FileName(setting.value), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch {
+                throw .unreadable(path: setting.value, error)
+            }
+            defer { fd.close() }
+            let status: FileStatus
+            do { status = try fd.status() } catch { throw .unreadable(path: setting.value, error) }
+            guard status.isRegularFile else { throw .notRegular(path: setting.value) }
+            guard status.permissions & 0o077 == 0 else { throw .tooOpen(path: setting.value, mode: status.permissions) }
+            tls.keyFile = setting.value
+        }
     }
 }
 
@@ -56,14 +100,18 @@ public enum CredentialError: Error, CustomStringConvertible {
     case notRegular(path: String)
     case tooOpen(path: String, mode: mode_t)
     case badLine(path: String, line: Int)
+    case unknownSetting(path: String, line: Int, name: String)
+    case notAbsolute(path: String, line: Int, name: String)
 
     public var description: String {
         switch self {
         case let .noDirectory(profile): "the operation uses auth profile \"\(profile)\" but no auth directory is set (--auth-dir or SPOOL_AUTH_DIR)"
         case let .unreadable(path, error): "cannot read auth profile \(path): \(error)"
-        case let .notRegular(path): "auth profile \(path) is not a regular file"
-        case let .tooOpen(path, mode): "auth profile \(path) is readable by group or others (mode \(String(mode, radix: 8))); chmod 600 it"
-        case let .badLine(path, line): "auth profile \(path) line \(line) is not 'Header-Name: value'"
+        case let .notRegular(path): "\(path) (an auth profile or its key) is not a regular file"
+        case let .tooOpen(path, mode): "\(path) (an auth profile or its key) is readable by group or others (mode \(String(mode, radix: 8))); chmod 600 it"
+        case let .badLine(path, line): "auth profile \(path) line \(line) is neither 'Header-Name: value' nor 'cacert|cert|key = /path'"
+        case let .unknownSetting(path, line, name): "auth profile \(path) line \(line): unknown setting '\(name)' (known: cacert, cert, key)"
+        case let .notAbsolute(path, line, name): "auth profile \(path) line \(line): '\(name)' needs an absolute path"
         }
     }
 }

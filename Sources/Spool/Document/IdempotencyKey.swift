@@ -9,8 +9,12 @@ public enum IdempotencyKey {
         return "\(String(c[0..<8]))-\(String(c[8..<12]))-\(String(c[12..<16]))-\(String(c[16..<20]))-\(String(c[20..<32]))"
     }
 
-    /// The key sent for an operation whose document has none: derived from its id, so stable across attempts.
-    public static func derived(fromID id: String) -> String {
-        "spool-" + OrderingKey.hex(OrderingKey.hash(id)) + "-" + OrderingKey.hex(OrderingKey.hash(String(id.reversed())))
+    /// The key sent for an operation whose document has none: derived from what makes this one write unique,
+    /// its id, its enqueue order stamp (kept in the name across retries and by `spool-ctl retry`) and its
+    /// document, so that it is the same on every attempt and different for another write under the same
+    /// name, in this spool or another.
+    public static func derived(id: String, orderMicroseconds: Int64, document: JSON) -> String {
+        let identity = OrderingKey.hash(id + "\u{0}" + String(orderMicroseconds))
+        return "spool-" + OrderingKey.hex(identity) + "-" + OrderingKey.hex(OrderingKey.hash(document.text) ^ identity)
     }
 }

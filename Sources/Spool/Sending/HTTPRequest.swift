@@ -10,12 +10,16 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]?
     /// The origin (`scheme://host:port`) the request goes to.
     public var origin: String
+    /// TLS files from the operation's auth profile, if it names any.
+    public var tls: TLSFiles
 
     /// The request for one attempt of `operation`: its method, URL, headers and body, plus `Idempotency-Key`
-    /// (the document's, or one derived from the id so that it is the same on every attempt), `If-Match`,
+    /// (the document's, or one derived from the operation so that it is the same on every attempt), `If-Match`,
     /// a `Content-Type` for JSON bodies, our `User-Agent` unless the document sets one, and the credential
     /// headers last so that a document cannot shadow them.
-    public init(operation: Operation, id: String, userAgent: String, credentials: [(name: String, value: String)] = []) {
+    public init(operation: Operation, id: String, orderMicroseconds: Int64, userAgent: String, profile: Credentials.Profile = .init()) {
+        let credentials = profile.headers
+        tls = profile.tls
         method = operation.method
         url = operation.url
         origin = operation.origin
@@ -26,7 +30,8 @@ public struct HTTPRequest: Sendable {
         headers.removeAll { credentialNames.contains($0.name.lowercased()) }
         if !has("user-agent") { headers.append(("User-Agent", userAgent)) }
         if operation.bodyIsJSON, !has("content-type") { headers.append(("Content-Type", "application/json")) }
-        headers.append(("Idempotency-Key", operation.idempotencyKey ?? IdempotencyKey.derived(fromID: id)))
+        headers.append(("Idempotency-Key", operation.idempotencyKey
+            ?? IdempotencyKey.derived(id: id, orderMicroseconds: orderMicroseconds, document: operation.document)))
         if let tag = operation.ifMatch { headers.append(("If-Match", tag)) }
         headers += credentials
         self.headers = headers
@@ -50,26 +55,34 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// A request that got no HTTP answer.
+/// A request that got no usable HTTP answer. Which engine error is which is one table, in SpoolHTTP's
+/// `CurlFailure.swift`, mirrored in spool-send(8).
 public enum TransportFailure: Error, Equatable, Sendable {
+    /// Nothing listens: the connection was refused.
     case refused
-    case reset
-    /// The connection closed without an answer: the write may have been applied (the lost response).
-    case closedWithoutAnswer
+    /// The host (or the proxy) has no address.
     case dns
+    /// No answer within `--timeout`.
     case timeout
+    /// The connection broke after the request went out, even on a fresh connection: the write may have
+    /// been applied, so it is retried with the same Idempotency-Key.
+    case lost(String)
+    /// TLS failed: a certificate that cannot be verified, a bad client certificate or key, no common cipher.
     case tls(String)
+    /// The answer is larger than the engine keeps (its head); retrying would get the same.
+    case tooLarge(String)
+    /// Anything else the engine reports.
     case other(String)
 
     /// A short token for the file name's `e=` and for logs.
     public var token: String {
         switch self {
         case .refused: "refused"
-        case .reset: "reset"
-        case .closedWithoutAnswer: "no-answer"
         case .dns: "dns"
         case .timeout: "timeout"
+        case .lost: "lost"
         case .tls: "tls"
+        case .tooLarge: "too-large"
         case .other: "network"
         }
     }
@@ -78,17 +91,26 @@ public enum TransportFailure: Error, Equatable, Sendable {
     public var description: String {
         switch self {
         case .refused: "connection refused"
-        case .reset: "connection reset"
-        case .closedWithoutAnswer: "connection closed without an answer"
         case .dns: "host name not found"
         case .timeout: "timed out"
+        case let .lost(message): "connection lost without an answer: \(message)"
         case let .tls(message): "TLS error: \(message)"
+        case let .tooLarge(message): "answer too large: \(message)"
         case let .other(message): "network error: \(message)"
+        }
+    }
+
+    /// Whether nothing more should go to this origin in this run: every failure but a lost connection,
+    /// which says nothing about the next request, and an answer too large, which is this write's own.
+    public var blocksOrigin: Bool {
+        switch self {
+        case .lost, .tooLarge: false
+        default: true
         }
     }
 }
 
-/// Sends one request. Implemented over FoundationNetworking in SpoolHTTP, so that this library stays light.
+/// Sends one request. Implemented over libcurl in SpoolHTTP, so that this library stays light.
 public protocol Transport: Sendable {
     /// Sends `request` and returns the server's answer or why there was none. Never follows redirects.
     func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportFailure>

@@ -26,10 +26,12 @@ public enum Outcome: Equatable, Sendable {
     public static func classify(method: String, result: Result<HTTPResponse, TransportFailure>, now: Int64) -> Outcome {
         let response: HTTPResponse
         switch result {
+        case let .failure(.tooLarge(message)):
+            return .failed(reason: [Field("reason", "the server's answer could not be read: \(message); the write may have been applied")])
         case let .failure(failure):
-            // Every transport failure is temporary; the lost response (closed without an answer) above all,
-            // since the write may have been applied: it is retried with the same Idempotency-Key.
-            return .retry(token: failure.token, reason: failure.description, retryAfter: nil, blocksOrigin: failure != .closedWithoutAnswer)
+            // Temporary; the lost response above all, since the write may have been applied: it is retried
+            // with the same Idempotency-Key.
+            return .retry(token: failure.token, reason: failure.description, retryAfter: nil, blocksOrigin: failure.blocksOrigin)
         case let .success(r): response = r
         }
         let status = response.status

@@ -7,11 +7,16 @@ extension Worker {
     func attempt(_ claimed: QueueEntry, _ operation: Operation) async -> Bool {
         var outcome: Outcome
         do {
-            let request = HTTPRequest(operation: operation, id: claimed.id, userAgent: options.userAgent, credentials: try credentials(for: operation))
+            let request = HTTPRequest(operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
+                                      userAgent: options.userAgent, profile: try profile(for: operation))
             state.withLock { $0.summary.attempts += 1 }
             log.detail("sending \(claimed.id): \(operation.method) \(operation.url)")
             guard let transport else { preconditionFailure("Worker.run needs a transport") }
             let result = await transport.send(request)
+            if case let .failure(.tls(message)) = result {
+                // Never retried into success by waiting: an operator must fix a CA, a certificate or a key.
+                log.warning("\(claimed.id): TLS error with \(operation.origin): \(message); nothing was sent")
+            }
             outcome = Outcome.classify(method: operation.method, result: result, now: Timestamp.now())
         } catch {
             if case let .unreadable(path, errno) = error, [.resource, .permission, .storage].contains(errno.faultClass) {
@@ -63,10 +68,10 @@ extension Worker {
         }
     }
 
-    func credentials(for operation: Operation) throws(CredentialError) -> [(name: String, value: String)] {
-        guard let profile = operation.auth else { return [] }
+    func profile(for operation: Operation) throws(CredentialError) -> Credentials.Profile {
+        guard let profile = operation.auth else { return Credentials.Profile() }
         guard let store = options.credentials else { throw .noDirectory(profile: profile) }
-        return try store.headers(profile: profile)
+        return try store.profile(profile)
     }
 
     /// Files an operation in `failed/`; returns whether this worker moved it.

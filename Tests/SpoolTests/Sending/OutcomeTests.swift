@@ -23,8 +23,15 @@ import Testing
     }
 
     @Test func transportFailures() {
-        let lost = Outcome.classify(method: "PUT", result: .failure(.closedWithoutAnswer), now: 0)
-        #expect(lost == .retry(token: "no-answer", reason: "connection closed without an answer", retryAfter: nil, blocksOrigin: false))
+        let lost = Outcome.classify(method: "PUT", result: .failure(.lost("Empty reply from server")), now: 0)
+        #expect(lost == .retry(token: "lost", reason: "connection lost without an answer: Empty reply from server", retryAfter: nil, blocksOrigin: false))
+        let tls = Outcome.classify(method: "PUT", result: .failure(.tls("unable to get local issuer certificate")), now: 0)
+        #expect(tls == .retry(token: "tls", reason: "TLS error: unable to get local issuer certificate", retryAfter: nil, blocksOrigin: true))
+        // An answer whose head is too large would be too large on every retry: filed, never re-sent forever.
+        guard case .failed = Outcome.classify(method: "PUT", result: .failure(.tooLarge("head")), now: 0) else {
+            Issue.record("an answer too large is filed")
+            return
+        }
         let refused = Outcome.classify(method: "PUT", result: .failure(.refused), now: 0)
         #expect(refused == .retry(token: "refused", reason: "connection refused", retryAfter: nil, blocksOrigin: true))
     }

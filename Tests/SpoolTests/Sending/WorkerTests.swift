@@ -84,7 +84,7 @@ extension WorkerTests {
         try spool.send()
         let waiting = spool.waiting()
         #expect(waiting.count == 1)
-        #expect(waiting.first?.state?.lastError == "no-answer")
+        #expect(waiting.first?.state?.lastError == "lost")
         #expect(resource.writes == 1)
         try spool.send(["--flush"])
         #expect(spool.names("new").isEmpty)

@@ -32,6 +32,10 @@ enum Command {
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "SPOOL_DIR")
+        // Test traffic stays on loopback: a proxy set for the machine running the tests is not used.
+        for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY", "SPOOL_CA_FILE"] {
+            env.removeValue(forKey: name)
+        }
         env.merge(environment) { $1 }
         process.environment = env
         let out = Pipe(), err = Pipe()

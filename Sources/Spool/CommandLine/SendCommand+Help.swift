@@ -1,0 +1,41 @@
+extension SendCommand {
+    /// The text of `spool-send --help`.
+    public static let help = """
+        OVERVIEW: Deliver the HTTP writes queued in a spool: in order per key, with backoff, once in effect.
+
+        USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS]
+                          [--min-backoff S] [--max-backoff S] [--lifetime DURATION] [--auth-dir DIR]
+                          [--max-size BYTES] [--allow-origin ORIGIN]... [--cacert FILE] [--proxy URL]
+                          [--noproxy HOSTS] [--http1.1] [-v | -q]
+
+        OPTIONS:
+          --spool DIR             The spool directory (default: $SPOOL_DIR, else ./spool).
+          --once                  Send everything that is due, then exit (default; what cron runs).
+          --watch                 Keep running: send files as they land in new/ (inotify) and retries when due.
+          --flush                 Ignore retry times for this run, still in order (like postqueue -f).
+          --concurrency N         Keys sent in parallel (default: 4).
+          --timeout SECONDS       Give up on one request after SECONDS in all (default: 30).
+          --min-backoff S         Delay after a first failed attempt, doubling after each (default: 30).
+          --max-backoff S         Longest delay between attempts (default: 3600).
+          --lifetime DURATION     Fail operations not delivered this long after enqueue (default: 5d).
+          --auth-dir DIR          Credential profiles for operations with "auth" (default: $SPOOL_AUTH_DIR).
+          --max-size BYTES        Fail documents larger than BYTES (default: 1048576).
+          --allow-origin ORIGIN   Send only to this origin (scheme://host[:port]); repeat for more
+                                  (default: $SPOOL_ALLOW_ORIGINS, space-separated, else any origin).
+          --cacert FILE           Trust the CA certificates in FILE (PEM) instead of the system's
+                                  (default: $SPOOL_CA_FILE); an auth profile's cacert overrides it.
+          --proxy URL             Send every request through this proxy (default: http_proxy, https_proxy,
+                                  all_proxy from the environment, as curl reads them).
+          --noproxy HOSTS         Comma-separated hosts reached directly (default: $no_proxy).
+          --http1.1               Use HTTP/1.1 only (default: HTTP/2 on https when the server offers it).
+          -v, --verbose           Say what happens to every operation.
+          -q, --quiet             Say only what needs an operator (failures, conflicts, spool errors).
+          -h, --help              Show help information.
+
+        EXIT STATUS:
+          0 done (even if some operations were deferred), 64 usage error, 73 spool cannot be created,
+          74 the spool's storage failed or a file could not be read (every operation stays where it is),
+          75 the system was short of resources (open files, memory, space): the next run goes on.
+
+        """
+}

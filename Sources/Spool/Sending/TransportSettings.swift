@@ -1,0 +1,50 @@
+/// How the HTTP engine connects: the transport knobs of `spool-send`, named after curl's options.
+public struct TransportSettings: Sendable, Equatable {
+    /// Which HTTP version to ask for.
+    public enum Version: Sendable, Equatable {
+        /// HTTP/2 on https when the server offers it by ALPN, HTTP/1.1 otherwise (curl's default).
+        case automatic
+        /// HTTP/1.1 only (`--http1.1`).
+        case http1_1
+    }
+
+    /// Seconds one request may take in all, connecting included (`--timeout`).
+    public var timeoutSeconds = 30.0
+    /// Connections per origin: one per lane on HTTP/1.1; on HTTP/2 the lanes share one as streams.
+    public var connectionsPerOrigin = 4
+    /// Streams on one HTTP/2 connection before another is opened.
+    public var streamsPerConnection = 100
+    /// A CA bundle to trust instead of the system's (`--cacert`, `SPOOL_CA_FILE`).
+    public var caFile: String?
+    /// A proxy for every request (`--proxy`); nil reads `http_proxy`, `https_proxy`, `all_proxy` as curl does.
+    public var proxy: String?
+    /// Hosts reached without the proxy (`--noproxy`); nil reads `no_proxy` as curl does.
+    public var noProxy: String?
+    /// The HTTP version asked for.
+    public var version = Version.automatic
+    /// Largest response head accepted, in bytes; a larger one files the operation rather than retrying it.
+    public var maxHeaderBytes = 256 * 1024
+
+    /// The defaults of `spool-send`.
+    public init() {}
+}
+
+/// The TLS files an auth profile names for its origin: a CA to trust and a client certificate (mTLS).
+public struct TLSFiles: Sendable, Equatable {
+    /// A CA bundle trusted for this profile's requests instead of the default.
+    public var caFile: String?
+    /// The client certificate, PEM.
+    public var certificateFile: String?
+    /// The client certificate's private key, PEM, in a file only its owner can read.
+    public var keyFile: String?
+
+    /// TLS files from their paths.
+    public init(caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil) {
+        self.caFile = caFile
+        self.certificateFile = certificateFile
+        self.keyFile = keyFile
+    }
+
+    /// Whether the profile names no file at all.
+    public var isEmpty: Bool { caFile == nil && certificateFile == nil && keyFile == nil }
+}

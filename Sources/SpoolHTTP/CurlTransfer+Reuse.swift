@@ -1,0 +1,66 @@
+import CCurl
+import Glibc
+import Synchronization
+
+/// A kept HTTP/1 connection holding bytes before a request is sent holds what a broken server sent beyond
+/// its last answer (a body after a 204, say). libcurl 7.88 counts such a connection alive and would read
+/// those bytes as the next answer. Checked just before each request goes out (CURLOPT_PREREQFUNCTION):
+/// the connection is shut down, so libcurl drops it, and the request, not sent yet, goes again on a
+/// fresh one. Only on plain http: on TLS the socket holds records libcurl has not read yet (session
+/// tickets, say), and on HTTP/2 other streams' frames; there a misread answer is `lost` (CurlFailure).
+extension CurlTransfer {
+    /// The sockets libcurl opened, and the local port each is bound to once known. A closed number may
+    /// linger here; it is only ever used after getsockname confirms it is still that connection.
+    static let sockets = Mutex<[Int32: UInt16]>([:])
+
+    func watchReuse(_ context: UnsafeMutableRawPointer) {
+        ccurl_setopt_socket_callback(easy, Int32(CCURLOPT_SOCKOPTFUNCTION), CurlTransfer.onSocket)
+        ccurl_setopt_prerequest_callback(easy, Int32(CCURLOPT_PREREQFUNCTION), CurlTransfer.beforeRequest)
+        pointer(CCURLOPT_PREREQDATA, context)
+    }
+
+    static let onSocket: ccurl_socket_callback = { _, socket, _ in
+        _ = CurlTransfer.sockets.withLock { $0.updateValue(0, forKey: socket) }
+        return 0
+    }
+
+    static let beforeRequest: ccurl_prerequest_callback = { context, _, _, _, localPort in
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+        guard let socket = CurlTransfer.socket(boundTo: UInt16(truncatingIfNeeded: localPort)) else { return 0 }
+        var byte: UInt8 = 0
+        guard recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0 else { return 0 }
+        shutdown(socket, Int32(SHUT_RDWR))
+        transfer.staleConnection = true
+        return 1
+    }
+
+    /// The socket of ours bound to `port` on this side.
+    static func socket(boundTo port: UInt16) -> Int32? {
+        sockets.withLock { sockets in
+            if let known = sockets.first(where: { $0.value == port })?.key, localPort(known) == port { return known }
+            for (socket, _) in sockets {
+                let bound = localPort(socket)
+                sockets[socket] = bound ?? 0
+                if bound == port { return socket }
+            }
+            return nil
+        }
+    }
+
+    private static func localPort(_ socket: Int32) -> UInt16? {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) == 0 }
+        }
+        guard ok else { return nil }
+        let family = Int32(address.ss_family)
+        return withUnsafePointer(to: &address) { pointer in
+            switch family {
+            case AF_INET: pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+            case AF_INET6: pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            default: nil
+            }
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import CCurl
+import Glibc
+import Spool
+
+/// One request on its libcurl easy handle: the options that say what to send, and the callbacks that
+/// collect the answer. Made on the caller's thread, then touched only by the engine's loop thread.
+final class CurlTransfer: @unchecked Sendable {
+    // @unchecked: after `init`, only the loop thread uses it, one callback at a time.
+    let easy: UnsafeMutableRawPointer
+    let continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The body, copied where libcurl can read it until the transfer ends (CURLOPT_POSTFIELDS does not copy).
+    private var body: UnsafeMutableRawBufferPointer?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CCURL_ERROR_SIZE))
+    private let maxHeaderBytes: Int
+    private var status = 0
+    private var headers: [String: String] = [:]
+    private var headerBytes = 0
+    /// Set at the blank line ending a final (not 1xx) head: later header lines are trailers, not kept.
+    private var headComplete = false
+    private var headTooLarge = false
+    private var http1 = false
+    /// Set by the check before sending (CurlTransfer+Reuse.swift).
+    var staleConnection = false
+    private var retriedFresh = false
+    private var kept: [UInt8] = []
+    /// How much of a response body is kept for reasons; the rest is read and dropped.
+    static let bodyLimit = 4096
+
+    /// A transfer for `request`, or nil when libcurl cannot make a handle (out of memory).
+    init?(_ request: HTTPRequest, _ settings: TransportSettings,
+          _ continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>) {
+        guard let easy = curl_easy_init() else { return nil }
+        self.easy = easy
+        self.continuation = continuation
+        maxHeaderBytes = settings.maxHeaderBytes
+        errorBuffer[0] = 0
+        configure(request, settings)
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        curl_slist_free_all(headerList)
+        body?.deallocate()
+        errorBuffer.deallocate()
+    }
+
+    private func configure(_ request: HTTPRequest, _ settings: TransportSettings) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        long(CCURLOPT_NOSIGNAL, 1)
+        string(CCURLOPT_URL, request.url)
+        // Only http and https, even if a URL got past validation: libcurl speaks many more protocols.
+        string(CCURLOPT_PROTOCOLS_STR, "http,https")
+        long(CCURLOPT_PATH_AS_IS, 1)
+        long(CCURLOPT_FOLLOWLOCATION, 0)
+        long(CCURLOPT_TIMEOUT_MS, Int(settings.timeoutSeconds * 1000))
+        long(CCURLOPT_CONNECTTIMEOUT_MS, Int(settings.timeoutSeconds * 1000))
+        long(CCURLOPT_TCP_KEEPALIVE, 1)
+        // On https, wait for a connection being set up to learn by ALPN whether it multiplexes, rather than
+        // open another. Never on http: there is no h2c here, and the wait would last a whole first answer.
+        let secure = request.url.utf8.prefix(8).map { $0 | 0x20 }.elementsEqual("https://".utf8)
+        long(CCURLOPT_PIPEWAIT, secure && settings.version == .automatic ? 1 : 0)
+        long(CCURLOPT_HTTP_VERSION, settings.version == .http1_1 ? CCURL_HTTP_VERSION_1_1 : CCURL_HTTP_VERSION_2TLS)
+        pointer(CCURLOPT_PRIVATE, context)
+        pointer(CCURLOPT_ERRORBUFFER, errorBuffer)
+        ccurl_setopt_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), CurlTransfer.onHeader)
+        pointer(CCURLOPT_HEADERDATA, context)
+        ccurl_setopt_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), CurlTransfer.onBody)
+        pointer(CCURLOPT_WRITEDATA, context)
+        if !secure { watchReuse(context) }
+        if let file = request.tls.caFile ?? settings.caFile { string(CCURLOPT_CAINFO, file) }
+        if let file = request.tls.certificateFile { string(CCURLOPT_SSLCERT, file) }
+        if let file = request.tls.keyFile { string(CCURLOPT_SSLKEY, file) }
+        if let proxy = settings.proxy { string(CCURLOPT_PROXY, proxy) }
+        if let hosts = settings.noProxy { string(CCURLOPT_NOPROXY, hosts) }
+        configureMethod(request)
+        configureHeaders(request)
+    }
+
+    private func configureMethod(_ request: HTTPRequest) {
+        let method = request.method.uppercased()
+        if method == "HEAD" {
+            long(CCURLOPT_NOBODY, 1)
+        } else if method != "GET" || request.body != nil {
+            string(CCURLOPT_CUSTOMREQUEST, request.method)
+        }
+        // As before the engine changed: a body, or an empty one for the methods that carry one.
+        guard request.body != nil || ["POST", "PUT", "PATCH"].contains(method) else { return }
+        let bytes = request.body ?? []
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 1)
+        copy.copyBytes(from: bytes)
+        body = copy
+        pointer(CCURLOPT_POSTFIELDS, copy.baseAddress)
+        ccurl_setopt_offset(easy, Int32(CCURLOPT_POSTFIELDSIZE_LARGE), Int64(bytes.count))
+    }
+
+    /// The operation's headers, plus empty ones that stop libcurl adding its own defaults (`Accept: */*`,
+    /// a form `Content-Type` for a body, `Expect: 100-continue` for a large one) that a server could mistake.
+    private func configureHeaders(_ request: HTTPRequest) {
+        let names = Set(request.headers.map { $0.name.lowercased() })
+        var lines = request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
+        for name in ["Accept", "Expect", "Content-Type"] where !names.contains(name.lowercased()) { lines.append("\(name):") }
+        for line in lines { headerList = curl_slist_append(headerList, line) }
+        pointer(CCURLOPT_HTTPHEADER, headerList)
+    }
+
+    func long(_ option: Int, _ value: Int) { ccurl_setopt_long(easy, Int32(option), value) }
+    private func string(_ option: Int, _ value: String) { ccurl_setopt_pointer(easy, Int32(option), value) }
+    func pointer(_ option: Int, _ value: UnsafeRawPointer?) { ccurl_setopt_pointer(easy, Int32(option), value) }
+
+    /// Ends the transfer with libcurl's result and resumes the waiting caller; or, when it stopped before
+    /// sending anything because its connection held stale bytes, readies it to go again on a fresh one
+    /// and returns false.
+    func finish(_ code: CURLcode) -> Bool {
+        if code == CURLcode(CCURLE_ABORTED_BY_CALLBACK), staleConnection, !retriedFresh {
+            retriedFresh = true
+            status = 0
+            headers = [:]
+            headerBytes = 0
+            headComplete = false
+            kept = []
+            long(CCURLOPT_FRESH_CONNECT, 1)
+            return false
+        }
+        if code == CURLcode(CCURLE_OK) && status > 0 || answeredEarly(code) {
+            continuation.resume(returning: .success(HTTPResponse(status: status, headers: headers, body: kept)))
+        } else if headTooLarge {
+            continuation.resume(returning: .failure(.tooLarge("its head is over \(maxHeaderBytes) bytes (HTTP \(status))")))
+        } else {
+            let message = String(cString: errorBuffer)
+            continuation.resume(returning: .failure(CurlFailure.failure(code, message: message)))
+        }
+        return true
+    }
+
+    /// Whether an HTTP/2 server sent its whole answer's head and then reset the stream, as RFC 9113
+    /// section 8.1 lets it when it answers before reading all of the request (nginx does for a body it
+    /// does not need). libcurl 7.88 reports the reset as an error; the answer is the server's all the same.
+    private func answeredEarly(_ code: CURLcode) -> Bool {
+        headComplete && !http1 && (code == CURLcode(CCURLE_HTTP2_STREAM) || code == CURLcode(CCURLE_HTTP2))
+    }
+
+    /// One header line, status lines of interim (1xx) answers and trailers included.
+    private func header(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        headerBytes += line.count
+        if headerBytes > maxHeaderBytes {
+            headTooLarge = true
+            return false
+        }
+        if headComplete { return true }
+        // Trimmed as bytes: in Swift "\r\n" is one Character, neither "\r" nor "\n".
+        var end = line.count
+        while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
+        let text = Substring(String(decoding: line[..<end], as: UTF8.self))
+        if text.hasPrefix("HTTP/") {
+            let fields = text.split(separator: " ", maxSplits: 2)
+            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            headers = [:]
+            http1 = text.hasPrefix("HTTP/1")
+        } else if text.isEmpty {
+            headComplete = status >= 200
+        } else if let colon = text.firstIndex(of: ":") {
+            let name = text[..<colon].lowercased(), value = text[text.index(after: colon)...].trimmingWhitespace()
+            headers[name] = headers[name].map { $0 + ", " + value } ?? value
+        }
+        return true
+    }
+
+    private func bodyData(_ data: UnsafeBufferPointer<UInt8>) {
+        if kept.count < CurlTransfer.bodyLimit { kept += data.prefix(CurlTransfer.bodyLimit - kept.count) }
+    }
+
+    static let onHeader: ccurl_data_callback = { data, size, count, context in
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self), count: size * count)
+        return transfer.header(bytes) ? size * count : 0
+    }
+
+    static let onBody: ccurl_data_callback = { data, size, count, context in
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+        transfer.bodyData(UnsafeBufferPointer(start: UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self), count: size * count))
+        return size * count
+    }
+}

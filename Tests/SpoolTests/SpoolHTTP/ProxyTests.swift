@@ -1,0 +1,48 @@
+import Foundation
+import SpoolTestSupport
+import Testing
+@testable import Spool
+
+/// Proxies as curl reads them, for http and https alike, through Debian's tinyproxy: its own log shows the
+/// absolute-form request for http and the CONNECT for https.
+@Suite(.enabled(if: Tinyproxy.binary != nil && Nginx.binary != nil && TestCertificates.shared != nil,
+                "needs tinyproxy, nginx and openssl (.ci/run installs them)"))
+struct ProxyTests {
+    let certificates = TestCertificates.shared!
+
+    @Test func environmentProxiesCarryBothSchemesAndNoProxyBypasses() throws {
+        let proxy = try Tinyproxy()
+        let plain = try TestServer { _ in .respond(204, [:], "") }
+        defer { plain.stop() }
+        let secure = try Nginx(tls: true, locations: "location / { return 204; }")
+        let spool = TemporarySpool()
+        try spool.enqueue(["PUT", plain.baseURL + "/plain", "--body", "a"])
+        try spool.enqueue(["PUT", "https://127.0.0.1:\(secure.port)/secure", "--body", "b"])
+        try spool.send(["--cacert", certificates.caFile], environment: ["http_proxy": proxy.url, "https_proxy": proxy.url, "no_proxy": ""])
+        #expect(spool.names("new").isEmpty)
+        #expect(proxy.log.contains("Request (file descriptor"), "\(proxy.log)")
+        #expect(proxy.log.contains("PUT \(plain.baseURL)/plain HTTP/1.1"))
+        #expect(proxy.log.contains("CONNECT 127.0.0.1:\(secure.port)"))
+        #expect(plain.requests.map(\.path) == ["/plain"])
+        #expect(secure.accessLog.map(\.path) == ["/secure"])
+
+        try spool.enqueue(["PUT", plain.baseURL + "/direct"])
+        try spool.send([], environment: ["http_proxy": proxy.url, "no_proxy": "127.0.0.1"])
+        #expect(plain.requests.map(\.path) == ["/plain", "/direct"])
+        #expect(!proxy.log.contains("/direct"), "no_proxy bypasses the proxy")
+    }
+
+    @Test func proxyOptionsOverrideTheEnvironment() throws {
+        let proxy = try Tinyproxy()
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let spool = TemporarySpool()
+        try spool.enqueue(["PUT", server.baseURL + "/through"])
+        try spool.send(["--proxy", proxy.url], environment: ["http_proxy": "http://127.0.0.1:\(TestServer.deadPort())"])
+        #expect(proxy.log.contains("PUT \(server.baseURL)/through HTTP/1.1"))
+        try spool.enqueue(["PUT", server.baseURL + "/around"])
+        try spool.send(["--proxy", proxy.url, "--noproxy", "127.0.0.1"])
+        #expect(server.requests.map(\.path) == ["/through", "/around"])
+        #expect(!proxy.log.contains("/around"))
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+@testable import Spool
+
+/// https against Debian's nginx with a private CA: HTTP/2 on one connection, the CA given by option, by
+/// environment or by auth profile, mutual TLS, and a certificate that cannot be verified.
+@Suite(.enabled(if: Nginx.binary != nil && TestCertificates.shared != nil, "needs nginx and openssl (.ci/run installs them)"))
+struct TLSTests {
+    let certificates = TestCertificates.shared!
+
+    @Test func sixteenLanesShareOneHTTP2Connection() throws {
+        let nginx = try Nginx(tls: true, http2: true, locations: "location / { return 204; }")
+        let spool = TemporarySpool()
+        for i in 0..<64 { try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/k\(i % 16)", "--body", "\(i)"]) }
+        try spool.send(["--concurrency", "16", "--cacert", certificates.caFile])
+        #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty, "left: \(spool.names("new"))")
+        let log = nginx.accessLog
+        #expect(log.count == 64)
+        #expect(Set(log.map(\.httpProtocol)) == ["HTTP/2.0"])
+        #expect(Set(log.map(\.connection)).count == 1, "connections: \(Set(log.map(\.connection)))")
+        #expect(Set(log.map(\.idempotencyKey)).count == 64)
+    }
+
+    @Test func http1OptionAndCAFromTheEnvironment() throws {
+        let nginx = try Nginx(tls: true, http2: true, locations: "location / { return 204; }")
+        let spool = TemporarySpool()
+        for i in 0..<4 { try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/k\(i)"]) }
+        try spool.send(["--http1.1"], environment: ["SPOOL_CA_FILE": certificates.caFile])
+        #expect(spool.names("new").isEmpty)
+        #expect(Set(nginx.accessLog.map(\.httpProtocol)) == ["HTTP/1.1"])
+    }
+
+    @Test func unverifiableCertificateIsDeferredAsTLSAndNeverSent() throws {
+        let nginx = try Nginx(tls: true, locations: "location / { return 204; }")
+        let spool = TemporarySpool()
+        try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/a", "--body", "x"])
+        try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/b", "--body", "y"])
+        let result = try spool.send(["--concurrency", "1"])
+        #expect(nginx.accessLog.isEmpty)
+        #expect(spool.waiting().compactMap { $0.state?.lastError } == ["tls"], "the origin is stopped after the first")
+        #expect(result.stderr.contains("TLS error with https://127.0.0.1:\(nginx.port)"), "logged without -v: \(result.stderr)")
+        #expect(result.stderr.contains("certificate"), "names the problem: \(result.stderr)")
+    }
+
+    @Test func mutualTLSFromAnAuthProfile() throws {
+        let nginx = try Nginx(tls: true, clientCertificates: true, locations: "location / { return 204; }")
+        let spool = TemporarySpool()
+        let auth = spool.directory + "/auth"
+        try FileManager.default.createDirectory(atPath: auth, withIntermediateDirectories: false)
+        let profile = "# mutual TLS\ncacert = \(certificates.caFile)\ncert = \(certificates.clientCertificate)\nkey = \(certificates.clientKey)\nX-Team: ops\n"
+        FileManager.default.createFile(atPath: auth + "/mtls", contents: Data(profile.utf8), attributes: [.posixPermissions: 0o600])
+        let openKey = spool.directory + "/open.key"
+        try FileManager.default.copyItem(atPath: certificates.clientKey, toPath: openKey)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: openKey)
+        let careless = profile.replacingOccurrences(of: certificates.clientKey, with: openKey)
+        FileManager.default.createFile(atPath: auth + "/careless", contents: Data(careless.utf8), attributes: [.posixPermissions: 0o600])
+        try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/with-cert", "--auth", "mtls"])
+        try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/open-key", "--auth", "careless"])
+        let result = try spool.send(["--auth-dir", auth])
+        #expect(nginx.accessLog.map(\.path) == ["/with-cert"])
+        #expect(nginx.accessLog.first?.status == "204")
+        #expect(result.stderr.contains("open.key (an auth profile or its key) is readable by group or others"))
+        #expect(spool.waiting().compactMap { $0.state?.lastError } == ["auth"])
+    }
+}
