@@ -148,19 +148,24 @@ final class CurlTransfer: @unchecked Sendable {
             return false
         }
         if headComplete { return true }
-        // Trimmed as bytes: in Swift "\r\n" is one Character, neither "\r" nor "\n".
+        // Byte-wise, as this runs for every header line of every answer. Trimmed as bytes: in Swift
+        // "\r\n" is one Character, neither "\r" nor "\n".
         var end = line.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
-        let text = Substring(String(decoding: line[..<end], as: UTF8.self))
-        if text.hasPrefix("HTTP/") {
-            let fields = text.split(separator: " ", maxSplits: 2)
-            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+        let text = line[..<end]
+        if text.starts(with: "HTTP/".utf8) {
+            let fields = text.split(separator: 0x20, maxSplits: 2)
+            status = fields.count > 1 ? Int(String(decoding: fields[1], as: UTF8.self)) ?? 0 : 0
             headers = [:]
-            http1 = text.hasPrefix("HTTP/1")
+            http1 = text.starts(with: "HTTP/1".utf8)
         } else if text.isEmpty {
             headComplete = status >= 200
-        } else if let colon = text.firstIndex(of: ":") {
-            let name = text[..<colon].lowercased(), value = text[text.index(after: colon)...].trimmingWhitespace()
+        } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
+            let name = String(decoding: text[..<colon], as: UTF8.self).lowercased()
+            var start = colon + 1, stop = end
+            while start < stop, text[start] == 0x20 || text[start] == 0x09 { start += 1 }
+            while stop > start, text[stop - 1] == 0x20 || text[stop - 1] == 0x09 { stop -= 1 }
+            let value = String(decoding: text[start..<stop], as: UTF8.self)
             headers[name] = headers[name].map { $0 + ", " + value } ?? value
         }
         return true

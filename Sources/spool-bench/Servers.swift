@@ -70,6 +70,8 @@ final class BenchServer {
             if run(["/usr/bin/curl", "-s", "-o", "/dev/null"] + curlTrust + ["\(tls ? "https" : "http")://127.0.0.1:\(port)/"]).status == 0 { break }
             usleep(20_000)
         }
+        // The probe's line reaches the log at the next flush (every second): then the log starts empty.
+        usleep(1_200_000)
         truncate("\(directory)/access.log", 0)
     }
 

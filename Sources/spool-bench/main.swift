@@ -12,17 +12,33 @@ if arguments.contains("-h") || arguments.contains("--help") {
     print("""
         OVERVIEW: Measure spool against baselines in the same run and print a table of ratios.
 
-        USAGE: spool-bench [--quick]
+        USAGE: spool-bench [--quick] [--only CASE]...
 
         OPTIONS:
-          --quick                 Small sizes and few repetitions (under a minute), for CI smoke use.
+          --quick                 Small sizes and few repetitions, for a smoke run.
+          --only CASE             Run only this case (enqueue, claims, delivery, https, far, idle, growth,
+                                  wakeup); repeat for more.
           -h, --help              Show help information.
         """)
     exit(0)
 }
-for argument in arguments where argument != "--quick" {
-    Program.usageFailure("spool-bench", .unknownOption(argument), usage: "spool-bench [--quick]")
+let cases = ["enqueue", "claims", "delivery", "https", "far", "idle", "growth", "wakeup"]
+var only = Set<String>()
+var index = 0
+while index < arguments.count {
+    let argument = arguments[index]
+    index += 1
+    if argument == "--quick" { continue }
+    if argument == "--only", index < arguments.count, cases.contains(arguments[index]) {
+        only.insert(arguments[index])
+        index += 1
+        continue
+    }
+    Program.usageFailure("spool-bench", .unknownOption(argument), usage: "spool-bench [--quick] [--only CASE]...")
 }
+let chosen = only
+/// Whether a case runs: all of them unless `--only` named some.
+func wanted(_ name: String) -> Bool { chosen.isEmpty || chosen.contains(name) }
 
 signal(SIGPIPE, SIG_IGN)
 let config = Config(quick: arguments.contains("--quick"), binaries: Program.siblingExecutable("").trimmingSuffix("/"))
@@ -35,15 +51,15 @@ print("spool-bench \(config.quick ? "--quick " : "")on \(sysconf(Int32(_SC_NPROC
 print("each figure: median (min–max) of \(config.repetitions) runs unless said otherwise; baselines measured in this run")
 
 let server = BenchServer()
-benchEnqueue(report, config)
-benchClaims(report, config)
-benchDelivery(report, config, server)
-benchSecureDelivery(report, config)
-benchFarOrigin(report, config)
-benchIdle(report, config)
-benchGrowth(report, config, server)
+if wanted("enqueue") { benchEnqueue(report, config) }
+if wanted("claims") { benchClaims(report, config) }
+if wanted("delivery") { benchDelivery(report, config, server) }
+if wanted("https") { benchSecureDelivery(report, config) }
+if wanted("far") { benchFarOrigin(report, config) }
+if wanted("idle") { benchIdle(report, config) }
+if wanted("growth") { benchGrowth(report, config, server) }
 server.stop()
-benchWakeup(report, config)
+if wanted("wakeup") { benchWakeup(report, config) }
 
 print("\n== Summary (\(fmt(now() - started)) s)\n")
 print(report.table())

@@ -8,9 +8,14 @@ line to stderr: "METHOD PATH IDEMPOTENCY-KEY START-SECONDS". By path:
   /huge-headers  200 with about 400 KiB of headers (more than spool keeps: filed)
   /204-body      204 that carries a body anyway (the connection must not be reused)
   /slow          200 after 2 seconds
+  /drop...       every 4th such request: the connection is closed without an answer (an idle timeout
+                 meeting a new request); the others 204
   anything else  204
 """
-import http.server, os, socketserver, socket, ssl, sys, time
+import http.server, os, socketserver, socket, ssl, sys, threading, time
+
+lock = threading.Lock()
+counter = [0]
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -42,6 +47,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif self.path == "/204-body":
             # Head and stray body in one write, as a server that buffers its whole answer sends them.
             self.wfile.write(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\nthis body should not be here\r\n")
+        elif self.path.startswith("/drop"):
+            with lock:
+                counter[0] += 1
+                drop = counter[0] % 4 == 3
+            if drop:
+                self.close_connection = True
+                return
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         elif self.path.startswith("/slow"):
             time.sleep(2)
             self.send_response(200)

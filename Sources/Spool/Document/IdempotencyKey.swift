@@ -10,11 +10,16 @@ public enum IdempotencyKey {
     }
 
     /// The key sent for an operation whose document has none: derived from what makes this one write unique,
-    /// its id, its enqueue order stamp (kept in the name across retries and by `spool-ctl retry`) and its
-    /// document, so that it is the same on every attempt and different for another write under the same
-    /// name, in this spool or another.
-    public static func derived(id: String, orderMicroseconds: Int64, document: JSON) -> String {
+    /// its id and enqueue order stamp (kept in the name across retries and by `spool-ctl retry`), and what it
+    /// sends (method, URL, body), so that it is the same on every attempt and different for another write
+    /// under the same name, in this spool or another.
+    public static func derived(id: String, orderMicroseconds: Int64, method: String, url: String, body: [UInt8]?) -> String {
         let identity = OrderingKey.hash(id + "\u{0}" + String(orderMicroseconds))
-        return "spool-" + OrderingKey.hex(identity) + "-" + OrderingKey.hex(OrderingKey.hash(document.text) ^ identity)
+        var h = OrderingKey.hash(method + "\u{0}" + url + "\u{0}") ^ identity
+        for byte in body ?? [] {
+            h ^= UInt64(byte)
+            h = h &* 0x0000_0100_0000_01B3
+        }
+        return "spool-" + OrderingKey.hex(identity) + "-" + OrderingKey.hex(h)
     }
 }

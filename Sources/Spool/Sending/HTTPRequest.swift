@@ -31,7 +31,8 @@ public struct HTTPRequest: Sendable {
         if !has("user-agent") { headers.append(("User-Agent", userAgent)) }
         if operation.bodyIsJSON, !has("content-type") { headers.append(("Content-Type", "application/json")) }
         headers.append(("Idempotency-Key", operation.idempotencyKey
-            ?? IdempotencyKey.derived(id: id, orderMicroseconds: orderMicroseconds, document: operation.document)))
+            ?? IdempotencyKey.derived(id: id, orderMicroseconds: orderMicroseconds, method: operation.method, url: operation.url,
+                                      body: operation.body)))
         if let tag = operation.ifMatch { headers.append(("If-Match", tag)) }
         headers += credentials
         self.headers = headers

@@ -86,6 +86,9 @@ public enum RetryAfter {
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
     public func trimmingWhitespace() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        let text = String(self), bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return "" }
+        let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })!
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }

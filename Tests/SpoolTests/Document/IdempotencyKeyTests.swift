@@ -6,14 +6,15 @@ import Testing
 /// The key derived for documents without `idempotency_key`: the same on every attempt of one write,
 /// different for another write under the same name.
 @Suite struct IdempotencyKeyTests {
-    @Test func derivedFromIDOrderAndDocument() throws {
-        let a = try JSON.parse(#"{"method":"PUT","url":"http://x/u","body":"A"}"#)
-        let b = try JSON.parse(#"{"method":"PUT","url":"http://x/u","body":"B"}"#)
-        let key = IdempotencyKey.derived(id: "user-42", orderMicroseconds: 1, document: a)
-        #expect(key == IdempotencyKey.derived(id: "user-42", orderMicroseconds: 1, document: a))
-        #expect(key != IdempotencyKey.derived(id: "user-42", orderMicroseconds: 2, document: a))
-        #expect(key != IdempotencyKey.derived(id: "user-42", orderMicroseconds: 1, document: b))
-        #expect(key != IdempotencyKey.derived(id: "user-43", orderMicroseconds: 1, document: a))
+    @Test func derivedFromIDOrderAndWhatIsSent() throws {
+        func key(_ id: String = "user-42", _ order: Int64 = 1, _ method: String = "PUT", _ body: String? = "A") -> String {
+            IdempotencyKey.derived(id: id, orderMicroseconds: order, method: method, url: "http://x/u", body: body.map { Array($0.utf8) })
+        }
+        #expect(key() == key())
+        #expect(key() != key("user-42", 2))
+        #expect(key() != key("user-42", 1, "PUT", "B"))
+        #expect(key() != key("user-42", 1, "DELETE", nil))
+        #expect(key() != key("user-43"))
     }
 
     @Test func sameNameDroppedTwiceOrInAnotherSpoolGetsAnotherKey() throws {

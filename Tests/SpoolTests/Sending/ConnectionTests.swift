@@ -21,6 +21,8 @@ extension WorkerTests {
         #expect(request.header("Accept") == "application/json")
         #expect(request.header("User-Agent") == "spool-send/\(Version.current)")
         #expect(request.header("Content-Length") == "1")
+        // Nothing of the client's own that a server could mistake.
+        for name in ["Expect", "Accept-Encoding", "Content-Type", "Transfer-Encoding"] { #expect(request.header(name) == nil, "\(name)") }
     }
 }
 

@@ -63,4 +63,16 @@ struct QuirkTests {
         #expect(elapsed < 4, "took \(elapsed) s")
         #expect(spool.names("new").isEmpty)
     }
+
+    @Test func droppedKeepAliveConnectionOverTLSCostsNoWait() throws {
+        let server = try QuirkServer(tls: true)
+        let spool = TemporarySpool()
+        for i in 0..<12 { try spool.enqueue(["PUT", server.baseURL + "/drop/k\(i % 2)", "--body", "\(i)"]) }
+        let started = Date()
+        try spool.send(["--concurrency", "1", "--cacert", certificates.caFile])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(spool.names("new").isEmpty, "each dropped request went again at once on a fresh connection: \(spool.names("new"))")
+        #expect(elapsed < 2, "took \(elapsed) s")
+        #expect(server.requests(atLeast: 16).count > 12, "the dropped ones were sent again")
+    }
 }
