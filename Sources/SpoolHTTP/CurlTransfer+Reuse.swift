@@ -24,9 +24,10 @@ extension CurlTransfer {
         return 0
     }
 
-    static let beforeRequest: ccurl_prerequest_callback = { context, _, _, _, localPort in
+    static let beforeRequest: ccurl_prerequest_callback = { context, remoteIP, _, remotePort, localPort in
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-        guard let socket = CurlTransfer.socket(boundTo: UInt16(truncatingIfNeeded: localPort)) else { return 0 }
+        let peer = Endpoint(address: remoteIP.map { String(cString: $0) } ?? "", port: UInt16(truncatingIfNeeded: remotePort))
+        guard let socket = CurlTransfer.socket(boundTo: UInt16(truncatingIfNeeded: localPort), peer: peer) else { return 0 }
         var byte: UInt8 = 0
         guard recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0 else { return 0 }
         shutdown(socket, Int32(SHUT_RDWR))
@@ -34,32 +35,55 @@ extension CurlTransfer {
         return 1
     }
 
-    /// The socket of ours bound to `port` on this side.
-    static func socket(boundTo port: UInt16) -> Int32? {
+    /// An address and port, as libcurl names them to the callback.
+    struct Endpoint: Equatable {
+        let address: String
+        let port: UInt16
+    }
+
+    /// The socket of ours connected from local `port` to `peer`: Linux lets connections to different
+    /// peers share a local port, so both ends must match.
+    static func socket(boundTo port: UInt16, peer: Endpoint) -> Int32? {
         sockets.withLock { sockets in
-            if let known = sockets.first(where: { $0.value == port })?.key, localPort(known) == port { return known }
+            func matches(_ socket: Int32) -> Bool { endpoint(socket, local: false) == peer }
+            if let known = sockets.first(where: { $0.value == port })?.key, endpoint(known, local: true)?.port == port, matches(known) {
+                return known
+            }
             for (socket, _) in sockets {
-                let bound = localPort(socket)
+                let bound = endpoint(socket, local: true)?.port
                 sockets[socket] = bound ?? 0
-                if bound == port { return socket }
+                if bound == port, matches(socket) { return socket }
             }
             return nil
         }
     }
 
-    private static func localPort(_ socket: Int32) -> UInt16? {
+    /// This side (getsockname) or the peer's (getpeername) of a socket, nil when it is not a connected
+    /// IP socket.
+    private static func endpoint(_ socket: Int32, local: Bool) -> Endpoint? {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { local ? getsockname(socket, $0, &length) == 0 : getpeername(socket, $0, &length) == 0 }
         }
         guard ok else { return nil }
         let family = Int32(address.ss_family)
-        return withUnsafePointer(to: &address) { pointer in
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        return withUnsafePointer(to: &address) { pointer -> Endpoint? in
             switch family {
-            case AF_INET: pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
-            case AF_INET6: pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
-            default: nil
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { a in
+                    var raw = a.pointee.sin_addr
+                    inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
+                    return Endpoint(address: String(cString: text), port: UInt16(bigEndian: a.pointee.sin_port))
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a in
+                    var raw = a.pointee.sin6_addr
+                    inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
+                    return Endpoint(address: String(cString: text), port: UInt16(bigEndian: a.pointee.sin6_port))
+                }
+            default: return nil
             }
         }
     }

@@ -72,6 +72,9 @@ final class CurlTransfer: @unchecked Sendable {
         if let file = request.tls.certificateFile { string(CCURLOPT_SSLCERT, file) }
         if let file = request.tls.keyFile { string(CCURLOPT_SSLKEY, file) }
         if let proxy = settings.proxy { string(CCURLOPT_PROXY, proxy) }
+        // A proxy's answer to CONNECT is not the server's: without this, its "200 Connection established"
+        // would reach the header callback as the answer to the request.
+        long(CCURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         if let hosts = settings.noProxy { string(CCURLOPT_NOPROXY, hosts) }
         configureMethod(request)
         configureHeaders(request)
@@ -108,6 +111,11 @@ final class CurlTransfer: @unchecked Sendable {
     private func string(_ option: Int, _ value: String) { ccurl_setopt_pointer(easy, Int32(option), value) }
     func pointer(_ option: Int, _ value: UnsafeRawPointer?) { ccurl_setopt_pointer(easy, Int32(option), value) }
 
+    /// Ends a transfer libcurl never started.
+    func fail(_ failure: TransportFailure) {
+        continuation.resume(returning: .failure(failure))
+    }
+
     /// Ends the transfer with libcurl's result and resumes the waiting caller; or, when it stopped before
     /// sending anything because its connection held stale bytes, readies it to go again on a fresh one
     /// and returns false.
@@ -126,6 +134,8 @@ final class CurlTransfer: @unchecked Sendable {
             continuation.resume(returning: .success(HTTPResponse(status: status, headers: headers, body: kept)))
         } else if headTooLarge {
             continuation.resume(returning: .failure(.tooLarge("its head is over \(maxHeaderBytes) bytes (HTTP \(status))")))
+        } else if let refused = proxyRefusal() {
+            continuation.resume(returning: .failure(.other(refused)))
         } else {
             let message = String(cString: errorBuffer)
             continuation.resume(returning: .failure(CurlFailure.failure(code, message: message)))
@@ -133,11 +143,19 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
+    /// Why the proxy would not open a tunnel, when it answered CONNECT with an error: nothing reached the
+    /// server, and the failure is the proxy's, not a lost answer.
+    private func proxyRefusal() -> String? {
+        var code = 0
+        guard ccurl_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &code) == CURLcode(CCURLE_OK), code >= 300 else { return nil }
+        return "the proxy refused the tunnel (HTTP \(code) to CONNECT)"
+    }
+
     /// Whether an HTTP/2 server sent its whole answer's head and then reset the stream, as RFC 9113
     /// section 8.1 lets it when it answers before reading all of the request (nginx does for a body it
     /// does not need). libcurl 7.88 reports the reset as an error; the answer is the server's all the same.
     private func answeredEarly(_ code: CURLcode) -> Bool {
-        headComplete && !http1 && (code == CURLcode(CCURLE_HTTP2_STREAM) || code == CURLcode(CCURLE_HTTP2))
+        headComplete && !http1 && code == CURLcode(CCURLE_HTTP2_STREAM)
     }
 
     /// One header line, status lines of interim (1xx) answers and trailers included.
@@ -147,17 +165,21 @@ final class CurlTransfer: @unchecked Sendable {
             headTooLarge = true
             return false
         }
-        if headComplete { return true }
         // Byte-wise, as this runs for every header line of every answer. Trimmed as bytes: in Swift
         // "\r\n" is one Character, neither "\r" nor "\n".
         var end = line.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
         let text = line[..<end]
+        // A status line starts a new head, also after one that looked final; a trailer's name cannot hold
+        // the "/" of "HTTP/". Any other line after a final head is a trailer, not kept.
         if text.starts(with: "HTTP/".utf8) {
             let fields = text.split(separator: 0x20, maxSplits: 2)
             status = fields.count > 1 ? Int(String(decoding: fields[1], as: UTF8.self)) ?? 0 : 0
             headers = [:]
             http1 = text.starts(with: "HTTP/1".utf8)
+            headComplete = false
+        } else if headComplete {
+            return true
         } else if text.isEmpty {
             headComplete = status >= 200
         } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {

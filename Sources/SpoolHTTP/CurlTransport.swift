@@ -59,14 +59,23 @@ public final class CurlTransport: Transport, @unchecked Sendable {
         pthread_detach(thread)
     }
 
+    /// Hands a transfer to libcurl; one it refuses (out of memory) ends at once, so no caller waits forever.
+    private func add(_ transfer: CurlTransfer, to active: inout [UnsafeMutableRawPointer: CurlTransfer]) {
+        let code = curl_multi_add_handle(multi, transfer.easy)
+        if code == 0 {
+            active[transfer.easy] = transfer
+        } else {
+            transfer.fail(.other("libcurl would not take the request: \(String(cString: curl_multi_strerror(code)))"))
+        }
+    }
+
     /// The engine: adds new transfers, lets libcurl work, finishes what is done, and sleeps in
     /// curl_multi_poll until a socket is ready, a timer is due or `send` wakes it.
     private func loop() -> Never {
         var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
         while true {
             for transfer in inbox.withLock({ inbox in defer { inbox = [] }; return inbox }) {
-                active[transfer.easy] = transfer
-                curl_multi_add_handle(multi, transfer.easy)
+                add(transfer, to: &active)
             }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
@@ -76,11 +85,8 @@ public final class CurlTransport: Transport, @unchecked Sendable {
                 let code = message.pointee.data.result
                 curl_multi_remove_handle(multi, easy)
                 guard let transfer = active[easy] else { continue }
-                if transfer.finish(code) {
-                    active[easy] = nil
-                } else {
-                    curl_multi_add_handle(multi, easy)
-                }
+                active[easy] = nil
+                if !transfer.finish(code) { add(transfer, to: &active) }
             }
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }

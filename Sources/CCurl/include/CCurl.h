@@ -61,6 +61,7 @@ enum {
     CCURLOPT_TCP_KEEPALIVE = 213,
     CCURLOPT_PATH_AS_IS = 234,
     CCURLOPT_PIPEWAIT = 237,
+    CCURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
     CCURLOPT_SOCKOPTFUNCTION = 20148,
     CCURLOPT_SOCKOPTDATA = 10149,
     CCURLOPT_PREREQFUNCTION = 20312,
@@ -78,6 +79,7 @@ enum {
 enum {
     CCURLINFO_RESPONSE_CODE = 0x200000 + 2,
     CCURLINFO_PRIVATE = 0x100000 + 21,
+    CCURLINFO_HTTP_CONNECTCODE = 0x200000 + 22,
     CCURLINFO_OS_ERRNO = 0x200000 + 25,
     CCURLINFO_HTTP_VERSION = 0x200000 + 46,
     CCURLINFO_ACTIVESOCKET = 0x500000 + 44,
@@ -141,6 +143,7 @@ CURLMcode curl_multi_poll(CURLM *multi, void *extra_fds, unsigned int extra_nfds
 CURLMcode curl_multi_wakeup(CURLM *multi);
 CURLMsg *curl_multi_info_read(CURLM *multi, int *remaining);
 CURLMcode curl_multi_cleanup(CURLM *multi);
+const char *curl_multi_strerror(CURLMcode code);
 struct curl_slist *curl_slist_append(struct curl_slist *list, const char *text);
 void curl_slist_free_all(struct curl_slist *list);
 char *curl_version(void);

@@ -82,7 +82,7 @@ public struct SendCommand: ParsedCommand, Sendable {
         options.log = Log(program: SendCommand.program, level: level)
         options.lease = Int64(transport.timeoutSeconds) + 300
         transport.connectionsPerOrigin = options.concurrency
-        if transport.caFile == nil { transport.caFile = Program.environment("SPOOL_CA_FILE") }
+        if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty { transport.caFile = file }
         options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))
     }
 
@@ -139,9 +139,10 @@ public struct SendCommand: ParsedCommand, Sendable {
     }
 
     /// Descriptors a sender needs: the spool's folders and lock, the runtime's own, and per request a
-    /// connection, a document and headroom for the HTTP library.
+    /// connection, a document and, while connecting, libcurl's resolver socketpair and a second address
+    /// family's attempt.
     public static func descriptorsNeeded(concurrency: Int) -> rlim_t {
-        rlim_t(32 + 2 * concurrency)
+        rlim_t(32 + 4 * concurrency)
     }
 
     /// Opens the spool named on the command line, or exits 73/74 with the reason.

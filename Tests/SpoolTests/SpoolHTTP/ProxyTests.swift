@@ -45,4 +45,25 @@ struct ProxyTests {
         #expect(server.requests.map(\.path) == ["/through", "/around"])
         #expect(!proxy.log.contains("/around"))
     }
+
+    @Test func theServersAnswerCountsNotTheProxysTunnel() throws {
+        let proxy = try Tinyproxy()
+        let secure = try Nginx(tls: true, locations: "location /taken { return 409; } location / { return 204; }")
+        let spool = TemporarySpool()
+        let taken = try spool.enqueue(["PUT", "https://127.0.0.1:\(secure.port)/taken", "--body", "a"])
+        try spool.send(["--cacert", certificates.caFile, "--proxy", proxy.url])
+        #expect(proxy.log.contains("CONNECT 127.0.0.1:\(secure.port)"))
+        #expect(spool.operations("conflict") == [taken], "the server's 409, not the proxy's 200 Connection established")
+    }
+
+    @Test func aProxyThatRefusesTheTunnelDefersWithoutSending() throws {
+        let proxy = try Tinyproxy(connectPorts: [443])
+        let secure = try Nginx(tls: true, locations: "location / { return 204; }")
+        let spool = TemporarySpool()
+        try spool.enqueue(["PUT", "https://127.0.0.1:\(secure.port)/x", "--body", "a"])
+        let result = try spool.send(["--cacert", certificates.caFile, "--proxy", proxy.url, "-v"])
+        #expect(secure.accessLog.isEmpty)
+        #expect(spool.waiting().first?.state?.lastError == "network")
+        #expect(result.stderr.contains("the proxy refused the tunnel"), "\(result.stderr)")
+    }
 }

@@ -16,12 +16,14 @@ final class Tinyproxy {
         return nil
     }()
 
-    init() throws {
+    /// A proxy that lets CONNECT reach any port, or only `connectPorts`.
+    init(connectPorts: [Int] = []) throws {
         guard let binary = Tinyproxy.binary else { throw Skip.missing("tinyproxy") }
         directory = NSTemporaryDirectory() + "spool-tinyproxy-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         port = TestServer.deadPort()
         // No ConnectPort line: CONNECT is allowed to any port, as the test servers' ports are random.
+        let ports = connectPorts.map { "ConnectPort \($0)" }.joined(separator: "\n")
         let configuration = """
             Port \(port)
             Listen 127.0.0.1
@@ -30,6 +32,7 @@ final class Tinyproxy {
             LogLevel Connect
             MaxClients 50
             Allow 127.0.0.1
+            \(ports)
             """
         try configuration.write(toFile: directory + "/tinyproxy.conf", atomically: true, encoding: .utf8)
         process = Process()
