@@ -38,30 +38,10 @@ final class BenchServer {
             ssl_certificate \(Certificates.shared!.directory)/server.pem;
             ssl_certificate_key \(Certificates.shared!.directory)/server.key;
             """ : "listen 127.0.0.1:\(port);"
-        let conf = """
-            worker_processes 1;
-            daemon off;
-            pid \(directory)/nginx.pid;
-            error_log \(directory)/error.log;
-            events { worker_connections 4096; }
-            http {
-                log_format connections '$connection $server_protocol';
-                access_log \(directory)/access.log connections buffer=64k flush=1s;
-                keepalive_requests 10000000;
-                keepalive_timeout 120;
-                http2_max_concurrent_streams 128;
-                client_body_temp_path \(directory)/body;
-                proxy_temp_path \(directory)/proxy;
-                fastcgi_temp_path \(directory)/fastcgi;
-                uwsgi_temp_path \(directory)/uwsgi;
-                scgi_temp_path \(directory)/scgi;
-                \(upstream)
-                server {
-                    \(secure)
-                    \(locations)
-                }
-            }
-            """
+        let conf = NginxConfiguration.text(
+            directory: directory, server: secure + "\n" + locations, logFormat: "$connection $server_protocol",
+            logOptions: "buffer=64k flush=1s",
+            http: "keepalive_requests 10000000;\nkeepalive_timeout 120;\nhttp2_max_concurrent_streams 128;\n" + upstream)
         writeText("\(directory)/nginx.conf", conf)
         nginx = spawn([which("nginx")!, "-c", "\(directory)/nginx.conf", "-p", directory, "-e", "\(directory)/error.log"])
         name = tls ? "nginx (TLS, HTTP/2 by ALPN)" : "nginx (return 204)"

@@ -32,27 +32,9 @@ final class Nginx {
                 listen += "\n ssl_client_certificate \(certificates.caFile);\n ssl_verify_client on;"
             }
         }
-        let configuration = """
-            worker_processes 1;
-            daemon off;
-            master_process off;
-            pid \(directory)/nginx.pid;
-            error_log \(directory)/error.log;
-            events { worker_connections 1024; }
-            http {
-                log_format spool '$connection $server_protocol $request_method $uri $http_idempotency_key $status';
-                access_log \(directory)/access.log spool;
-                client_body_temp_path \(directory)/body;
-                proxy_temp_path \(directory)/proxy;
-                fastcgi_temp_path \(directory)/fastcgi;
-                uwsgi_temp_path \(directory)/uwsgi;
-                scgi_temp_path \(directory)/scgi;
-                server {
-                    \(listen)
-                    \(locations)
-                }
-            }
-            """
+        let configuration = NginxConfiguration.text(
+            directory: directory, server: listen + "\n" + locations,
+            logFormat: "$connection $server_protocol $request_method $uri $http_idempotency_key $status")
         try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
