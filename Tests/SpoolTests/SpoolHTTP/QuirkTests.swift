@@ -17,8 +17,9 @@ struct QuirkTests {
         #expect(server.requests(atLeast: 1).count == 1)
     }
 
-    @Test func ipv6LiteralOverHTTPS() throws {
-        let server = try QuirkServer(host: "::1", tls: true)
+    @Test(arguments: [false, true]) func ipv6Literal(tls: Bool) throws {
+        let server = try QuirkServer(host: "::1", tls: tls)
+        #expect(server.baseURL.hasPrefix(tls ? "https://[::1]:" : "http://[::1]:"))
         let spool = TemporarySpool()
         try spool.enqueue(["PUT", server.baseURL + "/v6", "--body", "x"])
         try spool.send(["--cacert", certificates.caFile])
