@@ -5,8 +5,8 @@ extension SendCommand {
 
         USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS]
                           [--min-backoff S] [--max-backoff S] [--lifetime DURATION] [--auth-dir DIR]
-                          [--max-size BYTES] [--allow-origin ORIGIN]... [--cacert FILE] [--proxy URL]
-                          [--noproxy HOSTS] [--http1.1] [-v | -q]
+                          [--max-size BYTES] [--allow-origin ORIGIN]... [--lease S] [--poll S]
+                          [--cacert FILE] [--proxy URL] [--noproxy HOSTS] [--http1.1] [-v | -q]
 
         OPTIONS:
           --spool DIR             The spool directory (default: $SPOOL_DIR, else ./spool).
@@ -18,6 +18,10 @@ extension SendCommand {
           --min-backoff S         Delay after a first failed attempt, doubling after each (default: 30).
           --max-backoff S         Longest delay between attempts (default: 3600).
           --lifetime DURATION     Fail operations not delivered this long after enqueue (default: 5d).
+          --lease DURATION        Presume another host's claim dead after this long; longer than --timeout
+                                  plus the clock skew between hosts (default: --timeout + 5m).
+          --poll DURATION         With --watch, also look at new/ this often: on a shared spool other
+                                  hosts' drops raise no inotify event here (default: inotify only).
           --auth-dir DIR          Credential profiles for operations with "auth" (default: $SPOOL_AUTH_DIR).
           --max-size BYTES        Fail documents larger than BYTES (default: 1048576).
           --allow-origin ORIGIN   Send only to this origin (scheme://host[:port]); repeat for more

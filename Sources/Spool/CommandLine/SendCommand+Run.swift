@@ -38,12 +38,15 @@ extension SendCommand {
             if !watch || faults.stopsRun { SendCommand.exitIfFaulted(faults) }
             if !watch || worker.isStopping { break }
             let now = Timestamp.now()
-            if now - lastHousekeeping >= SendCommand.housekeepingInterval {
+            // Claims of a dead host are looked for at least once per lease, so they wait at most two.
+            let interval = min(SendCommand.housekeepingInterval, max(1, options.lease))
+            if now - lastHousekeeping >= interval {
                 worker.housekeeping()
                 lastHousekeeping = now
             }
-            var wait = Double(lastHousekeeping + SendCommand.housekeepingInterval - now)
+            var wait = Double(lastHousekeeping + interval - now)
             if let due = summary.nextDue { wait = min(wait, Double(max(due - now, 0)) + 0.01) }
+            if let pollSeconds { wait = min(wait, Double(pollSeconds)) }
             let reason = await wakeup.wait(seconds: wait)
             if reason == .stop { break }
             if reason == .files {

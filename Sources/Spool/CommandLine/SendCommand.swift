@@ -18,6 +18,11 @@ public struct SendCommand: ParsedCommand, Sendable {
     public var transport = TransportSettings()
     /// `--auth-dir`, if given.
     public var authDirectory: String?
+    /// `--lease`, if given: seconds after which another host's claim is presumed dead.
+    public var lease: Int64?
+    /// `--poll`: with `--watch`, look at `new/` at least this often (another host's drops raise no inotify
+    /// event here).
+    public var pollSeconds: Int64?
     /// `-v` / `-q`.
     public var level = Log.Level.normal
     /// `-h` / `--help`.
@@ -57,6 +62,11 @@ public struct SendCommand: ParsedCommand, Sendable {
             case .option("--max-backoff"): options.backoff.maximum = try seconds("--max-backoff", try arguments.value(for: "--max-backoff"))
             case .option("--lifetime"): options.lifetime = try seconds("--lifetime", try arguments.value(for: "--lifetime"))
             case .option("--auth-dir"): authDirectory = try arguments.value(for: "--auth-dir")
+            case .option("--lease"): lease = try seconds("--lease", try arguments.value(for: "--lease"))
+            case .option("--poll"):
+                let value = try seconds("--poll", try arguments.value(for: "--poll"))
+                guard value > 0 else { throw .invalidValue(option: "--poll", value: "\(value)", expected: "a duration of at least 1s") }
+                pollSeconds = value
             case .option("--max-size"):
                 let text = try arguments.value(for: "--max-size")
                 guard let n = Int(text), n > 0 else { throw .invalidValue(option: "--max-size", value: text, expected: "a positive number of bytes") }
@@ -80,7 +90,11 @@ public struct SendCommand: ParsedCommand, Sendable {
         }
         options.backoff = Backoff(minimum: options.backoff.minimum, maximum: options.backoff.maximum)
         options.log = Log(program: SendCommand.program, level: level)
-        options.lease = Int64(transport.timeoutSeconds) + 300
+        options.lease = lease ?? Int64(transport.timeoutSeconds) + 300
+        if let lease, Double(lease) <= transport.timeoutSeconds {
+            // A shorter lease would let another host take a claim whose request is still in flight.
+            throw .invalidValue(option: "--lease", value: "\(lease)", expected: "a duration longer than --timeout (\(Int(transport.timeoutSeconds))s)")
+        }
         transport.connectionsPerOrigin = options.concurrency
         if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty { transport.caFile = file }
         options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))

@@ -1,0 +1,25 @@
+import Testing
+@testable import Spool
+
+/// spool-send's options that shape sending, parsed as the program parses them.
+@Suite struct SendCommandTests {
+    @Test func leaseMustOutlastTheTimeout() throws {
+        let command = try SendCommand(parsing: ["--timeout", "10", "--lease", "12", "--poll", "2s"])
+        #expect(command.options.lease == 12)
+        #expect(command.pollSeconds == 2)
+        #expect(try SendCommand(parsing: []).options.lease == 330, "default: --timeout + 5 minutes")
+        #expect(throws: UsageError.self) { try SendCommand(parsing: ["--timeout", "30", "--lease", "30"]) }
+        #expect(throws: UsageError.self) { try SendCommand(parsing: ["--poll", "0"]) }
+    }
+
+    @Test func transportOptionsAreCurls() throws {
+        let command = try SendCommand(parsing: ["--cacert", "/etc/ca.pem", "--proxy", "http://proxy:3128", "--noproxy", "localhost,.corp",
+                                                "--http1.1", "--concurrency", "16", "--timeout", "5"])
+        #expect(command.transport.caFile == "/etc/ca.pem")
+        #expect(command.transport.proxy == "http://proxy:3128")
+        #expect(command.transport.noProxy == "localhost,.corp")
+        #expect(command.transport.version == .http1_1)
+        #expect(command.transport.connectionsPerOrigin == 16)
+        #expect(command.transport.timeoutSeconds == 5)
+    }
+}

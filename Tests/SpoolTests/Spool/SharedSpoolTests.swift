@@ -1,0 +1,113 @@
+import Foundation
+import Glibc
+import Synchronization
+import SpoolTestSupport
+import Testing
+@testable import Spool
+
+/// One spool on a GlusterFS volume, three "hosts" (own host name by `unshare -u`, own mount) producing and
+/// sending at once; then one host killed outright with claims in cur/. Opt-in: SPOOL_GLUSTER=1.
+@Suite(.enabled(if: GlusterCluster.available, "needs SPOOL_GLUSTER=1, root, glusterfs-server and FUSE"), .serialized)
+struct SharedSpoolTests {
+    static let hosts = ["host-a", "host-b", "host-c"]
+
+    /// A program run as if on `host`: its own UTS namespace, so the claims it makes carry that name.
+    func onHost(_ host: String, _ program: String, _ arguments: [String]) throws -> Process {
+        try Command.start("/usr/bin/unshare", ["-u", "/bin/sh", "-c", "hostname \(host) && exec \"$0\" \"$@\"", Command.path(program)] + arguments).0
+    }
+
+    /// Three producers and three `--watch` workers on `spools` (one path per host); returns seconds until
+    /// the server has every write.
+    func deliver(_ spools: [String], _ server: TestServer, perHost: Int) throws -> Double {
+        let started = Date()
+        let watchers = try Self.hosts.indices.map { try onHost(Self.hosts[$0], "spool-send", ["--spool", spools[$0], "--watch", "--poll", "1"]) }
+        let producers = try Self.hosts.indices.map { i in
+            try Command.start("/usr/bin/unshare", ["-u", "/bin/sh", "-c", """
+                hostname \(Self.hosts[i]) && for n in $(seq 1 \(perHost)); do
+                  "$0" --spool '\(spools[i])' PUT '\(server.baseURL)/\(Self.hosts[i])/k'$((n % 5)) --body "$n" >/dev/null || exit 1
+                done
+                """, Command.path("spool-enqueue")]).0
+        }
+        for producer in producers { producer.waitUntilExit() }
+        #expect(producers.allSatisfy { $0.terminationStatus == 0 })
+        let total = perHost * Self.hosts.count
+        while server.requests.count < total, Date().timeIntervalSince(started) < 180 { usleep(100_000) }
+        let elapsed = Date().timeIntervalSince(started)
+        for watcher in watchers { watcher.interrupt() }
+        for watcher in watchers { watcher.waitUntilExit() }
+        return elapsed
+    }
+
+    /// Every write once, in order per key, nothing left behind.
+    func checkDelivered(_ server: TestServer, _ spool: String, total: Int) {
+        let requests = server.requests
+        #expect(requests.count == total)
+        #expect(Set(requests.compactMap { $0.header("Idempotency-Key") }).count == total, "each key once")
+        for path in Set(requests.map(\.path)) {
+            let sequence = requests.filter { $0.path == path }.compactMap { Int(String(decoding: $0.body, as: UTF8.self)) }
+            #expect(sequence == sequence.sorted(), "\(path) in order: \(sequence)")
+        }
+        for folder in ["new", "cur", "failed"] {
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? ["?"]).filter { !$0.hasPrefix(".") }.isEmpty, "\(folder)")
+        }
+    }
+
+    @Test func threeHostsShareOneSpool() throws {
+        guard let cluster = GlusterCluster.build() else { return }
+        let shared = cluster.mounts.map { $0 + "/spool" }
+        _ = try Spool(path: shared[0])
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let perHost = 40
+        let onGluster = try deliver(shared, server, perHost: perHost)
+        checkDelivered(server, shared[0], total: perHost * 3)
+
+        let local = TemporarySpool()
+        let baseline = try TestServer { _ in .respond(204, [:], "") }
+        defer { baseline.stop() }
+        let onLocal = try deliver(Array(repeating: local.path, count: 3), baseline, perHost: perHost)
+        checkDelivered(baseline, local.path, total: perHost * 3)
+        print("shared spool: \(perHost * 3) operations from 3 hosts in \(String(format: "%.1f", onGluster)) s on GlusterFS "
+              + "(\(String(format: "%.1f", Double(perHost * 3) / onGluster))/s), \(String(format: "%.1f", onLocal)) s on the local disk "
+              + "(\(String(format: "%.1f", Double(perHost * 3) / onLocal))/s)")
+    }
+
+    @Test func aDeadHostsClaimsAreReturnedAfterTheLease() throws {
+        guard let cluster = GlusterCluster.build() else { return }
+        let shared = cluster.mounts.map { $0 + "/spool" }
+        _ = try Spool(path: shared[0])
+        let server = try TestServer { _ in .delayed(3, 204) }
+        defer { server.stop() }
+        for i in 0..<4 {
+            let result = try Command.run("spool-enqueue", ["--spool", shared[0], "PUT", server.baseURL + "/slow/\(i)", "--body", "\(i)"])
+            #expect(result.status == 0)
+        }
+        let doomed = try onHost("host-a", "spool-send", ["--spool", shared[0], "--once", "--concurrency", "4", "--timeout", "10"])
+        let cur = shared[1] + "/cur"
+        for _ in 0..<100 where ((try? FileManager.default.contentsOfDirectory(atPath: cur)) ?? []).count < 4 { usleep(50_000) }
+        kill(doomed.processIdentifier, SIGKILL)
+        doomed.waitUntilExit()
+        let killed = Date()
+        let claims = (try? FileManager.default.contentsOfDirectory(atPath: cur)) ?? []
+        #expect(claims.count == 4 && claims.allSatisfy { $0.contains("@host-a,") }, "\(claims)")
+        var returned: Double?
+        while Date().timeIntervalSince(killed) < 60 {
+            let result = try Command.run("/usr/bin/unshare", ["-u", "/bin/sh", "-c", "hostname host-b && exec \"$0\" \"$@\"", Command.path("spool-send"),
+                                                           "--spool", shared[2], "--once", "--concurrency", "4", "--timeout", "10", "--lease", "12"])
+            #expect(result.status == 0, "\(result.stderr)")
+            if returned == nil, ((try? FileManager.default.contentsOfDirectory(atPath: shared[2] + "/cur")) ?? []).isEmpty {
+                returned = Date().timeIntervalSince(killed)
+            }
+            if ((try? FileManager.default.contentsOfDirectory(atPath: shared[2] + "/new")) ?? ["?"]).filter({ !$0.hasPrefix(".") }).isEmpty, returned != nil { break }
+            sleep(1)
+        }
+        #expect(returned != nil, "host-a's claims were never returned")
+        let requests = server.requests
+        for i in 0..<4 {
+            let keys = Set(requests.filter { $0.path == "/slow/\(i)" }.compactMap { $0.header("Idempotency-Key") })
+            #expect(keys.count == 1, "/slow/\(i): sent again with the same key, never another")
+        }
+        #expect(Set(requests.map(\.path)).count == 4)
+        print("shared spool: host-a killed with 4 claims; host-b returned them \(String(format: "%.1f", returned ?? -1)) s later (lease 12 s)")
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Glibc
+
+/// A GlusterFS volume on this machine, replica 3 over bricks in local folders, mounted three times: one
+/// mount per "host" sharing a spool. Built by hand as Debian's glusterfs-server allows: glusterd with its
+/// own working directory and volfile, on 127.0.0.1, bricks named by this machine's host name (Gluster
+/// refuses localhost), stat-prefetch off and zero attribute/entry timeouts on the mounts for coherence.
+final class GlusterCluster {
+    let directory: String
+    let volume: String
+    private(set) var mounts: [String] = []
+
+    /// Why the cluster cannot be built here, or nil.
+    static let unavailable: String? = {
+        guard ProcessInfo.processInfo.environment["SPOOL_GLUSTER"] == "1" else { return "opt-in: set SPOOL_GLUSTER=1 (.ci/run does when it can)" }
+        guard getuid() == 0 else { return "needs root (glusterd, FUSE mounts)" }
+        for tool in ["/usr/sbin/glusterd", "/usr/sbin/gluster", "/usr/sbin/glusterfs", "/usr/bin/unshare"]
+        where !FileManager.default.isExecutableFile(atPath: tool) {
+            return "needs \(tool) (Debian's glusterfs-server, glusterfs-client, util-linux)"
+        }
+        guard FileManager.default.fileExists(atPath: "/dev/fuse") else { return "needs /dev/fuse" }
+        // Gluster refuses localhost as a brick host: the machine's own name must reach loopback.
+        guard let address = gethostbyname(ProcessInfo.processInfo.hostName)?.pointee, address.h_length == 4,
+              let first = address.h_addr_list?.pointee?.pointee, UInt8(bitPattern: first) == 127 else {
+            return "the host name \(ProcessInfo.processInfo.hostName) does not resolve to a loopback address"
+        }
+        return nil
+    }()
+
+    static var available: Bool {
+        if let reason = unavailable { print("skipping the shared-spool test: \(reason)") }
+        return unavailable == nil
+    }
+
+    /// A new cluster, or nil with the reason printed when this machine cannot build one.
+    static func build() -> GlusterCluster? {
+        do { return try GlusterCluster() } catch {
+            print("skipping a shared-spool test: \(error)")
+            return nil
+        }
+    }
+
+    init() throws {
+        directory = "/tmp/spool-gluster-\(getpid())"
+        volume = "spool\(getpid())"
+        let host = ProcessInfo.processInfo.hostName
+        try? FileManager.default.removeItem(atPath: directory)
+        for sub in ["wd", "b1", "b2", "b3", "m1", "m2", "m3", "log"] {
+            try FileManager.default.createDirectory(atPath: "\(directory)/\(sub)", withIntermediateDirectories: true)
+        }
+        for sub in ["groups", "hooks"] where FileManager.default.fileExists(atPath: "/var/lib/glusterd/\(sub)") {
+            try FileManager.default.copyItem(atPath: "/var/lib/glusterd/\(sub)", toPath: "\(directory)/wd/\(sub)")
+        }
+        let configuration = """
+            volume management
+                type mgmt/glusterd
+                option working-directory \(directory)/wd
+                option transport-type socket
+                option transport.socket.bind-address 127.0.0.1
+                option transport.socket.listen-port 24007
+                option ping-timeout 0
+                option event-threads 1
+                option base-port 49152
+                option max-port 49300
+            end-volume
+            """
+        try configuration.write(toFile: directory + "/glusterd.vol", atomically: true, encoding: .utf8)
+        try shell("glusterd -f \(directory)/glusterd.vol --log-file=\(directory)/log/glusterd.log -p \(directory)/glusterd.pid")
+        var created = false
+        for _ in 0..<50 where !created {
+            usleep(200_000)
+            created = (try? shell("gluster --mode=script volume create \(volume) replica 3 "
+                                  + (1...3).map { "\(host):\(directory)/b\($0)" }.joined(separator: " ") + " force")) != nil
+        }
+        guard created else { throw Skip.missing("gluster volume create failed; see \(directory)/log") }
+        try shell("gluster --mode=script volume set \(volume) performance.stat-prefetch off")
+        try shell("gluster --mode=script volume start \(volume)")
+        for i in 1...3 {
+            let mount = "\(directory)/m\(i)"
+            try shell("glusterfs --volfile-server=\(host) --volfile-id=\(volume) --attribute-timeout=0 --entry-timeout=0 "
+                      + "--negative-timeout=0 --log-file=\(directory)/log/m\(i).log \(mount)")
+            mounts.append(mount)
+        }
+        for _ in 0..<50 where !FileManager.default.fileExists(atPath: mounts[0] + "/.") { usleep(100_000) }
+    }
+
+    deinit {
+        for mount in mounts { _ = try? shell("umount -l \(mount)") }
+        _ = try? shell("gluster --mode=script volume stop \(volume) force; gluster --mode=script volume delete \(volume)")
+        _ = try? shell("kill $(cat \(directory)/glusterd.pid); pkill -f 'glusterfsd.*\(volume)'")
+        usleep(500_000)
+        _ = try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Runs a command with system(3), its output to the cluster's log: Gluster's commands leave daemons
+    /// behind, which Foundation's Process does not always see past.
+    func shell(_ script: String) throws {
+        let status = system("(\(script)) </dev/null >>\(directory)/log/commands.log 2>&1")
+        guard status == 0 else { throw Skip.missing("`\(script)` failed (status \(status)); see \(directory)/log/commands.log") }
+    }
+}
