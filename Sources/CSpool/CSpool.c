@@ -17,6 +17,16 @@ int cspool_is_nfs(int fd) {
     return fstatfs(fd, &info) == 0 && info.f_type == 0x6969;
 }
 
+int cspool_is_shared(int fd) {
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return 0;
+    // NFS, FUSE (GlusterFS, sshfs, ...), CIFS, SMB2, Ceph, 9P: other hosts may write there unseen by inotify.
+    switch ((unsigned long)info.f_type) {
+    case 0x6969: case 0x65735546: case 0xFF534D42: case 0xFE534D42: case 0x00C36400: case 0x01021997: return 1;
+    default: return 0;
+    }
+}
+
 static volatile int stop_fd = -1;
 
 static void stop_handler(int signal) {

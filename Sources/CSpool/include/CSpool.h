@@ -10,6 +10,9 @@ int cspool_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, con
 /// Whether `fd` lives on NFS (statfs's NFS_SUPER_MAGIC): fstatfs, which Swift's Glibc module lacks.
 int cspool_is_nfs(int fd);
 
+/// Whether the file system of fd may be written by other hosts: NFS, FUSE, CIFS/SMB, Ceph, 9P.
+int cspool_is_shared(int fd);
+
 /// Installs a SIGTERM and SIGINT handler that only writes to `eventfd` (async-signal-safe), on whichever
 /// thread the signal lands, and ignores SIGPIPE.
 int cspool_install_stop_handler(int eventfd);

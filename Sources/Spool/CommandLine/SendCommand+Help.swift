@@ -21,7 +21,8 @@ extension SendCommand {
           --lease DURATION        Presume another host's claim dead after this long; longer than --timeout
                                   plus the clock skew between hosts (default: --timeout + 5m).
           --poll DURATION         With --watch, also look at new/ this often: on a shared spool other
-                                  hosts' drops raise no inotify event here (default: inotify only).
+                                  hosts' drops raise no inotify event here (default: every 2s on NFS,
+                                  FUSE, CIFS, Ceph or 9P, else inotify only).
           --auth-dir DIR          Credential profiles for operations with "auth" (default: $SPOOL_AUTH_DIR).
           --max-size BYTES        Fail documents larger than BYTES (default: 1048576).
           --allow-origin ORIGIN   Send only to this origin (scheme://host[:port]); repeat for more

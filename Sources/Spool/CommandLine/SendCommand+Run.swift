@@ -3,6 +3,8 @@ import Glibc
 extension SendCommand {
     /// How often a watcher looks for claims left by dead workers, filings cut short and old files in tmp/.
     static let housekeepingInterval: Int64 = 60
+    /// How often a watcher looks at `new/` on a network or FUSE file system unless `--poll` says otherwise.
+    static let sharedPollSeconds: Int64 = 2
 
     /// The light front's question, from file names alone (after housekeeping): returns when the sender is
     /// needed (something is due, or `--watch`); exits when nothing is due or a fault settles the status.
@@ -29,6 +31,7 @@ extension SendCommand {
         wakeup.onStopSignal { worker.requestStop() }
         worker.housekeeping()
         var lastHousekeeping = Timestamp.now()
+        let poll = pollSeconds ?? (watch && spool.mayBeShared ? SendCommand.sharedPollSeconds : nil)
         while true {
             let summary = await worker.run()
             worker.returnStranded()
@@ -46,7 +49,7 @@ extension SendCommand {
             }
             var wait = Double(lastHousekeeping + interval - now)
             if let due = summary.nextDue { wait = min(wait, Double(max(due - now, 0)) + 0.01) }
-            if let pollSeconds { wait = min(wait, Double(pollSeconds)) }
+            if let poll { wait = min(wait, Double(poll)) }
             let reason = await wakeup.wait(seconds: wait)
             if reason == .stop { break }
             if reason == .files {

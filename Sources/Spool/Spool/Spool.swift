@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import CSpool
 
 /// A spool directory and open descriptors on its five folders.
 ///
@@ -156,4 +157,10 @@ public final class Spool: Sendable {
     public func displayPath(_ folder: Folder, _ name: FileName) -> String {
         "\(path)/\(folder.rawValue)/\(name.escaped)"
     }
+}
+
+extension Spool {
+    /// Whether the spool's file system may be written by other hosts (NFS, FUSE, CIFS, Ceph, 9P), whose
+    /// drops raise no inotify event here.
+    public var mayBeShared: Bool { cspool_is_shared(root.rawValue) != 0 }
 }

@@ -20,7 +20,7 @@ struct SharedSpoolTests {
     /// the server has every write.
     func deliver(_ spools: [String], _ server: TestServer, perHost: Int) throws -> Double {
         let started = Date()
-        let watchers = try Self.hosts.indices.map { try onHost(Self.hosts[$0], "spool-send", ["--spool", spools[$0], "--watch", "--poll", "1"]) }
+        let watchers = try Self.hosts.indices.map { try onHost(Self.hosts[$0], "spool-send", ["--spool", spools[$0], "--watch"]) }
         let producers = try Self.hosts.indices.map { i in
             try Command.start("/usr/bin/unshare", ["-u", "/bin/sh", "-c", """
                 hostname \(Self.hosts[i]) && for n in $(seq 1 \(perHost)); do
