@@ -85,19 +85,7 @@ public struct SendCommand: ParsedCommand, Sendable {
             case let .positional(value): throw .unexpectedArgument(value)
             }
         }
-        if options.allowedOrigins == nil, let list = Program.environment("SPOOL_ALLOW_ORIGINS") {
-            options.allowedOrigins = try SendCommand.origins(list)
-        }
-        options.backoff = Backoff(minimum: options.backoff.minimum, maximum: options.backoff.maximum)
-        options.log = Log(program: SendCommand.program, level: level)
-        options.lease = lease ?? Int64(transport.timeoutSeconds) + 300
-        if let lease, Double(lease) <= transport.timeoutSeconds {
-            // A shorter lease would let another host take a claim whose request is still in flight.
-            throw .invalidValue(option: "--lease", value: "\(lease)", expected: "a duration longer than --timeout (\(Int(transport.timeoutSeconds))s)")
-        }
-        transport.connectionsPerOrigin = options.concurrency
-        if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty { transport.caFile = file }
-        options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))
+        try settle()
     }
 
     /// The options of the HTTP engine, named as curl names them.
@@ -115,6 +103,24 @@ public struct SendCommand: ParsedCommand, Sendable {
             try arguments.noValue(for: name)
             transport.version = .http1_1
         }
+    }
+
+    /// What follows from the options once all are read: defaults from the environment, and the checks
+    /// between options.
+    mutating func settle() throws(UsageError) {
+        if options.allowedOrigins == nil, let list = Program.environment("SPOOL_ALLOW_ORIGINS") {
+            options.allowedOrigins = try SendCommand.origins(list)
+        }
+        options.backoff = Backoff(minimum: options.backoff.minimum, maximum: options.backoff.maximum)
+        options.log = Log(program: SendCommand.program, level: level)
+        options.lease = lease ?? Int64(transport.timeoutSeconds) + 300
+        if let lease, Double(lease) <= transport.timeoutSeconds {
+            // A shorter lease would let another host take a claim whose request is still in flight.
+            throw .invalidValue(option: "--lease", value: "\(lease)", expected: "a duration longer than --timeout (\(Int(transport.timeoutSeconds))s)")
+        }
+        transport.connectionsPerOrigin = options.concurrency
+        if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty { transport.caFile = file }
+        options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))
     }
 
     /// The origins of `SPOOL_ALLOW_ORIGINS`: separated by spaces, commas or newlines.
