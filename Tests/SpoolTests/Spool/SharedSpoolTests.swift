@@ -62,6 +62,21 @@ struct SharedSpoolTests {
         let onGluster = try deliver(shared, server, perHost: perHost)
         checkDelivered(server, shared[0], total: perHost * 3)
 
+        // Drops by a host with no watcher: the others see no inotify event for them, only their poll.
+        let watchers = try [0, 1].map { try onHost(Self.hosts[$0], "spool-send", ["--spool", shared[$0], "--watch"]) }
+        usleep(500_000)
+        let dropped = Date()
+        for n in 1...10 {
+            let result = try Command.run("spool-enqueue", ["--spool", shared[2], "PUT", server.baseURL + "/unwatched/k\(n % 2)", "--body", "\(n)"])
+            #expect(result.status == 0)
+        }
+        while server.requests.count < perHost * 3 + 10, Date().timeIntervalSince(dropped) < 30 { usleep(100_000) }
+        let found = Date().timeIntervalSince(dropped)
+        for watcher in watchers { watcher.interrupt() }
+        for watcher in watchers { watcher.waitUntilExit() }
+        checkDelivered(server, shared[0], total: perHost * 3 + 10)
+        print("shared spool: 10 drops on an unwatched host delivered by the others' 2 s poll within \(String(format: "%.1f", found)) s")
+
         let local = TemporarySpool()
         let baseline = try TestServer { _ in .respond(204, [:], "") }
         defer { baseline.stop() }
