@@ -16,8 +16,8 @@ import Testing
         }
         try FileManager.default.copyItem(atPath: repository + "/bin/launcher", toPath: repo + "/bin/launcher")
         try FileManager.default.createSymbolicLink(atPath: repo + "/bin/spool-send", withDestinationPath: "launcher")
-        FileManager.default.createFile(atPath: repo + "/Package.swift", contents: Data("// package\n".utf8))
-        FileManager.default.createFile(atPath: repo + "/Sources/spool-send/main.swift", contents: Data("// main\n".utf8))
+        _ = FileManager.default.createFile(atPath: repo + "/Package.swift", contents: Data("// package\n".utf8))
+        _ = FileManager.default.createFile(atPath: repo + "/Sources/spool-send/main.swift", contents: Data("// main\n".utf8))
         let fakeSwift = """
             #!/bin/sh
             echo "$*" >> "\(repo)/builds"
@@ -26,7 +26,7 @@ import Testing
             mkdir -p .build/release
             [ -x .build/release/spool-send ] || { printf '#!/bin/sh\\necho ran "$@"\\n' > .build/release/spool-send; chmod +x .build/release/spool-send; }
             """
-        FileManager.default.createFile(atPath: repo + "/fakebin/swift", contents: Data(fakeSwift.utf8), attributes: [.posixPermissions: 0o755])
+        _ = FileManager.default.createFile(atPath: repo + "/fakebin/swift", contents: Data(fakeSwift.utf8), attributes: [.posixPermissions: 0o755])
         let path = "\(repo)/fakebin:/usr/bin:/bin"
         func launch(_ environment: [String: String] = [:]) throws -> CommandResult {
             try Command.run(repo + "/bin/spool-send", ["--once"], environment: ["PATH": path].merging(environment) { $1 })

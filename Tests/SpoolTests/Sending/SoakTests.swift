@@ -80,7 +80,7 @@ import Testing
         let warmRSS = Self.residentKB(watched), warmFDs = Self.openFiles(watched)
         Thread.sleep(forTimeInterval: Self.seconds * 0.8)
         let endRSS = Self.residentKB(watched), endFDs = Self.openFiles(watched)
-        FileManager.default.createFile(atPath: stop, contents: Data())
+        _ = FileManager.default.createFile(atPath: stop, contents: Data())
         var enqueued = Set<String>()
         for (process, out, _) in producers {
             enqueued.formUnion(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init))

@@ -260,8 +260,8 @@ extension WorkerTests {
         defer { server.stop() }
         let auth = spool.directory + "/auth"
         try FileManager.default.createDirectory(atPath: auth, withIntermediateDirectories: false)
-        FileManager.default.createFile(atPath: auth + "/api", contents: Data("Authorization: Bearer s3cret-token\n".utf8), attributes: [.posixPermissions: 0o600])
-        FileManager.default.createFile(atPath: auth + "/open", contents: Data("Authorization: Bearer other\n".utf8), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: auth + "/api", contents: Data("Authorization: Bearer s3cret-token\n".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: auth + "/open", contents: Data("Authorization: Bearer other\n".utf8), attributes: [.posixPermissions: 0o644])
         try spool.enqueue(["PUT", server.baseURL + "/a", "--auth", "api"])
         try spool.enqueue(["PUT", server.baseURL + "/b", "--auth", "open"])
         let result = try spool.send(["--auth-dir", auth, "-v"])

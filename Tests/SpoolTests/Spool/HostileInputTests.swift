@@ -30,12 +30,12 @@ import Testing
             var bytes = try Data(contentsOf: URL(fileURLWithPath: "\(Self.corpus)/\(name)"))
             bytes = bytes.replacing(Data("PORT".utf8), with: Data("\(server.port)".utf8))
             let path = "\(spool.path)/new/\(name)"
-            FileManager.default.createFile(atPath: path, contents: bytes)
+            _ = FileManager.default.createFile(atPath: path, contents: bytes)
             try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
         }
         // Entries no corpus file can be: links out of the spool, a FIFO, a directory, a sparse 100 MB file, odd names.
         let outside = spool.directory + "/outside.json"
-        FileManager.default.createFile(atPath: outside, contents: Data(#"{"method":"PUT","url":"\#(server.baseURL)/outside"}"#.utf8))
+        _ = FileManager.default.createFile(atPath: outside, contents: Data(#"{"method":"PUT","url":"\#(server.baseURL)/outside"}"#.utf8))
         try FileManager.default.createSymbolicLink(atPath: spool.path + "/new/symlink-out", withDestinationPath: outside)
         try FileManager.default.createSymbolicLink(atPath: spool.path + "/new/symlink-dangling", withDestinationPath: "/nonexistent/x")
         try FileManager.default.linkItem(atPath: outside, toPath: spool.path + "/new/hardlink-out")

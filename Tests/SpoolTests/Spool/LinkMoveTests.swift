@@ -36,7 +36,7 @@ struct LinkMoveTests {
         }
         // The shell protocol too: dropped under a plain name, admitted by a link in the same folder.
         let document = #"{"method": "PUT", "url": "\#(server.baseURL)/dropped"}"#
-        FileManager.default.createFile(atPath: spool + "/tmp/dropped-1", contents: Data(document.utf8))
+        _ = FileManager.default.createFile(atPath: spool + "/tmp/dropped-1", contents: Data(document.utf8))
         rename(spool + "/tmp/dropped-1", spool + "/new/dropped-1")
         let result = try Command.run("spool-send", ["--spool", spool, "--once"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -49,7 +49,7 @@ struct LinkMoveTests {
         #expect(FileManager.default.fileExists(atPath: spool + "/.link-moves"), "every later process knows at once")
 
         // A file hard linked from outside is still refused, once it cannot be a move in progress.
-        FileManager.default.createFile(atPath: mount.path + "/secret", contents: Data(document.utf8))
+        _ = FileManager.default.createFile(atPath: mount.path + "/secret", contents: Data(document.utf8))
         #expect(link(mount.path + "/secret", spool + "/new/linked-in") == 0)
         let young = try Command.run("spool-send", ["--spool", spool, "--once"])
         #expect(young.status == 0 && names("new") == ["linked-in"], "just linked: maybe a move in progress, left alone")

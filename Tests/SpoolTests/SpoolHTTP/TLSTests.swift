@@ -48,12 +48,12 @@ struct TLSTests {
         let auth = spool.directory + "/auth"
         try FileManager.default.createDirectory(atPath: auth, withIntermediateDirectories: false)
         let profile = "# mutual TLS\ncacert = \(certificates.caFile)\ncert = \(certificates.clientCertificate)\nkey = \(certificates.clientKey)\nX-Team: ops\n"
-        FileManager.default.createFile(atPath: auth + "/mtls", contents: Data(profile.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: auth + "/mtls", contents: Data(profile.utf8), attributes: [.posixPermissions: 0o600])
         let openKey = spool.directory + "/open.key"
         try FileManager.default.copyItem(atPath: certificates.clientKey, toPath: openKey)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: openKey)
         let careless = profile.replacingOccurrences(of: certificates.clientKey, with: openKey)
-        FileManager.default.createFile(atPath: auth + "/careless", contents: Data(careless.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: auth + "/careless", contents: Data(careless.utf8), attributes: [.posixPermissions: 0o600])
         try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/with-cert", "--auth", "mtls"])
         try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/open-key", "--auth", "careless"])
         let result = try spool.send(["--auth-dir", auth])
