@@ -11,7 +11,5 @@ CURLcode ccurl_setopt_callback(CURL *handle, int option, ccurl_data_callback val
 CURLcode ccurl_setopt_offset(CURL *handle, int option, int64_t value) { return curl_easy_setopt(handle, option, (int64_t)value); }
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, int option, long value) { return curl_multi_setopt(multi, option, value); }
 CURLcode ccurl_getinfo_long(CURL *handle, int info, long *value) { return curl_easy_getinfo(handle, info, value); }
-CURLcode ccurl_getinfo_pointer(CURL *handle, int info, void **value) { return curl_easy_getinfo(handle, info, value); }
-CURLcode ccurl_getinfo_socket(CURL *handle, int info, int *value) { return curl_easy_getinfo(handle, info, value); }
 CURLcode ccurl_setopt_socket_callback(CURL *handle, int option, ccurl_socket_callback value) { return curl_easy_setopt(handle, option, value); }
 CURLcode ccurl_setopt_prerequest_callback(CURL *handle, int option, ccurl_prerequest_callback value) { return curl_easy_setopt(handle, option, value); }

@@ -58,10 +58,9 @@ final class CurlTransfer: @unchecked Sendable {
         long(CCURLOPT_TCP_KEEPALIVE, 1)
         // On https, wait for a connection being set up to learn by ALPN whether it multiplexes, rather than
         // open another. Never on http: there is no h2c here, and the wait would last a whole first answer.
-        let secure = request.url.utf8.prefix(8).map { $0 | 0x20 }.elementsEqual("https://".utf8)
+        let secure = request.origin.hasPrefix("https:")
         long(CCURLOPT_PIPEWAIT, secure && settings.version == .automatic ? 1 : 0)
         long(CCURLOPT_HTTP_VERSION, settings.version == .http1_1 ? CCURL_HTTP_VERSION_1_1 : CCURL_HTTP_VERSION_2TLS)
-        pointer(CCURLOPT_PRIVATE, context)
         pointer(CCURLOPT_ERRORBUFFER, errorBuffer)
         ccurl_setopt_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), CurlTransfer.onHeader)
         pointer(CCURLOPT_HEADERDATA, context)

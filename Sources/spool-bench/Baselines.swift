@@ -6,11 +6,12 @@ import FoundationNetworking
 import Glibc
 import Spool
 import SpoolHTTP
+import SpoolTestSupport
 
 /// N PUT requests with URLSession and nothing else, `concurrency` in flight. For https, the bench CA is
 /// trusted through swift-corelibs-foundation's `URLSessionCertificateAuthorityInfoFile`.
 func bareURLSessionLoop(base: String, count: Int, concurrency: Int) -> Double {
-    if let ca = Certificates.shared?.caFile { setenv("URLSessionCertificateAuthorityInfoFile", ca, 1) }
+    if let ca = TestCertificates.shared?.caFile { setenv("URLSessionCertificateAuthorityInfoFile", ca, 1) }
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = concurrency
     let session = URLSession(configuration: configuration)
@@ -39,7 +40,7 @@ func bareURLSessionLoop(base: String, count: Int, concurrency: Int) -> Double {
 func bareClientLoop(base: String, count: Int, concurrency: Int) -> Double {
     var settings = TransportSettings()
     settings.connectionsPerOrigin = concurrency
-    settings.caFile = Certificates.shared?.caFile
+    settings.caFile = TestCertificates.shared?.caFile
     let client = CurlTransport(settings: settings)
     let body = Array(Fixtures.document(0, base: base).utf8)
     let done = DispatchSemaphore(value: 0)
@@ -74,7 +75,7 @@ func bareClientLoop(base: String, count: Int, concurrency: Int) -> Double {
 func curlParallel(base: String, count: Int, concurrency: Int) -> Double {
     let body = Fixtures.bareDirectory() + "/body"
     writeText(body, Fixtures.document(0, base: base))
-    let trust = base.hasPrefix("https") ? "--cacert '\(Certificates.shared!.caFile)'" : ""
+    let trust = base.hasPrefix("https") ? "--cacert '\(TestCertificates.shared!.caFile)'" : ""
     let finished = shell("""
         curl -s -o /dev/null --parallel --parallel-immediate --parallel-max \(concurrency) \(trust) -X PUT --data-binary @'\(body)' '\(base)/item/[1-\(count)]'
         """)
@@ -85,7 +86,7 @@ func curlParallel(base: String, count: Int, concurrency: Int) -> Double {
 func curlPerFile(base: String, count: Int) -> Double {
     let dir = Fixtures.bareDirectory()
     for i in 0..<count { writeText("\(dir)/new/f\(i)", Fixtures.document(i, base: base)) }
-    let trust = base.hasPrefix("https") ? "--cacert '\(Certificates.shared!.caFile)'" : ""
+    let trust = base.hasPrefix("https") ? "--cacert '\(TestCertificates.shared!.caFile)'" : ""
     let finished = shell("""
         for f in "\(dir)"/new/*; do curl -s -o /dev/null \(trust) -X PUT --data-binary @"$f" "\(base)/item/1" && rm "$f"; done
         """)
@@ -98,7 +99,7 @@ func pythonLoop(base: String, count: Int) -> Double {
     writeText(script, pythonLoopScript)
     let dir = Fixtures.bareDirectory()
     for i in 0..<count { writeText("\(dir)/new/f\(i)", Fixtures.document(i, base: base)) }
-    let finished = run(["/usr/bin/env", "python3", script, dir, base, Certificates.shared?.caFile ?? ""])
+    let finished = run(["/usr/bin/env", "python3", script, dir, base, TestCertificates.shared?.caFile ?? ""])
     precondition(finished.status == 0 && Fixtures.count(dir + "/new") == 0, "the Python loop failed")
     return Double(count) / finished.seconds
 }

@@ -34,10 +34,16 @@ func benchDelivery(_ report: Report, _ config: Config, _ server: BenchServer) {
                ratio: spoolAt[4]! / curl.median, target: ">= 20x curl loop", met: spoolAt[4]! >= 20 * curl.median)
 }
 
-/// One `spool-send --once` over `n` operations to `base`: admitted names, or plain names dropped with the
-/// shell protocol (then admission is part of the run). Returns operations per second.
-func spoolRate(_ base: String, _ n: Int, _ concurrency: Int, _ config: Config, plainNames: Bool = false, extra: [String] = [],
-               keys: Int? = nil, cpu: UnsafeMutablePointer<Double>? = nil) -> Double {
+/// Operations per second of one `spoolRun`.
+func spoolRate(_ base: String, _ n: Int, _ concurrency: Int, _ config: Config, plainNames: Bool = false, extra: [String] = []) -> Double {
+    let finished = spoolRun(base, n, concurrency, config, plainNames: plainNames, extra: extra)
+    return Double(n) / finished.seconds
+}
+
+/// One `spool-send --once` over `n` operations to `base`: admitted names spread over `keys` keys (one each
+/// by default), or plain names dropped with the shell protocol (then admission is part of the run).
+func spoolRun(_ base: String, _ n: Int, _ concurrency: Int, _ config: Config, plainNames: Bool = false, extra: [String] = [],
+              keys: Int? = nil) -> Finished {
     let spool = Fixtures.spool()
     if plainNames {
         for i in 0..<n { writeText("\(spool)/new/f\(i)", Fixtures.document(i, base: base)) }
@@ -46,6 +52,5 @@ func spoolRate(_ base: String, _ n: Int, _ concurrency: Int, _ config: Config, p
     }
     let finished = run(["\(config.binaries)/spool-send", "--spool", spool, "--once", "--concurrency", "\(concurrency)"] + extra)
     precondition(Fixtures.count(spool + "/new") == 0, "spool-send left operations behind in \(spool)")
-    cpu?.pointee = finished.cpuSeconds
-    return Double(n) / finished.seconds
+    return finished
 }

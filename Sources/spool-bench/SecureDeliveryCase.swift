@@ -4,7 +4,7 @@ import SpoolTestSupport
 
 /// Case 3b: https to nginx on 127.0.0.1 (HTTP/2 by ALPN), against bare URLSession and Python over TLS.
 func benchSecureDelivery(_ report: Report, _ config: Config) {
-    guard which("nginx") != nil, Certificates.shared != nil else {
+    guard which("nginx") != nil, TestCertificates.shared != nil else {
         report.line("https delivery: n/a: needs nginx and openssl")
         return
     }
@@ -12,7 +12,7 @@ func benchSecureDelivery(_ report: Report, _ config: Config) {
     defer { server.stop() }
     let n = config.deliveryCount
     report.section("3b. Delivery of \(n) operations over https to \(server.name) on 127.0.0.1, concurrency 4")
-    let trust = ["--cacert", Certificates.shared!.caFile]
+    let trust = ["--cacert", TestCertificates.shared!.caFile]
     let s = Stats(values: (0..<config.repetitions).map { _ in spoolRate(server.base, n, 4, config, extra: trust) })
     let dropped = Stats(values: (0..<config.repetitions).map { _ in spoolRate(server.base, n, 4, config, plainNames: true, extra: trust) })
     // Fewer requests: URLSession manages a few dozen a second here (libcurl reloads the CA file per request).
@@ -32,7 +32,7 @@ func benchSecureDelivery(_ report: Report, _ config: Config) {
 /// Case 3c: a 50 ms origin behind an https front, `--concurrency 64`, many keys: HTTP/2 on one connection
 /// and HTTP/1.1, against 80% of 64 / 0.05 s.
 func benchFarOrigin(_ report: Report, _ config: Config) {
-    guard which("nginx") != nil, Certificates.shared != nil else {
+    guard which("nginx") != nil, TestCertificates.shared != nil else {
         report.line("50 ms origin: n/a: needs nginx and openssl")
         return
     }
@@ -46,8 +46,8 @@ func benchFarOrigin(_ report: Report, _ config: Config) {
     report.section("3c. \(n) operations over \(keys) keys to a 50 ms origin behind nginx (https), concurrency 64")
     let ceiling = 64 / 0.05
     for (label, extra) in [("HTTP/2", [String]()), ("HTTP/1.1", ["--http1.1"])] {
-        var cpu = 0.0
-        let rate = spoolRate(server.base, n, 64, config, extra: ["--cacert", Certificates.shared!.caFile] + extra, keys: keys, cpu: &cpu)
+        let finished = spoolRun(server.base, n, 64, config, extra: ["--cacert", TestCertificates.shared!.caFile] + extra, keys: keys)
+        let rate = Double(n) / finished.seconds, cpu = finished.cpuSeconds
         let seen = server.connectionsLogged()
         report.add("50 ms origin, \(label), ops/s", spool: fmt(rate) + " /s",
                    baseline: "64 / 50 ms = \(fmt(ceiling)) /s; \(seen.connections) connection(s), \(seen.protocols.sorted().joined(separator: " "))",

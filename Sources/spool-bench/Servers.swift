@@ -28,15 +28,15 @@ final class BenchServer {
         name = "Swift test server (n/a: nginx not installed)"
     }
 
-    /// nginx with `locations` in its server block, on https (HTTP/2 by ALPN) with `Certificates` when `tls`.
+    /// nginx with `locations` in its server block, on https (HTTP/2 by ALPN) with the run's `TestCertificates` when `tls`.
     init(nginx locations: String, tls: Bool, upstream: String = "") {
         directory = Fixtures.bareDirectory()
         port = TestServer.deadPort()
         scheme = tls ? "https" : "http"
         let secure = tls ? """
             listen 127.0.0.1:\(port) ssl http2;
-            ssl_certificate \(Certificates.shared!.directory)/server.pem;
-            ssl_certificate_key \(Certificates.shared!.directory)/server.key;
+            ssl_certificate \(TestCertificates.shared!.serverCertificate);
+            ssl_certificate_key \(TestCertificates.shared!.serverKey);
             """ : "listen 127.0.0.1:\(port);"
         let conf = NginxConfiguration.text(
             directory: directory, server: secure + "\n" + locations, logFormat: "$connection $server_protocol",
@@ -45,7 +45,7 @@ final class BenchServer {
         writeText("\(directory)/nginx.conf", conf)
         nginx = spawn([which("nginx")!, "-c", "\(directory)/nginx.conf", "-p", directory, "-e", "\(directory)/error.log"])
         name = tls ? "nginx (TLS, HTTP/2 by ALPN)" : "nginx (return 204)"
-        let curlTrust = tls ? ["--cacert", Certificates.shared!.caFile] : []
+        let curlTrust = tls ? ["--cacert", TestCertificates.shared!.caFile] : []
         for _ in 0..<100 {
             if run(["/usr/bin/curl", "-s", "-o", "/dev/null"] + curlTrust + ["\(tls ? "https" : "http")://127.0.0.1:\(port)/"]).status == 0 { break }
             usleep(20_000)
@@ -74,23 +74,4 @@ final class BenchServer {
         }
         swiftServer?.stop()
     }
-}
-
-/// A private CA and a server certificate for 127.0.0.1, made with openssl for this run.
-struct Certificates {
-    let directory: String
-    var caFile: String { directory + "/ca.pem" }
-
-    /// nil when openssl is missing.
-    static let shared: Certificates? = {
-        guard which("openssl") != nil else { return nil }
-        let directory = Fixtures.bareDirectory()
-        let made = shell("""
-            cd "\(directory)" && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=bench CA" &&
-            openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=127.0.0.1" &&
-            printf 'subjectAltName=IP:127.0.0.1\\n' > server.ext &&
-            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile server.ext
-            """)
-        return made.status == 0 ? Certificates(directory: directory) : nil
-    }()
 }

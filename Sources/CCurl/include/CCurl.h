@@ -44,7 +44,6 @@ enum {
     CCURLOPT_SSLCERT = 10025,
     CCURLOPT_HEADERDATA = 10029,
     CCURLOPT_CUSTOMREQUEST = 10036,
-    CCURLOPT_VERBOSE = 41,
     CCURLOPT_NOBODY = 44,
     CCURLOPT_FOLLOWLOCATION = 52,
     CCURLOPT_CAINFO = 10065,
@@ -53,7 +52,6 @@ enum {
     CCURLOPT_HTTP_VERSION = 84,
     CCURLOPT_SSLKEY = 10087,
     CCURLOPT_NOSIGNAL = 99,
-    CCURLOPT_PRIVATE = 10103,
     CCURLOPT_POSTFIELDSIZE_LARGE = 30120,
     CCURLOPT_TIMEOUT_MS = 155,
     CCURLOPT_CONNECTTIMEOUT_MS = 156,
@@ -63,7 +61,6 @@ enum {
     CCURLOPT_PIPEWAIT = 237,
     CCURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
     CCURLOPT_SOCKOPTFUNCTION = 20148,
-    CCURLOPT_SOCKOPTDATA = 10149,
     CCURLOPT_PREREQFUNCTION = 20312,
     CCURLOPT_PREREQDATA = 10313,
     CCURLOPT_PROTOCOLS_STR = 10318,
@@ -77,19 +74,13 @@ enum {
 };
 
 enum {
-    CCURLINFO_RESPONSE_CODE = 0x200000 + 2,
-    CCURLINFO_PRIVATE = 0x100000 + 21,
     CCURLINFO_HTTP_CONNECTCODE = 0x200000 + 22,
-    CCURLINFO_OS_ERRNO = 0x200000 + 25,
-    CCURLINFO_HTTP_VERSION = 0x200000 + 46,
-    CCURLINFO_ACTIVESOCKET = 0x500000 + 44,
 };
 
 enum {
     CCURL_GLOBAL_ALL = 3,
     CCURLPIPE_MULTIPLEX = 2,
     CCURL_HTTP_VERSION_1_1 = 2,
-    CCURL_HTTP_VERSION_2_0 = 3,
     CCURL_HTTP_VERSION_2TLS = 4,
     CCURL_ERROR_SIZE = 256,
 };
@@ -98,15 +89,12 @@ enum {
 enum {
     CCURLE_OK = 0,
     CCURLE_UNSUPPORTED_PROTOCOL = 1,
-    CCURLE_URL_MALFORMAT = 3,
     CCURLE_COULDNT_RESOLVE_PROXY = 5,
     CCURLE_COULDNT_RESOLVE_HOST = 6,
     CCURLE_COULDNT_CONNECT = 7,
     CCURLE_WEIRD_SERVER_REPLY = 8,
     CCURLE_HTTP2 = 16,
     CCURLE_PARTIAL_FILE = 18,
-    CCURLE_WRITE_ERROR = 23,
-    CCURLE_OUT_OF_MEMORY = 27,
     CCURLE_OPERATION_TIMEDOUT = 28,
     CCURLE_ABORTED_BY_CALLBACK = 42,
     CCURLE_SSL_CONNECT_ERROR = 35,
@@ -118,7 +106,6 @@ enum {
     CCURLE_SSL_CERTPROBLEM = 58,
     CCURLE_SSL_CIPHER = 59,
     CCURLE_PEER_FAILED_VERIFICATION = 60,
-    CCURLE_BAD_CONTENT_ENCODING = 61,
     CCURLE_SSL_ENGINE_INITFAILED = 66,
     CCURLE_SSL_CACERT_BADFILE = 77,
     CCURLE_SSL_SHUTDOWN_FAILED = 80,
@@ -127,7 +114,6 @@ enum {
     CCURLE_SSL_PINNEDPUBKEYNOTMATCH = 90,
     CCURLE_SSL_INVALIDCERTSTATUS = 91,
     CCURLE_HTTP2_STREAM = 92,
-    CCURLE_PROXY = 97,
     CCURLE_SSL_CLIENTCERT = 98,
 };
 
@@ -142,7 +128,6 @@ CURLMcode curl_multi_perform(CURLM *multi, int *running);
 CURLMcode curl_multi_poll(CURLM *multi, void *extra_fds, unsigned int extra_nfds, int timeout_ms, int *numfds);
 CURLMcode curl_multi_wakeup(CURLM *multi);
 CURLMsg *curl_multi_info_read(CURLM *multi, int *remaining);
-CURLMcode curl_multi_cleanup(CURLM *multi);
 const char *curl_multi_strerror(CURLMcode code);
 struct curl_slist *curl_slist_append(struct curl_slist *list, const char *text);
 void curl_slist_free_all(struct curl_slist *list);
@@ -163,7 +148,5 @@ CURLcode ccurl_setopt_callback(CURL *handle, int option, ccurl_data_callback val
 CURLcode ccurl_setopt_offset(CURL *handle, int option, int64_t value);
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, int option, long value);
 CURLcode ccurl_getinfo_long(CURL *handle, int info, long *value);
-CURLcode ccurl_getinfo_pointer(CURL *handle, int info, void **value);
-CURLcode ccurl_getinfo_socket(CURL *handle, int info, int *value);
 
 #endif

@@ -112,16 +112,24 @@ struct JSONParser {
             guard bytes[index] == UInt8(ascii: ":") else { throw .unexpectedCharacter(offset: index) }
             index += 1
             members.append((key, try parseValue()))
-            skipWhitespace()
-            guard index < bytes.count else { throw .unexpectedEnd }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                return .object(members)
-            default: throw .unexpectedCharacter(offset: index)
-            }
+            if try closes(UInt8(ascii: "}")) { return .object(members) }
+        }
+    }
+
+    /// After a member or an item: true at `close`, which ends the container (consumed, depth left);
+    /// false after a comma, before the next one.
+    mutating func closes(_ close: UInt8) throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw .unexpectedEnd }
+        switch bytes[index] {
+        case UInt8(ascii: ","):
+            index += 1
+            return false
+        case close:
+            index += 1
+            depth -= 1
+            return true
+        default: throw .unexpectedCharacter(offset: index)
         }
     }
 
@@ -137,16 +145,7 @@ struct JSONParser {
         }
         while true {
             items.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw .unexpectedEnd }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return .array(items)
-            default: throw .unexpectedCharacter(offset: index)
-            }
+            if try closes(UInt8(ascii: "]")) { return .array(items) }
         }
     }
 

@@ -14,10 +14,12 @@ import Testing
         let ours = try String(contentsOfFile: Repository.root + "/Sources/CCurl/include/CCurl.h", encoding: .utf8)
         var checks: [String] = []
         for line in ours.split(separator: "\n") {
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "=" })
-            guard words.count == 2, words[0].hasPrefix("CCURL") else { continue }
-            let theirs = String(words[0].dropFirst())
-            checks.append("if ((long)(\(words[1])) != (long)(\(theirs))) { printf(\"%s: ours %ld, libcurl %ld\\n\", \"\(theirs)\", (long)(\(words[1])), (long)(\(theirs))); bad = 1; }")
+            // `    CCURLNAME = VALUE,` where VALUE may be an expression such as `0x200000 + 22`.
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard text.hasPrefix("CCURL"), text.hasSuffix(","), let equals = text.firstIndex(of: "=") else { continue }
+            let theirs = String(text[..<equals].dropFirst()).trimmingCharacters(in: .whitespaces)
+            let value = String(text[text.index(after: equals)...].dropLast()).trimmingCharacters(in: .whitespaces)
+            checks.append("if ((long)(\(value)) != (long)(\(theirs))) { printf(\"%s: ours %ld, libcurl %ld\\n\", \"\(theirs)\", (long)(\(value)), (long)(\(theirs))); bad = 1; }")
         }
         #expect(checks.count > 60, "found \(checks.count) constants")
         let directory = NSTemporaryDirectory() + "spool-curlcheck-\(getpid())"

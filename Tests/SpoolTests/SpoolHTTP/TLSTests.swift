@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 @testable import Spool
 
