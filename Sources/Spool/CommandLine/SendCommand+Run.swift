@@ -5,6 +5,8 @@ extension SendCommand {
     static let housekeepingInterval: Int64 = 60
     /// How often a watcher looks at `new/` on a network or FUSE file system unless `--poll` says otherwise.
     static let sharedPollSeconds: Int64 = 2
+    /// How long a watcher waits before trying a spool whose file system was out of reach (ENOTCONN, ESTALE).
+    static let unreachableRetrySeconds: Int64 = 5
 
     /// The light front's question, from file names alone (after housekeeping): returns when the sender is
     /// needed (something is due, or `--watch`); exits when nothing is due or a fault settles the status.
@@ -36,10 +38,15 @@ extension SendCommand {
             let summary = await worker.run()
             worker.returnStranded()
             let faults = worker.takeFaults()
-            // A watcher lives through shortages that pass (they were logged); a failing storage ends it, so
-            // that its supervisor sees the status and restarts it later.
-            if !watch || faults.stopsRun { SendCommand.exitIfFaulted(faults) }
+            // A watcher lives through faults that pass (they were logged); a failing storage ends it, so that
+            // its supervisor sees the status and restarts it later.
+            if !watch || faults.endsWatcher { SendCommand.exitIfFaulted(faults) }
             if !watch || worker.isStopping { break }
+            if faults.stopsRun {
+                options.log.warning("the spool's file system is out of reach; trying again in \(SendCommand.unreachableRetrySeconds)s")
+                if await wakeup.wait(seconds: Double(SendCommand.unreachableRetrySeconds)) == .stop { break }
+                continue
+            }
             let now = Timestamp.now()
             // Claims of a dead host are looked for at least once per lease, so they wait at most two.
             let interval = min(SendCommand.housekeepingInterval, max(1, options.lease))

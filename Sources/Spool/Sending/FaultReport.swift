@@ -4,9 +4,13 @@ public struct FaultReport: Sendable {
     public private(set) var faults: [SpoolFault] = []
     /// How many were met in all.
     public private(set) var count = 0
-    /// Whether any fault was of the `storage` class, which ends the run (counted beyond `limit` too).
+    /// Whether any fault was of a class that ends the run, `storage` or `disconnected` (counted beyond
+    /// `limit` too).
     public private(set) var stopsRun = false
-    /// Whether any fault was other than a shortage that passes (counted beyond `limit` too).
+    /// Whether any fault was of the `storage` class, which also ends a watcher so that its supervisor sees
+    /// the status; a watcher waits out a file system out of reach (counted beyond `limit` too).
+    public private(set) var endsWatcher = false
+    /// Whether any fault was other than one that passes by itself (counted beyond `limit` too).
     public private(set) var needsOperator = false
 
     /// How many faults are kept for the message.
@@ -22,15 +26,17 @@ public struct FaultReport: Sendable {
         if faults.count < FaultReport.limit { faults.append(fault) }
         count += 1
         stopsRun = stopsRun || fault.kind.stopsRun
-        needsOperator = needsOperator || fault.kind != .resource
+        endsWatcher = endsWatcher || fault.kind == .storage
+        needsOperator = needsOperator || !fault.kind.passes
         return first
     }
+
 
     /// Whether nothing went wrong.
     public var isEmpty: Bool { count == 0 }
 
-    /// 74 when the storage failed or a file could not be read, 75 when every fault was a shortage that
-    /// passes (sysexits), 0 for none.
+    /// 74 when the storage failed or a file could not be read, 75 when every fault was one that passes
+    /// (a shortage, a file system out of reach: sysexits EX_TEMPFAIL), 0 for none.
     public var exitCode: Int32 {
         if isEmpty { return ExitCode.success }
         return needsOperator ? ExitCode.ioError : ExitCode.temporaryFailure

@@ -19,7 +19,7 @@ extension Worker {
             }
             outcome = Outcome.classify(method: operation.method, result: result, now: Timestamp.now())
         } catch {
-            if case let .unreadable(path, errno) = error, [.resource, .permission, .storage].contains(errno.faultClass) {
+            if case let .unreadable(path, errno) = error, errno.faultClass != .content && errno.faultClass != .vanished {
                 // The system, not the profile: nothing was sent, so no attempt is counted.
                 record(SpoolFault("read the auth profile", path, errno))
                 returnUnchanged(claimed)

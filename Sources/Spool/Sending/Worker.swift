@@ -52,7 +52,7 @@ public final class Worker: Sendable {
     /// Whether a stop was requested, or the spool's storage failed so that going on would only fail again.
     public var isStopping: Bool { stopping.load(ordering: .relaxed) || storageFailed.load(ordering: .relaxed) }
 
-    /// Set by a fault of the `storage` class: the run ends, every operation where it is.
+    /// Set by a fault that ends the run (`storage`, `disconnected`): every operation stays where it is.
     let storageFailed = Atomic<Bool>(false)
 
     /// Faults met since the last `takeFaults`.
@@ -65,9 +65,11 @@ public final class Worker: Sendable {
         if fault.kind.stopsRun { storageFailed.store(true, ordering: .relaxed) }
     }
 
-    /// The faults met since the last call, and forgets them: what decides a run's exit status.
+    /// The faults met since the last call, and forgets them: what decides a run's exit status. A watcher
+    /// that goes on after them runs again as if they had not been.
     public func takeFaults() -> FaultReport {
-        faults.withLock { report in defer { report = FaultReport() }; return report }
+        defer { storageFailed.store(false, ordering: .relaxed) }
+        return faults.withLock { report in defer { report = FaultReport() }; return report }
     }
 
     var log: Log { options.log }

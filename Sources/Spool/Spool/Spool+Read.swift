@@ -16,7 +16,7 @@ extension Spool {
                 case .noSuchDevice: .rejected(.notRegularFile(kind: "special file"))
                 default: .rejected(.unreadable(error))
                 }
-            case .vanished, .resource, .permission, .storage: .fault(SpoolFault("read", displayPath(folder, name), error))
+            case .vanished, .resource, .permission, .storage, .disconnected: .fault(SpoolFault("read", displayPath(folder, name), error))
             }
         }
         let fd: FileDescriptor

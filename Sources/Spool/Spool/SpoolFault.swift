@@ -21,7 +21,7 @@ public struct SpoolFault: Error, Sendable, CustomStringConvertible {
     public var kind: ErrnoClass { error.faultClass }
 
     /// The sysexits code: 75 when retrying later is the remedy, 74 otherwise.
-    public var exitCode: Int32 { kind == .resource ? ExitCode.temporaryFailure : ExitCode.ioError }
+    public var exitCode: Int32 { kind.exitCode }
 
     public var description: String {
         "cannot \(action) \(path): \(error) (\(error.symbolicName)); \(action == "list" ? "no operation was moved" : "the operation stays where it is"). \(advice)"
@@ -35,8 +35,10 @@ public struct SpoolFault: Error, Sendable, CustomStringConvertible {
         case ENOMEM, ENOBUFS: "The system is short of memory; the next run goes on."
         case EACCES, EPERM: "Run spool-send as the spool's owner, or give the file mode 0600 and that owner."
         case EROFS: "The file system is read-only; remount it read-write."
-        case ENOTCONN, ESTALE, ENODEV: "The spool's file system went away; remount it and run again."
-        default: kind == .resource ? "Run again later." : "Check the file system (dmesg); the next run goes on once it is healthy."
+        case ENODEV: "The spool's file system went away; remount it and run again."
+        case ENOTCONN, ESTALE, ENOLINK, ESHUTDOWN, ECONNABORTED, EHOSTDOWN, ECONNRESET, EHOSTUNREACH, ENETUNREACH:
+            "The spool's network file system is out of reach; the next run (or the watcher, in a while) goes on once it is back."
+        default: kind.passes ? "Run again later." : "Check the file system (dmesg); the next run goes on once it is healthy."
         }
     }
 }
@@ -50,7 +52,8 @@ extension Errno {
         ENAMETOOLONG: "ENAMETOOLONG", ENOSYS: "ENOSYS", EDQUOT: "EDQUOT", ESTALE: "ESTALE", ENOTCONN: "ENOTCONN",
         ETIMEDOUT: "ETIMEDOUT", EOVERFLOW: "EOVERFLOW", ENOBUFS: "ENOBUFS", EUCLEAN: "EUCLEAN",
         EREMOTEIO: "EREMOTEIO", EILSEQ: "EILSEQ", ENOLINK: "ENOLINK", ESHUTDOWN: "ESHUTDOWN",
-        ECONNABORTED: "ECONNABORTED", EHOSTDOWN: "EHOSTDOWN", ESRCH: "ESRCH",
+        ECONNABORTED: "ECONNABORTED", EHOSTDOWN: "EHOSTDOWN", ESRCH: "ESRCH", ECONNRESET: "ECONNRESET",
+        EHOSTUNREACH: "EHOSTUNREACH", ENETUNREACH: "ENETUNREACH",
     ]
 
     /// The C name of the error (EIO, EMFILE, …), for messages an operator greps for.

@@ -17,9 +17,12 @@ public enum ErrnoClass: Sendable, Equatable {
     case resource
     /// This process may not read or move the entry: leave it, stop its lane, exit 74 for the operator.
     case permission
-    /// The spool's storage is failing or gone (I/O error, stale handle, read-only, disconnected): leave
-    /// every operation, stop the run, exit 74.
+    /// The spool's storage is failing (I/O error, read-only, gone): leave every operation, stop the run,
+    /// exit 74 for the operator.
     case storage
+    /// A network or FUSE file system is out of reach for now (lost connection, stale handle): leave every
+    /// operation, stop the run, exit 75; a watcher waits and tries again, since the mount comes back.
+    case disconnected
 
     /// The table. Anything not listed is `storage`: an unknown error must never file an operation.
     static let table: [(Int32, ErrnoClass)] = [
@@ -30,9 +33,11 @@ public enum ErrnoClass: Sendable, Equatable {
         (EAGAIN, .resource), (ENOSPC, .resource), (EDQUOT, .resource), (EBUSY, .resource),
         (ETIMEDOUT, .resource), (EINTR, .resource),
         (EACCES, .permission), (EPERM, .permission),
-        (EIO, .storage), (ENOTCONN, .storage), (ESTALE, .storage), (EROFS, .storage), (ENODEV, .storage),
-        (EBADF, .storage), (EUCLEAN, .storage), (EREMOTEIO, .storage), (ENOLINK, .storage),
-        (ESHUTDOWN, .storage), (ECONNABORTED, .storage), (EHOSTDOWN, .storage), (EXDEV, .storage),
+        (EIO, .storage), (EROFS, .storage), (ENODEV, .storage), (EBADF, .storage), (EUCLEAN, .storage),
+        (EREMOTEIO, .storage), (EXDEV, .storage),
+        (ENOTCONN, .disconnected), (ESTALE, .disconnected), (ENOLINK, .disconnected), (ESHUTDOWN, .disconnected),
+        (ECONNABORTED, .disconnected), (EHOSTDOWN, .disconnected), (ECONNRESET, .disconnected),
+        (EHOSTUNREACH, .disconnected), (ENETUNREACH, .disconnected),
     ]
 
     /// The class of one error number.
@@ -43,14 +48,17 @@ public enum ErrnoClass: Sendable, Equatable {
     /// The sysexits code a run that met this fault ends with: 75 when trying again later is the remedy.
     public var exitCode: Int32 {
         switch self {
-        case .resource: ExitCode.temporaryFailure
+        case .resource, .disconnected: ExitCode.temporaryFailure
         case .vanished: ExitCode.success
         case .content, .permission, .storage: ExitCode.ioError
         }
     }
 
     /// Whether the fault concerns the whole spool, so that going on would only meet it again.
-    public var stopsRun: Bool { self == .storage }
+    public var stopsRun: Bool { self == .storage || self == .disconnected }
+
+    /// Whether the fault passes by itself, so that trying again later is the remedy (sysexits 75).
+    public var passes: Bool { self == .resource || self == .disconnected }
 }
 
 extension Errno {

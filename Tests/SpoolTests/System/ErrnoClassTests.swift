@@ -12,9 +12,13 @@ import Testing
             let kind = Errno(rawValue: error).faultClass
             #expect(kind == .resource && kind.exitCode == 75 && !kind.stopsRun, "\(Errno(rawValue: error).symbolicName)")
         }
-        for error in [EIO, ENOTCONN, ESTALE, EROFS, ENODEV, EBADF, EUCLEAN] {
+        for error in [EIO, EROFS, ENODEV, EBADF, EUCLEAN] {
             let kind = Errno(rawValue: error).faultClass
-            #expect(kind == .storage && kind.exitCode == 74 && kind.stopsRun, "\(Errno(rawValue: error).symbolicName)")
+            #expect(kind == .storage && kind.exitCode == 74 && kind.stopsRun && !kind.passes, "\(Errno(rawValue: error).symbolicName)")
+        }
+        for error in [ENOTCONN, ESTALE, EHOSTDOWN] {
+            let kind = Errno(rawValue: error).faultClass
+            #expect(kind == .disconnected && kind.exitCode == 75 && kind.stopsRun && kind.passes, "\(Errno(rawValue: error).symbolicName)")
         }
         #expect(Errno(rawValue: EACCES).faultClass == .permission)
         #expect(Errno(rawValue: EPERM).faultClass == .permission)
@@ -24,9 +28,20 @@ import Testing
 
     @Test func faultsSayWhatAndWhere() {
         let fault = SpoolFault("read", "spool/new/x", Errno(rawValue: ESTALE))
-        #expect(fault.exitCode == 74)
+        #expect(fault.exitCode == 75)
         #expect(fault.description.contains("spool/new/x") && fault.description.contains("ESTALE") && fault.description.contains("stays where it is"))
         #expect(SpoolFault("read", "p", Errno(rawValue: EMFILE)).exitCode == 75)
         #expect(SpoolFault("read", "p", Errno(rawValue: EMFILE)).description.contains("ulimit -n"))
+        #expect(SpoolFault("read", "p", Errno(rawValue: EIO)).exitCode == 74)
+    }
+
+    @Test func aWatcherWaitsOutAnUnreachableFileSystemButNotAFailingOne() {
+        var unreachable = FaultReport()
+        unreachable.add(SpoolFault("claim", "p", Errno(rawValue: ENOTCONN)))
+        unreachable.add(SpoolFault("read", "q", Errno(rawValue: EMFILE)))
+        #expect(unreachable.stopsRun && !unreachable.endsWatcher && unreachable.exitCode == 75)
+        var failing = unreachable
+        failing.add(SpoolFault("claim", "p", Errno(rawValue: EIO)))
+        #expect(failing.stopsRun && failing.endsWatcher && failing.exitCode == 74)
     }
 }
