@@ -45,6 +45,9 @@ extension SendCommand {
             if faults.stopsRun {
                 options.log.warning("the spool's file system is out of reach; trying again in \(SendCommand.unreachableRetrySeconds)s")
                 if await wakeup.wait(seconds: Double(SendCommand.unreachableRetrySeconds)) == .stop { break }
+                if !spool.reachesItsPath {
+                    Program.fail(SendCommand.program, "\(spool.path) was mounted again under this watcher; start it again to use the new mount", code: ExitCode.temporaryFailure)
+                }
                 continue
             }
             let now = Timestamp.now()

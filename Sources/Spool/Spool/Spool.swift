@@ -164,3 +164,15 @@ extension Spool {
     /// drops raise no inotify event here.
     public var mayBeShared: Bool { cspool_is_shared(root.rawValue) != 0 }
 }
+
+extension Spool {
+    /// Whether the descriptors this spool holds still reach its path: false once the file system was
+    /// remounted under a running worker (the old descriptors answer ENOTCONN or ESTALE forever), so that a
+    /// watcher exits and its supervisor opens the new one; true while the path is out of reach as well.
+    public var reachesItsPath: Bool {
+        let atPath = Result { () throws(Errno) in try FileDescriptor.currentDirectory.status(of: FileName(path)) }
+        guard case let .success(now) = atPath else { return true }
+        guard case let .success(held) = Result(catching: { () throws(Errno) in try root.status() }) else { return false }
+        return held.device == now.device && held.inode == now.inode
+    }
+}
