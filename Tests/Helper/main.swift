@@ -54,7 +54,7 @@ case "intake-starved":
     // would, printing what happened to it: "fault ERRNO", "entry" or "nothing".
     var names: [FileName] = []
     try spool.directory(.new).forEachEntry { name, _ in names.append(name) }
-    let lines = spool.withLock { lockHeld -> String in
+    let lines = try spool.withLock { lockHeld throws(Errno) -> String in
         var held: [Int32] = []
         while true {
             let fd = dup(0)

@@ -33,7 +33,7 @@ public final class Spool: Sendable {
     }
 
     /// Runs `body` holding the spool lock, with the witness the ordered transitions ask for.
-    public func withLock<R, E: Error>(_ body: (LockHeld) throws(E) -> R) throws(E) -> R {
+    public func withLock<R, E: LockFailure>(_ body: (LockHeld) throws(E) -> R) throws(E) -> R {
         try lock.withLock(body)
     }
 

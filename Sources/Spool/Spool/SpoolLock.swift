@@ -35,18 +35,35 @@ final class SpoolLock: Sendable {
     }
 
     /// Runs `body` holding the lock against other processes (flock) and other threads of this one.
-    /// A lock that cannot be taken stops the program: going on without it could reorder writes.
-    func withLock<R, E: Error>(_ body: (LockHeld) throws(E) -> R) throws(E) -> R {
+    /// A lock that cannot be taken (a network file system out of reach) is thrown as the body's own error,
+    /// so the step fails like any other system call of it, and nothing moves without the lock.
+    func withLock<R, E: LockFailure>(_ body: (LockHeld) throws(E) -> R) throws(E) -> R {
         try local.withLock { _ throws(E) -> R in
             while flock(descriptor.rawValue, LOCK_EX) != 0 {
                 let error = Errno.current
                 if error == .interrupted { continue }
-                Program.fail("spool", "cannot lock \(path) (\(error)); refusing to move operations without the lock that keeps them in order", code: ExitCode.ioError)
+                throw E.lockFailed(path, error)
             }
             defer { flock(descriptor.rawValue, LOCK_UN) }
             return try body(LockHeld())
         }
     }
+}
+
+/// An error a step under the spool lock can fail with, which a lock that cannot be taken is reported as.
+public protocol LockFailure: Error {
+    /// The error for the lock at `path` refused with `error`.
+    static func lockFailed(_ path: String, _ error: Errno) -> Self
+}
+
+extension Errno: LockFailure {
+    /// The errno itself: the caller reports it with the path of the entry it was moving.
+    public static func lockFailed(_ path: String, _ error: Errno) -> Errno { error }
+}
+
+extension SpoolFault: LockFailure {
+    /// A fault while locking `path`.
+    public static func lockFailed(_ path: String, _ error: Errno) -> SpoolFault { SpoolFault("lock", path, error) }
 }
 
 /// Proof that the caller holds the spool lock. The transitions that could reorder a key's operations if two

@@ -13,7 +13,17 @@ struct SharedSpoolTests {
 
     /// A program run as if on `host`: its own UTS namespace, so the claims it makes carry that name.
     func onHost(_ host: String, _ program: String, _ arguments: [String]) throws -> Process {
-        try Command.start("/usr/bin/unshare", ["-u", "/bin/sh", "-c", "hostname \(host) && exec \"$0\" \"$@\"", Command.path(program)] + arguments).0
+        try onHostWithOutput(host, program, arguments).0
+    }
+
+    /// The same, with its standard output and error.
+    func onHostWithOutput(_ host: String, _ program: String, _ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+        try Command.start("/usr/bin/unshare", ["-u", "/bin/sh", "-c", "hostname \(host) && exec \"$0\" \"$@\"", Command.path(program)] + arguments)
+    }
+
+    /// The names in one folder of a spool, without the dot files.
+    func names(_ spool: String, _ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? ["?"]).filter { !$0.hasPrefix(".") }
     }
 
     /// Three producers and three `--watch` workers on `spools` (one path per host); returns seconds until
@@ -124,5 +134,69 @@ struct SharedSpoolTests {
         }
         #expect(Set(requests.map(\.path)).count == 4)
         print("shared spool: host-a killed with 4 claims; host-b returned them \(String(format: "%.1f", returned ?? -1)) s later (lease 12 s)")
+    }
+
+    @Test func aPartitionedHostClaimsNothingAndTheOthersTakeOver() throws {
+        guard let cluster = GlusterCluster.build(partitionable: true) else { return }
+        let shared = cluster.mounts.map { $0 + "/spool" }
+        _ = try Spool(path: shared[0])
+        let server = try TestServer { _ in .delayed(1, 204) }
+        defer { server.stop() }
+        let total = 30
+        for n in 0..<total {
+            let result = try Command.run("spool-enqueue", ["--spool", shared[0], "PUT", server.baseURL + "/part/k\(n % 5)", "--body", "\(n)"])
+            #expect(result.status == 0)
+        }
+        let sending = ["--watch", "--concurrency", "4", "--timeout", "5", "--lease", "10"]
+        let (cut, _, cutErrors) = try onHostWithOutput("host-c", "spool-send", ["--spool", shared[2]] + sending)
+        let ofC = { self.names(shared[0], "cur").filter { $0.contains("@host-c,") } }
+        for _ in 0..<200 where ofC().count < 2 { usleep(25_000) }
+        try cluster.partition()
+        let partitioned = Date()
+        sleep(1)
+        let claimedBeforeTheCut = Set(ofC())
+        #expect(!claimedBeforeTheCut.isEmpty, "host-c held claims when it was cut off")
+        let others = try [0, 1].map { try onHost(Self.hosts[$0], "spool-send", ["--spool", shared[$0]] + sending) }
+
+        // While host-c is cut off, the others deliver everything, host-c's claims once the lease is over.
+        var claimedUnderThePartition = Set<String>()
+        let delivered = { Set(server.requests.compactMap { $0.header("Idempotency-Key") }).count }
+        while delivered() < total || !names(shared[0], "cur").isEmpty, Date().timeIntervalSince(partitioned) < 90 {
+            claimedUnderThePartition.formUnion(Set(ofC()).subtracting(claimedBeforeTheCut))
+            usleep(200_000)
+        }
+        let takenOver = Date().timeIntervalSince(partitioned)
+        #expect(delivered() == total && names(shared[0], "cur").isEmpty && names(shared[0], "new").isEmpty)
+        #expect(claimedUnderThePartition.isEmpty, "host-c claimed while cut off: \(claimedUnderThePartition)")
+        #expect(cut.isRunning, "a watcher cut off from its spool waits (ENOTCONN passes)")
+
+        // Healed: host-c's mount comes back and its worker goes on.
+        cluster.heal()
+        let healed = Date()
+        var enqueued = 0
+        while enqueued < 10, Date().timeIntervalSince(healed) < 60 {
+            let result = try Command.run("spool-enqueue", ["--spool", shared[2], "PUT", server.baseURL + "/healed/k\(enqueued % 2)", "--body", "\(enqueued)"])
+            if result.status == 0 { enqueued += 1 } else { usleep(250_000) }
+        }
+        let reconnected = Date().timeIntervalSince(healed)
+        while delivered() < total + 10, Date().timeIntervalSince(healed) < 90 { usleep(100_000) }
+        for process in others + [cut] { process.interrupt() }
+        for process in others + [cut] { process.waitUntilExit() }
+        let stderr = String(decoding: cutErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(cut.terminationStatus == 0 && stderr.contains("ENOTCONN") && stderr.contains("out of reach"), "\(stderr)")
+
+        let requests = server.requests
+        #expect(delivered() == total + 10, "every write applied: each Idempotency-Key reached the server")
+        for path in Set(requests.map(\.path)) {
+            var seen = Set<String>()
+            let firsts = requests.filter { $0.path == path && seen.insert($0.header("Idempotency-Key") ?? "").inserted }
+            let sequence = firsts.compactMap { Int(String(decoding: $0.body, as: UTF8.self)) }
+            #expect(sequence == sequence.sorted(), "\(path) applied in order: \(sequence)")
+        }
+        for folder in ["new", "cur", "failed"] { #expect(names(shared[0], folder).isEmpty, "\(folder)") }
+        print("shared spool: host-c cut off with \(claimedBeforeTheCut.count) claims; the others delivered all \(total) "
+              + "\(String(format: "%.1f", takenOver)) s after the cut (lease 10 s, ping timeout \(GlusterCluster.pingTimeout) s), "
+              + "\(requests.count - total - 10) sent twice with the same key; host-c's mount took writes again "
+              + "\(String(format: "%.1f", reconnected)) s after the partition healed")
     }
 }

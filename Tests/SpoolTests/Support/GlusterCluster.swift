@@ -9,6 +9,11 @@ final class GlusterCluster {
     let directory: String
     let volume: String
     private(set) var mounts: [String] = []
+    /// The cgroup (v2) the last mount's client runs in when the cluster can be partitioned: packets its
+    /// sockets send are dropped by an nftables rule while `partition` holds.
+    private(set) var partitionGroup: (path: String, nftPath: String)?
+    /// How long a client waits for a brick's answer before calling it gone (Gluster's default is 42 s).
+    static let pingTimeout = 5
 
     /// Why the cluster cannot be built here, or nil.
     static let unavailable: String? = {
@@ -27,20 +32,41 @@ final class GlusterCluster {
         return nil
     }()
 
+    /// Why the last mount cannot be cut off from the bricks here, or nil.
+    static let partitionUnavailable: String? = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft") else { return "needs nft (Debian's nftables)" }
+        guard cgroup2Mount != nil else { return "needs a cgroup2 file system mounted under /sys/fs/cgroup" }
+        return nil
+    }()
+
+    /// Where cgroup v2 is mounted (`/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` on hybrid systems).
+    static let cgroup2Mount: String? = {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return nil }
+        for line in mounts.split(separator: "\n") {
+            let fields: [Substring] = line.split(separator: " ")
+            if fields.count > 2, fields[2] == "cgroup2", fields[1].hasPrefix("/sys/fs/cgroup") { return String(fields[1]) }
+        }
+        return nil
+    }()
+
     static var available: Bool {
         if let reason = unavailable { print("skipping the shared-spool test: \(reason)") }
         return unavailable == nil
     }
 
     /// A new cluster, or nil with the reason printed when this machine cannot build one.
-    static func build() -> GlusterCluster? {
-        do { return try GlusterCluster() } catch {
+    static func build(partitionable: Bool = false) -> GlusterCluster? {
+        if partitionable, let reason = partitionUnavailable {
+            print("skipping a shared-spool test: \(reason)")
+            return nil
+        }
+        do { return try GlusterCluster(partitionable: partitionable) } catch {
             print("skipping a shared-spool test: \(error)")
             return nil
         }
     }
 
-    init() throws {
+    init(partitionable: Bool = false) throws {
         directory = "/tmp/spool-gluster-\(getpid())"
         volume = "spool\(getpid())"
         let host = ProcessInfo.processInfo.hostName
@@ -74,21 +100,53 @@ final class GlusterCluster {
         }
         guard created else { throw Skip.missing("gluster volume create failed; see \(directory)/log") }
         try shell("gluster --mode=script volume set \(volume) performance.stat-prefetch off")
+        // Both ends notice a silent peer within seconds: the client by its ping, a brick (which then drops
+        // the client's locks) by keepalive and TCP_USER_TIMEOUT.
+        for (option, value) in [("network.ping-timeout", GlusterCluster.pingTimeout), ("server.tcp-user-timeout", GlusterCluster.pingTimeout),
+                                ("server.keepalive-time", 2), ("server.keepalive-interval", 1), ("server.keepalive-count", 3)] {
+            try shell("gluster --mode=script volume set \(volume) \(option) \(value)")
+        }
+        if partitionable, let root = GlusterCluster.cgroup2Mount {
+            let name = "spool-partition-\(getpid())"
+            try FileManager.default.createDirectory(atPath: "\(root)/\(name)", withIntermediateDirectories: false)
+            partitionGroup = ("\(root)/\(name)", String((root + "/" + name).dropFirst("/sys/fs/cgroup/".count)))
+        }
         try shell("gluster --mode=script volume start \(volume)")
         for i in 1...3 {
             let mount = "\(directory)/m\(i)"
-            try shell("glusterfs --volfile-server=\(host) --volfile-id=\(volume) --attribute-timeout=0 --entry-timeout=0 "
-                      + "--negative-timeout=0 --log-file=\(directory)/log/m\(i).log \(mount)")
+            let client = "glusterfs --volfile-server=\(host) --volfile-id=\(volume) --attribute-timeout=0 --entry-timeout=0 "
+                + "--negative-timeout=0 --log-file=\(directory)/log/m\(i).log \(mount)"
+            // The client forks into the background: started by a shell moved into the cgroup, it stays in it.
+            if i == 3, let group = partitionGroup {
+                try shell("/bin/sh -c 'echo $$ >\(group.path)/cgroup.procs && exec \(client)'")
+            } else {
+                try shell(client)
+            }
             mounts.append(mount)
         }
         for _ in 0..<50 where !FileManager.default.fileExists(atPath: mounts[0] + "/.") { usleep(100_000) }
     }
 
+    /// Cuts the last mount off from glusterd and the bricks, the way a partition does: nothing it sends
+    /// arrives, and nothing tells it so.
+    func partition() throws {
+        guard let group = partitionGroup else { throw Skip.missing("the cluster was not built partitionable") }
+        try shell("nft add table inet \(volume) && nft add chain inet \(volume) out '{ type filter hook output priority 0; }' "
+                  + "&& nft add rule inet \(volume) out socket cgroupv2 level 1 '\"\(group.nftPath)\"' drop")
+    }
+
+    /// Ends the partition.
+    func heal() {
+        _ = try? shell("nft delete table inet \(volume)")
+    }
+
     deinit {
+        heal()
         for mount in mounts { _ = try? shell("umount -l \(mount)") }
         _ = try? shell("gluster --mode=script volume stop \(volume) force; gluster --mode=script volume delete \(volume)")
         _ = try? shell("kill $(cat \(directory)/glusterd.pid); pkill -f 'glusterfsd.*\(volume)'")
         usleep(500_000)
+        if let group = partitionGroup { rmdir(group.path) }
         _ = try? FileManager.default.removeItem(atPath: directory)
     }
 
