@@ -59,22 +59,23 @@ final class CurlTransfer: @unchecked Sendable {
         // On https, wait for a connection being set up to learn by ALPN whether it multiplexes, rather than
         // open another. Never on http: there is no h2c here, and the wait would last a whole first answer.
         let secure = request.origin.hasPrefix("https:")
-        long(CCURLOPT_PIPEWAIT, secure && settings.version == .automatic ? 1 : 0)
-        long(CCURLOPT_HTTP_VERSION, settings.version == .http1_1 ? CCURL_HTTP_VERSION_1_1 : CCURL_HTTP_VERSION_2TLS)
+        let version = request.route.version ?? settings.version
+        long(CCURLOPT_PIPEWAIT, secure && version == .automatic ? 1 : 0)
+        long(CCURLOPT_HTTP_VERSION, version == .http1_1 ? CCURL_HTTP_VERSION_1_1 : CCURL_HTTP_VERSION_2TLS)
         pointer(CCURLOPT_ERRORBUFFER, errorBuffer)
         ccurl_setopt_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), CurlTransfer.onHeader)
         pointer(CCURLOPT_HEADERDATA, context)
         ccurl_setopt_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), CurlTransfer.onBody)
         pointer(CCURLOPT_WRITEDATA, context)
         if !secure { watchReuse(context) }
-        if let file = request.tls.caFile ?? settings.caFile { string(CCURLOPT_CAINFO, file) }
+        if let file = request.tls.caFile ?? request.route.caFile ?? settings.caFile { string(CCURLOPT_CAINFO, file) }
         if let file = request.tls.certificateFile { string(CCURLOPT_SSLCERT, file) }
         if let file = request.tls.keyFile { string(CCURLOPT_SSLKEY, file) }
-        if let proxy = settings.proxy { string(CCURLOPT_PROXY, proxy) }
+        if let proxy = request.route.proxy ?? settings.proxy { string(CCURLOPT_PROXY, proxy) }
         // A proxy's answer to CONNECT is not the server's: without this, its "200 Connection established"
         // would reach the header callback as the answer to the request.
         long(CCURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
-        if let hosts = settings.noProxy { string(CCURLOPT_NOPROXY, hosts) }
+        if let hosts = request.route.noProxy ?? settings.noProxy { string(CCURLOPT_NOPROXY, hosts) }
         configureMethod(request)
         configureHeaders(request)
     }

@@ -3,7 +3,8 @@
 import Spool
 import SpoolHTTP
 
-let command = SendCommand.fromCommandLine()
+var command = SendCommand.fromCommandLine()
+command.loadConfiguration()
 command.requireDescriptors()
 let spool = command.openSpool()
 await command.send(spool, through: CurlTransport(settings: command.transport))

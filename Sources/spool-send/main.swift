@@ -5,7 +5,9 @@
 import Glibc
 import Spool
 
-SendCommand.fromCommandLine().exitUnlessSenderNeeded()
+var command = SendCommand.fromCommandLine()
+command.loadConfiguration()
+command.exitUnlessSenderNeeded()
 let sender = Program.siblingExecutable("spool-send-http")
 var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) } + [nil]
 execv(sender, &argv)

@@ -94,9 +94,13 @@ extension ControlCommand {
             OVERVIEW: Verify the spool: layout, modes, stale claims, unreadable files, stray files in the spool root.
             Prints one line per problem; exit status 0 only when the spool is healthy.
 
-            USAGE: spool-ctl [--spool DIR] check
+            With a configuration (--config FILE or $SPOOL_CONFIG), also validates it as spool-send reads it:
+            exit status 78 when it cannot be used.
+
+            USAGE: spool-ctl [--spool DIR] check [--config FILE]
 
             OPTIONS:
+              --config FILE           The spool.conf(5) to validate (default: $SPOOL_CONFIG).
               -h, --help              Show help information.
 
             """,

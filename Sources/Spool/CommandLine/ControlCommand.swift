@@ -17,6 +17,8 @@ public struct ControlCommand: ParsedCommand, Sendable {
     public var flags = Set<String>()
     /// `retry --if-match`.
     public var ifMatch: String?
+    /// `check --config`: the spool.conf(5) to validate.
+    public var configurationPath: String?
     /// The help text asked for with `-h`, if any.
     public var help: String?
 
@@ -38,6 +40,9 @@ public struct ControlCommand: ParsedCommand, Sendable {
             case .option("--if-match"):
                 guard chosen == "retry" else { throw .unknownOption("--if-match") }
                 ifMatch = try arguments.value(for: "--if-match")
+            case .option("--config"):
+                guard chosen == "check" else { throw .unknownOption("--config") }
+                configurationPath = try arguments.value(for: "--config")
             case let .option(name):
                 guard let chosen, ControlCommand.allowedFlags[chosen]?.contains(name) == true else { throw .unknownOption(name) }
                 try arguments.noValue(for: name)

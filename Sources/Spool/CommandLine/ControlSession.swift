@@ -144,6 +144,19 @@ struct ControlSession {
         } catch {
             Program.fail(program, "cannot read \(spool.path): \(error)", code: ExitCode.ioError)
         }
+        checkConfiguration()
+    }
+
+    /// Validates spool.conf(5) as spool-send would read it, when `--config` or `SPOOL_CONFIG` names one.
+    mutating func checkConfiguration() {
+        guard let path = SpoolConfiguration.defaultPath(option: command.configurationPath) else { return }
+        do {
+            let configuration = try SpoolConfiguration.load(path: path)
+            Program.printOut("\(path): ok (\(configuration.origins.count) origin section(s))\n")
+        } catch {
+            Program.printOut("\(error)\n")
+            status = ExitCode.configuration
+        }
     }
 }
 

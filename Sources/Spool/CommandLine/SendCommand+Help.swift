@@ -6,7 +6,8 @@ extension SendCommand {
         USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS]
                           [--min-backoff S] [--max-backoff S] [--lifetime DURATION] [--auth-dir DIR]
                           [--max-size BYTES] [--allow-origin ORIGIN]... [--lease S] [--poll S]
-                          [--cacert FILE] [--proxy URL] [--noproxy HOSTS] [--http1.1] [-v | -q]
+                          [--cacert FILE] [--proxy URL] [--noproxy HOSTS] [--http1.1] [--config FILE]
+                          [-v | -q]
 
         OPTIONS:
           --spool DIR             The spool directory (default: $SPOOL_DIR, else ./spool).
@@ -33,6 +34,8 @@ extension SendCommand {
                                   all_proxy from the environment, as curl reads them).
           --noproxy HOSTS         Comma-separated hosts reached directly (default: $no_proxy).
           --http1.1               Use HTTP/1.1 only (default: HTTP/2 on https when the server offers it).
+          --config FILE           Per-origin limits and transport settings, spool.conf(5)
+                                  (default: $SPOOL_CONFIG, else none).
           -v, --verbose           Say what happens to every operation.
           -q, --quiet             Say only what needs an operator (failures, conflicts, spool errors).
           -h, --help              Show help information.
@@ -40,7 +43,8 @@ extension SendCommand {
         EXIT STATUS:
           0 done (even if some operations were deferred), 64 usage error, 73 spool cannot be created,
           74 the spool's storage failed or a file could not be read (every operation stays where it is),
-          75 the system was short of resources (open files, memory, space): the next run goes on.
+          75 the system was short of resources (open files, memory, space) or the spool's network file
+          system was out of reach: the next run goes on, 78 the configuration cannot be used.
 
         """
 }

@@ -18,6 +18,8 @@ public struct SendCommand: ParsedCommand, Sendable {
     public var transport = TransportSettings()
     /// `--auth-dir`, if given.
     public var authDirectory: String?
+    /// `--config`, if given.
+    public var configurationPath: String?
     /// `--lease`, if given: seconds after which another host's claim is presumed dead.
     public var lease: Int64?
     /// `--poll`: with `--watch`, look at `new/` at least this often (another host's drops raise no inotify
@@ -62,6 +64,7 @@ public struct SendCommand: ParsedCommand, Sendable {
             case .option("--max-backoff"): options.backoff.maximum = try seconds("--max-backoff", try arguments.value(for: "--max-backoff"))
             case .option("--lifetime"): options.lifetime = try seconds("--lifetime", try arguments.value(for: "--lifetime"))
             case .option("--auth-dir"): authDirectory = try arguments.value(for: "--auth-dir")
+            case .option("--config"): configurationPath = try arguments.value(for: "--config")
             case .option("--lease"): lease = try seconds("--lease", try arguments.value(for: "--lease"))
             case .option("--poll"):
                 let value = try seconds("--poll", try arguments.value(for: "--poll"))
@@ -121,6 +124,25 @@ public struct SendCommand: ParsedCommand, Sendable {
         transport.connectionsPerOrigin = options.concurrency
         if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty { transport.caFile = file }
         options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))
+    }
+
+    /// Reads spool.conf(5) from `--config` or `SPOOL_CONFIG`, if either names one; exits 78 (EX_CONFIG) when
+    /// it cannot be used, before anything is moved. The command line's `--cacert`, `--proxy`, `--noproxy` and
+    /// `--http1.1` go over its `[default]` section; an origin's own section goes over them.
+    public mutating func loadConfiguration() {
+        var configuration = SpoolConfiguration()
+        if let path = SpoolConfiguration.defaultPath(option: configurationPath) {
+            do { configuration = try SpoolConfiguration.load(path: path) } catch {
+                Program.fail(SendCommand.program, "\(error); nothing was sent", code: ExitCode.configuration)
+            }
+        }
+        var given = OriginSettings()
+        given.caFile = transport.caFile
+        given.proxy = transport.proxy
+        given.noProxy = transport.noProxy
+        if transport.version == .http1_1 { given.version = .http1_1 }
+        configuration.defaults = given.over(configuration.defaults)
+        options.configuration = configuration
     }
 
     /// The origins of `SPOOL_ALLOW_ORIGINS`: separated by spaces, commas or newlines.

@@ -16,13 +16,13 @@ public enum ControlError: Error, CustomStringConvertible {
         }
     }
 
-    /// The sysexits code: 66 not found, 65 bad document, 75 in flight, 74 I/O.
+    /// The sysexits code: 66 not found, 65 bad document, 75 in flight or a fault that passes, 74 I/O.
     public var exitCode: Int32 {
         switch self {
         case .notFound: ExitCode.noInput
         case .notFiled, .unreadable: ExitCode.dataError
         case .inFlight: ExitCode.temporaryFailure
-        case .io: ExitCode.ioError
+        case let .io(_, error): error.faultClass.passes ? ExitCode.temporaryFailure : ExitCode.ioError
         }
     }
 }

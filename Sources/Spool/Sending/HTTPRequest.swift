@@ -12,6 +12,9 @@ public struct HTTPRequest: Sendable {
     public var origin: String
     /// TLS files from the operation's auth profile, if it names any.
     public var tls: TLSFiles
+    /// How to reach the origin, from spool.conf(5) and the command line (CA file, proxy, HTTP version);
+    /// nil settings leave the engine's own.
+    public var route = OriginSettings()
 
     /// The request for one attempt of `operation`: its method, URL, headers and body, plus `Idempotency-Key`
     /// (the document's, or one derived from the operation so that it is the same on every attempt), `If-Match`,

@@ -7,8 +7,9 @@ extension Worker {
     func attempt(_ claimed: QueueEntry, _ operation: Operation) async -> Bool {
         var outcome: Outcome
         do {
-            let request = HTTPRequest(operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
+            var request = HTTPRequest(operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
                                       userAgent: options.userAgent, profile: try profile(for: operation))
+            request.route = options.configuration.settings(for: operation.origin)
             state.withLock { $0.summary.attempts += 1 }
             log.detail("sending \(claimed.id): \(operation.method) \(operation.url)")
             guard let transport else { preconditionFailure("Worker.run needs a transport") }

@@ -67,7 +67,8 @@ extension Worker {
                 }
             }
         } catch {
-            record(SpoolFault("list", builder.listing, error))
+            // Before the first listing, the step that failed was taking the lock.
+            record(SpoolFault(builder.listing.isEmpty ? "lock" : "list", builder.listing.isEmpty ? lock.path : builder.listing, error))
             return builder.plan
         }
         return builder.finish()

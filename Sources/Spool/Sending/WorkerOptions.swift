@@ -20,6 +20,8 @@ public struct WorkerOptions: Sendable {
     public var allowedOrigins: Set<String>?
     /// Messages.
     public var log = Log.silent
+    /// spool.conf(5), with the command line's transport options as its defaults.
+    public var configuration = SpoolConfiguration()
 
     /// The defaults of `spool-send`.
     public init() {}

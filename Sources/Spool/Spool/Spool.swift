@@ -167,12 +167,18 @@ extension Spool {
 
 extension Spool {
     /// Whether the descriptors this spool holds still reach its path: false once the file system was
-    /// remounted under a running worker (the old descriptors answer ENOTCONN or ESTALE forever), so that a
-    /// watcher exits and its supervisor opens the new one; true while the path is out of reach as well.
+    /// remounted under a running worker, or a folder or `.lock` was made anew (the old descriptors answer
+    /// ENOTCONN or ESTALE forever), so that a watcher exits and its supervisor opens the new ones; true
+    /// while the path is out of reach as well.
     public var reachesItsPath: Bool {
-        let atPath = Result { () throws(Errno) in try FileDescriptor.currentDirectory.status(of: FileName(path)) }
-        guard case let .success(now) = atPath else { return true }
-        guard case let .success(held) = Result(catching: { () throws(Errno) in try root.status() }) else { return false }
-        return held.device == now.device && held.inode == now.inode
+        func same(_ held: FileDescriptor, _ name: String) -> Bool {
+            let atPath = Result { () throws(Errno) in try FileDescriptor.currentDirectory.status(of: FileName(name)) }
+            guard case let .success(now) = atPath else { return true }
+            guard case let .success(status) = Result(catching: { () throws(Errno) in try held.status() }) else { return false }
+            return status.device == now.device && status.inode == now.inode
+        }
+        guard same(root, path) else { return false }
+        for folder in Folder.allCases where !same(directory(folder), "\(path)/\(folder.rawValue)") { return false }
+        return lock.reachesItsPath
     }
 }

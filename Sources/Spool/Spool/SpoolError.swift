@@ -20,12 +20,12 @@ public enum SpoolError: Error, CustomStringConvertible {
         }
     }
 
-    /// The sysexits code for this error: 75 when the system is short of something that comes back (open
-    /// files, memory), else 73 when the spool cannot be created, 74 otherwise.
+    /// The sysexits code for this error: 75 when the fault passes (open files, memory, a network file system
+    /// out of reach), else 73 when the spool cannot be created, 74 otherwise.
     public var exitCode: Int32 {
         switch self {
         case let .cannotCreate(_, error), let .cannotOpen(_, error), let .io(_, error), let .notWritable(_, error):
-            if error.faultClass == .resource { return ExitCode.temporaryFailure }
+            if error.faultClass.passes { return ExitCode.temporaryFailure }
             if case .cannotCreate = self { return ExitCode.cannotCreate }
             return ExitCode.ioError
         case .symbolicLink, .notADirectory, .otherFileSystem:
@@ -54,4 +54,6 @@ public enum ExitCode {
     public static let ioError: Int32 = 74
     /// Temporary failure; the user is invited to retry.
     public static let temporaryFailure: Int32 = 75
+    /// Something was found in an unconfigured or misconfigured state.
+    public static let configuration: Int32 = 78
 }

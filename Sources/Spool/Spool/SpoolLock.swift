@@ -13,32 +13,42 @@ import Synchronization
 /// writing, read-write. Without access to it (a read-only spool, where nothing moves anyway) it falls back
 /// to the spool directory itself.
 final class SpoolLock: Sendable {
-    let descriptor: FileDescriptor
-    let ownsDescriptor: Bool
+    /// The descriptor locked, opened at first use, and whether it is `.lock` (else the spool root's).
+    let opened = Mutex<(descriptor: FileDescriptor, owned: Bool)?>(nil)
+    /// The spool that owns this lock (and outlives it).
+    unowned let spool: Spool
     let path: String
-    let local = Mutex<Void>(())
 
     init(_ spool: Spool) {
+        self.spool = spool
         path = spool.path + "/.lock"
-        let nfs = cspool_is_nfs(spool.root.rawValue) != 0
-        if let fd = try? spool.root.open(FileName(".lock"), (nfs ? O_RDWR : O_RDONLY) | O_CREAT | O_NOFOLLOW, mode: Spool.fileMode) {
-            descriptor = fd
-            ownsDescriptor = true
-        } else {
-            descriptor = spool.root
-            ownsDescriptor = false
-        }
     }
 
     deinit {
-        if ownsDescriptor { descriptor.close() }
+        opened.withLock { if let opened = $0, opened.owned { opened.descriptor.close() } }
+    }
+
+    /// `.lock`, opened now; the root itself only where `.lock` may not be made or opened (EACCES, EROFS).
+    /// Any other error (a network file system out of reach) is the caller's, and the next use tries again:
+    /// a lock silently taken on another file would exclude no one.
+    static func open(_ spool: Spool) throws(Errno) -> (descriptor: FileDescriptor, owned: Bool) {
+        let nfs = cspool_is_nfs(spool.root.rawValue) != 0
+        do {
+            return (try spool.root.open(FileName(".lock"), (nfs ? O_RDWR : O_RDONLY) | O_CREAT | O_NOFOLLOW, mode: Spool.fileMode), true)
+        } catch where error == .permissionDenied || error == .readOnlyFileSystem || error == .notPermitted {
+            return (spool.root, false)
+        }
     }
 
     /// Runs `body` holding the lock against other processes (flock) and other threads of this one.
     /// A lock that cannot be taken (a network file system out of reach) is thrown as the body's own error,
     /// so the step fails like any other system call of it, and nothing moves without the lock.
     func withLock<R, E: LockFailure>(_ body: (LockHeld) throws(E) -> R) throws(E) -> R {
-        try local.withLock { _ throws(E) -> R in
+        try opened.withLock { opened throws(E) -> R in
+            if opened == nil {
+                do throws(Errno) { opened = try SpoolLock.open(spool) } catch { throw E.lockFailed(path, error) }
+            }
+            let descriptor = opened!.descriptor
             while flock(descriptor.rawValue, LOCK_EX) != 0 {
                 let error = Errno.current
                 if error == .interrupted { continue }
@@ -46,6 +56,16 @@ final class SpoolLock: Sendable {
             }
             defer { flock(descriptor.rawValue, LOCK_UN) }
             return try body(LockHeld())
+        }
+    }
+
+    /// Whether the descriptor locked still names `.lock` in the spool (not one replaced or remounted).
+    var reachesItsPath: Bool {
+        opened.withLock { opened in
+            guard let opened, opened.owned else { return true }
+            guard case let .success(now) = Result(catching: { () throws(Errno) in try spool.root.status(of: FileName(".lock")) }) else { return true }
+            guard case let .success(held) = Result(catching: { () throws(Errno) in try opened.descriptor.status() }) else { return false }
+            return held.device == now.device && held.inode == now.inode
         }
     }
 }

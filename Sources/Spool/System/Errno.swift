@@ -51,8 +51,9 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     /// ENOSYS.
     public static let notImplemented = Errno(rawValue: ENOSYS)
 
-    /// Whether retrying later may succeed: the disk or a quota is full, or the system is short of resources.
-    public var isTemporary: Bool { faultClass == .resource }
+    /// Whether retrying later may succeed: the disk or a quota is full, the system is short of resources, or
+    /// a network file system is out of reach.
+    public var isTemporary: Bool { faultClass.passes }
 
     /// The C library's message for this error.
     public var description: String { String(cString: strerror(rawValue)) }

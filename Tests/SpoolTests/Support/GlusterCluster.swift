@@ -131,8 +131,10 @@ final class GlusterCluster {
     /// arrives, and nothing tells it so.
     func partition() throws {
         guard let group = partitionGroup else { throw Skip.missing("the cluster was not built partitionable") }
-        try shell("nft add table inet \(volume) && nft add chain inet \(volume) out '{ type filter hook output priority 0; }' "
-                  + "&& nft add rule inet \(volume) out socket cgroupv2 level 1 '\"\(group.nftPath)\"' drop")
+        // `level` counts from the kernel's root, which a cgroup namespace hides: match the cgroup at any depth.
+        let rules = (1...8).map { "nft add rule inet \(volume) out socket cgroupv2 level \($0) '\"\(group.nftPath)\"' drop" }
+        try shell("nft add table inet \(volume) && nft add chain inet \(volume) out '{ type filter hook output priority 0; }' && "
+                  + rules.joined(separator: " && "))
     }
 
     /// Ends the partition.

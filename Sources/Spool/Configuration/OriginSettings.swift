@@ -1,0 +1,34 @@
+/// What spool.conf(5) says about one origin (or, for `[default]`, about every origin): each setting nil
+/// where the file says nothing.
+public struct OriginSettings: Sendable, Equatable {
+    /// Requests in flight to the origin at most (`max-concurrency`); the window grows up to this.
+    public var maxConcurrency: Int?
+    /// Requests per second at most (`rate`, written as curl's `--rate`: `10/s`, `600/m`, `1000/h`, `5000/d`).
+    public var rate: Double?
+    /// Requests that may go at once before `rate` spaces them (`burst`).
+    public var burst: Int?
+    /// A CA bundle trusted for the origin (`cacert`).
+    public var caFile: String?
+    /// The proxy to reach the origin through (`proxy`).
+    public var proxy: String?
+    /// Hosts reached without the proxy (`noproxy`).
+    public var noProxy: String?
+    /// The HTTP version to ask for (`http-version`).
+    public var version: TransportSettings.Version?
+
+    /// No settings.
+    public init() {}
+
+    /// These settings, with `fallback`'s where these have none.
+    public func over(_ fallback: OriginSettings) -> OriginSettings {
+        var merged = self
+        merged.maxConcurrency = maxConcurrency ?? fallback.maxConcurrency
+        merged.rate = rate ?? fallback.rate
+        merged.burst = burst ?? fallback.burst
+        merged.caFile = caFile ?? fallback.caFile
+        merged.proxy = proxy ?? fallback.proxy
+        merged.noProxy = noProxy ?? fallback.noProxy
+        merged.version = version ?? fallback.version
+        return merged
+    }
+}

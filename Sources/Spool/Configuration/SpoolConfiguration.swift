@@ -1,0 +1,107 @@
+import Glibc
+
+/// spool.conf(5): the administrator's settings per origin, in sections (`[default]`,
+/// `[https://api.example.com]`) of `key = value` lines, read strictly: an unknown key or a bad value is an
+/// error naming the file, the line and the key, never a guess.
+public struct SpoolConfiguration: Sendable, Equatable {
+    /// The `[default]` section: what every origin gets unless its own section says otherwise.
+    public var defaults = OriginSettings()
+    /// One section per origin, keyed by the origin as `Operation.origin` writes it.
+    public var origins: [String: OriginSettings] = [:]
+
+    /// The keys a section may set.
+    public static let keys = ["max-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version"]
+
+    /// No settings: what spool-send uses without `--config` or `SPOOL_CONFIG`.
+    public init() {}
+
+    /// The settings for `origin`: its section's, then `[default]`'s.
+    public func settings(for origin: String) -> OriginSettings {
+        (origins[origin] ?? OriginSettings()).over(defaults)
+    }
+
+    /// The file named by `--config`, else `SPOOL_CONFIG`; none by default.
+    public static func defaultPath(option: String?) -> String? {
+        option ?? Program.environment("SPOOL_CONFIG")
+    }
+
+    /// Reads and parses the file at `path`: a regular file (not a link) that group and others cannot write,
+    /// since it decides where requests go and whom they trust.
+    public static func load(path: String) throws(ConfigurationError) -> SpoolConfiguration {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch .tooManySymbolicLinkLevels {
+            throw .notRegular(path: path)
+        } catch {
+            throw .unreadable(path: path, error)
+        }
+        defer { fd.close() }
+        let status: FileStatus
+        do { status = try fd.status() } catch { throw .unreadable(path: path, error) }
+        guard status.isRegularFile else { throw .notRegular(path: path) }
+        guard status.permissions & 0o022 == 0 else { throw .writableByOthers(path: path, mode: status.permissions) }
+        let read: (bytes: [UInt8], truncated: Bool)
+        do { read = try fd.readAll(limit: 1 << 20) } catch { throw .unreadable(path: path, error) }
+        guard !read.truncated else { throw .tooLarge(path: path) }
+        return try parse(String(decoding: read.bytes, as: UTF8.self), path: path)
+    }
+
+    /// Parses the text of a configuration file; `path` is only for messages.
+    public static func parse(_ text: String, path: String) throws(ConfigurationError) -> SpoolConfiguration {
+        var configuration = SpoolConfiguration()
+        var section: (name: String, settings: OriginSettings, keys: Set<String>)?
+        var seen: Set<String> = []
+        func close() {
+            guard let section else { return }
+            if section.name == "default" { configuration.defaults = section.settings } else { configuration.origins[section.name] = section.settings }
+        }
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = index + 1
+            let text = SpoolConfiguration.withoutComment(raw)
+            if text.isEmpty { continue }
+            if text.hasPrefix("[") {
+                guard text.hasSuffix("]") else { throw .badLine(path: path, line: line) }
+                let name = try sectionName(String(text.dropFirst().dropLast()).trimmingWhitespace(), path: path, line: line)
+                guard seen.insert(name).inserted else { throw .repeatedSection(path: path, line: line, name: name) }
+                close()
+                section = (name, OriginSettings(), [])
+                continue
+            }
+            guard let equals = text.firstIndex(of: "=") else { throw .badLine(path: path, line: line) }
+            let key = text[..<equals].trimmingWhitespace(), value = text[text.index(after: equals)...].trimmingWhitespace()
+            guard SpoolConfiguration.keys.contains(key) else { throw .unknownKey(path: path, line: line, key: key) }
+            guard section != nil else { throw .outsideSection(path: path, line: line, key: key) }
+            guard section!.keys.insert(key).inserted else { throw .repeatedKey(path: path, line: line, key: key) }
+            try SpoolConfiguration.set(key, value, in: &section!.settings, path: path, line: line)
+        }
+        close()
+        return configuration
+    }
+
+    /// A line without its comment (`#` at its start or after white space) and surrounding white space.
+    static func withoutComment(_ raw: Substring) -> String {
+        var text = raw.hasSuffix("\r") ? raw.dropLast() : raw
+        var previous: Character = " "
+        for index in text.indices {
+            if text[index] == "#", previous == " " || previous == "\t" {
+                text = text[..<index]
+                break
+            }
+            previous = text[index]
+        }
+        return text.trimmingWhitespace()
+    }
+
+    /// `default`, or an origin written as `scheme://host[:port]` with nothing after it.
+    static func sectionName(_ name: String, path: String, line: Int) throws(ConfigurationError) -> String {
+        if name == "default" { return name }
+        let origin: String
+        do { origin = try Operation.origin(of: name) } catch {
+            throw .badSection(path: path, line: line, name: name, why: "is neither 'default' nor an origin such as https://api.example.com")
+        }
+        let rest = name.dropFirst(name.firstRange(of: "://")!.upperBound.utf16Offset(in: name))
+        guard !rest.contains("/"), !rest.contains("?"), !rest.contains("@") else {
+            throw .badSection(path: path, line: line, name: name, why: "names an origin: scheme://host[:port], without user, path or query")
+        }
+        return origin
+    }
+}
