@@ -3,6 +3,8 @@
 public struct OriginSettings: Sendable, Equatable {
     /// Requests in flight to the origin at most (`max-concurrency`); the window grows up to this.
     public var maxConcurrency: Int?
+    /// Requests in flight to the origin at first (`initial-concurrency`), before answers grow the window.
+    public var initialConcurrency: Int?
     /// Requests per second at most (`rate`, written as curl's `--rate`: `10/s`, `600/m`, `1000/h`, `5000/d`).
     public var rate: Double?
     /// Requests that may go at once before `rate` spaces them (`burst`).
@@ -23,6 +25,7 @@ public struct OriginSettings: Sendable, Equatable {
     public func over(_ fallback: OriginSettings) -> OriginSettings {
         var merged = self
         merged.maxConcurrency = maxConcurrency ?? fallback.maxConcurrency
+        merged.initialConcurrency = initialConcurrency ?? fallback.initialConcurrency
         merged.rate = rate ?? fallback.rate
         merged.burst = burst ?? fallback.burst
         merged.caFile = caFile ?? fallback.caFile

@@ -9,6 +9,9 @@ extension SpoolConfiguration {
         case "max-concurrency":
             guard let n = Int(value), (1...256).contains(n) else { throw bad("an integer from 1 to 256") }
             settings.maxConcurrency = n
+        case "initial-concurrency":
+            guard let n = Int(value), (1...256).contains(n) else { throw bad("an integer from 1 to 256") }
+            settings.initialConcurrency = n
         case "rate":
             guard let rate = rate(value) else { throw bad("requests per unit of time as curl's --rate writes it: 10/s, 600/m, 1000/h or 5000/d") }
             settings.rate = rate

@@ -10,7 +10,7 @@ public struct SpoolConfiguration: Sendable, Equatable {
     public var origins: [String: OriginSettings] = [:]
 
     /// The keys a section may set.
-    public static let keys = ["max-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version"]
+    public static let keys = ["max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version"]
 
     /// No settings: what spool-send uses without `--config` or `SPOOL_CONFIG`.
     public init() {}

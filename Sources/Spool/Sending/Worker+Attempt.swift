@@ -3,8 +3,9 @@ import Synchronization
 
 /// One attempt: sending a claimed operation, and doing what `AttemptDecision` says with the outcome.
 extension Worker {
-    /// Sends one claimed operation and acts on the outcome. Returns whether the lane may go on.
-    func attempt(_ claimed: QueueEntry, _ operation: Operation) async -> Bool {
+    /// Sends one claimed operation, with the origin's room `ticket`, and acts on the outcome. Returns
+    /// whether the lane may go on.
+    func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int) async -> Bool {
         var outcome: Outcome
         do {
             var request = HTTPRequest(operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
@@ -14,12 +15,14 @@ extension Worker {
             log.detail("sending \(claimed.id): \(operation.method) \(operation.url)")
             guard let transport else { preconditionFailure("Worker.run needs a transport") }
             let result = await transport.send(request)
+            limits.finish(operation.origin, ticket: ticket, result)
             if case let .failure(.tls(message)) = result {
                 // Never retried into success by waiting: an operator must fix a CA, a certificate or a key.
                 log.warning("\(claimed.id): TLS error with \(operation.origin): \(message); nothing was sent")
             }
             outcome = Outcome.classify(method: operation.method, result: result, now: Timestamp.now())
         } catch {
+            limits.finish(operation.origin, ticket: ticket, nil)
             if case let .unreadable(path, errno) = error, errno.faultClass != .content && errno.faultClass != .vanished {
                 // The system, not the profile: nothing was sent, so no attempt is counted.
                 record(SpoolFault("read the auth profile", path, errno))
@@ -63,6 +66,7 @@ extension Worker {
             state.withLock {
                 $0.summary.deferred += 1
                 $0.parkedKeys.insert(claimed.state.keyHash)
+                $0.resumeAt = min($0.resumeAt ?? next.dueSeconds, next.dueSeconds)
                 if blocksOrigin { $0.blockedOrigins.insert(operation.origin) }
             }
             return false

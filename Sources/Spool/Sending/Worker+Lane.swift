@@ -32,14 +32,26 @@ extension Worker {
                 guard let next, coalesce(entry, into: next) else { return park(entry) }
                 continue
             }
+            // Room at the origin first: a claim is not held while waiting for it.
+            let ticket: Int
+            switch await limits.acquire(operation.origin) {
+            case let .go(granted): ticket = granted
+            case let .paused(until):
+                log.detail("\(entry.id): \(operation.origin) asked for a pause until \(Timestamp.formatRFC3339(Int64(until)))")
+                state.withLock { $0.resumeAt = min($0.resumeAt ?? Int64(until.rounded(.up)), Int64(until.rounded(.up))) }
+                return park(entry)
+            }
             let claimed: QueueEntry?
             do throws(Errno) { claimed = try lock.withLock { held throws(Errno) in try spool.claim(entry, held) } } catch {
                 record(SpoolFault("claim", spool.displayPath(.new, entry.fileName), error))
                 claimed = nil
             }
             // Lost: another worker took it (or the disk failed), and owns the rest of this key.
-            guard LaneDecision.afterClaim(won: claimed != nil) == .claim, let claimed else { return park(entry) }
-            guard await attempt(claimed, operation) else { return }
+            guard LaneDecision.afterClaim(won: claimed != nil) == .claim, let claimed else {
+                limits.finish(operation.origin, ticket: ticket, nil)
+                return park(entry)
+            }
+            guard await attempt(claimed, operation, ticket: ticket) else { return }
         }
     }
 

@@ -24,6 +24,9 @@ public final class Worker: Sendable {
 
     let planSeconds = Mutex(0.0)
 
+    /// Each origin's window, rate and pause, learned across a watcher's runs.
+    let limits: OriginLimits
+
     /// How long the last look at the queue took: a watcher paces itself by it, so that a stream of new files
     /// does not keep it listing a large queue instead of sending.
     public var lastPlanDuration: Double { planSeconds.withLock { $0 } }
@@ -36,6 +39,9 @@ public final class Worker: Sendable {
         var parkedKeys: Set<UInt64> = []
         /// Ids done in this run, for `depends_on`.
         var completed: Set<String> = []
+        /// When the earliest origin paused in this run may be sent to again, or the earliest operation it
+        /// deferred is due (seconds since the epoch): a plan skips the keys parked in the run, so it cannot tell.
+        var resumeAt: Int64?
     }
 
     /// A worker on `spool` sending through `transport`; without one it can only keep house and plan.
@@ -44,6 +50,7 @@ public final class Worker: Sendable {
         self.transport = transport
         self.options = options
         self.lock = spool.lock
+        limits = OriginLimits(configuration: options.configuration, concurrency: options.concurrency, log: options.log)
     }
 
     /// Asks the worker to stop claiming; requests in flight finish (or time out) first.
@@ -104,7 +111,7 @@ public final class Worker: Sendable {
         }
         return state.withLock { run in
             var summary = run.summary
-            summary.nextDue = nextDue
+            summary.nextDue = [nextDue, run.resumeAt].compactMap { $0 }.min()
             return summary
         }
     }

@@ -19,6 +19,9 @@ public enum Timestamp {
     /// The current time in seconds since the epoch.
     public static func now() -> Int64 { nowMicroseconds() / 1_000_000 }
 
+    /// The current time in seconds since the epoch, with its fraction.
+    public static func nowSeconds() -> Double { Double(nowMicroseconds()) / 1e6 }
+
     /// Parses an RFC 3339 date-time (`2026-11-29T13:00:00Z`, `…+01:00`, fractions ignored) into epoch seconds.
     public static func parseRFC3339(_ text: String) -> Int64? {
         let b = Array(text.utf8)

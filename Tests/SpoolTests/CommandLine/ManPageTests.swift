@@ -5,7 +5,7 @@ import Testing
 /// The man pages render without warnings and document exactly the options the commands print in --help.
 @Suite struct ManPageTests {
     static let root = Repository.root
-    static let pages = ["spool-send.8", "spool-enqueue.1", "spool-ctl.8", "spool.5"]
+    static let pages = ["spool-send.8", "spool-enqueue.1", "spool-ctl.8", "spool.5", "spool.conf.5"]
     static let sections = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES", "SEE ALSO"]
 
     @Test(arguments: pages) func rendersWithoutWarnings(page: String) throws {

@@ -57,8 +57,11 @@ struct QuirkTests {
         let server = try QuirkServer()
         let spool = TemporarySpool()
         for i in 0..<16 { try spool.enqueue(["PUT", server.baseURL + "/slow", "--key", "lane-\(i)"]) }
+        // An origin's window starts at 4 and grows with its answers; this one is trusted with 16 at once.
+        let configuration = spool.directory + "/spool.conf"
+        try "[default]\ninitial-concurrency = 16\n".write(toFile: configuration, atomically: true, encoding: .utf8)
         let started = Date()
-        try spool.send(["--concurrency", "16"])
+        try spool.send(["--concurrency", "16", "--config", configuration])
         let elapsed = Date().timeIntervalSince(started)
         let starts = server.requests(atLeast: 16).map(\.started)
         #expect(starts.count == 16)

@@ -31,6 +31,22 @@ struct TLSTests {
         #expect(Set(nginx.accessLog.map(\.httpProtocol)) == ["HTTP/1.1"])
     }
 
+    @Test func anOriginsSectionGivesItsCAAndHTTPVersion() throws {
+        let nginx = try Nginx(tls: true, http2: true, locations: "location / { return 204; }")
+        let spool = TemporarySpool()
+        let origin = "https://127.0.0.1:\(nginx.port)"
+        let configuration = spool.directory + "/spool.conf"
+        try "[default]\nmax-concurrency = 8\n\n[\(origin)]\ncacert = \(certificates.caFile)\nhttp-version = 1.1\n"
+            .write(toFile: configuration, atomically: true, encoding: .utf8)
+        for i in 0..<4 { try spool.enqueue(["PUT", "\(origin)/k\(i)"]) }
+        try spool.send(["--config", configuration])
+        #expect(spool.names("new").isEmpty, "trusted through the origin's section: \(spool.names("new"))")
+        #expect(nginx.accessLog.count == 4 && Set(nginx.accessLog.map(\.httpProtocol)) == ["HTTP/1.1"])
+        try spool.enqueue(["PUT", "\(origin)/without"])
+        try spool.send([])
+        #expect(spool.waiting().compactMap { $0.state?.lastError } == ["tls"], "without the file, the system's CAs do not know the test CA")
+    }
+
     @Test func unverifiableCertificateIsDeferredAsTLSAndNeverSent() throws {
         let nginx = try Nginx(tls: true, locations: "location / { return 204; }")
         let spool = TemporarySpool()

@@ -1,0 +1,110 @@
+import Glibc
+import Synchronization
+
+/// The windows of every origin a worker sends to, shared by its lanes and kept across a watcher's runs: a
+/// lane asks before each claim and reports the answer after the request. Waiting for room in a full window
+/// is a suspension until a request to that origin finishes, not a spin.
+final class OriginLimits: Sendable {
+    /// What a lane may do.
+    enum Grant: Equatable {
+        /// Send; hand the ticket back to `finish`.
+        case go(ticket: Int)
+        /// The origin asked for a pause: leave its operations until then (seconds since the epoch).
+        case paused(until: Double)
+    }
+
+    struct State {
+        var windows: [String: OriginWindow] = [:]
+        var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+    }
+
+    let state = Mutex(State())
+    let configuration: SpoolConfiguration
+    let concurrency: Int
+    let log: Log
+
+    /// Limits from spool.conf(5), with `concurrency` as the most any origin gets.
+    init(configuration: SpoolConfiguration, concurrency: Int, log: Log) {
+        self.configuration = configuration
+        self.concurrency = concurrency
+        self.log = log
+    }
+
+    /// The window a first request to `origin` finds.
+    func newWindow(_ origin: String) -> OriginWindow {
+        let settings = configuration.settings(for: origin)
+        return OriginWindow(maximum: min(concurrency, settings.maxConcurrency ?? concurrency), initial: settings.initialConcurrency,
+                            rate: settings.rate, burst: settings.burst)
+    }
+
+    /// Waits until a request to `origin` may go, or says that the origin is paused.
+    func acquire(_ origin: String) async -> Grant {
+        while true {
+            let admission = state.withLock { state in
+                if state.windows[origin] == nil { state.windows[origin] = newWindow(origin) }
+                return state.windows[origin]!.admit(now: Timestamp.nowSeconds())
+            }
+            switch admission {
+            case let .go(ticket): return .go(ticket: ticket)
+            case let .paused(until): return .paused(until: until)
+            case let .wait(seconds): try? await Task.sleep(nanoseconds: UInt64(min(seconds, 60) * 1e9) + 1)
+            case .full:
+                await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                    // Checked again under the lock, so that a finish between the two cannot be missed.
+                    let roomNow = state.withLock { state -> Bool in
+                        let window = state.windows[origin]!
+                        if window.inFlight < Int(window.window) { return true }
+                        state.waiters[origin, default: []].append(waiter)
+                        return false
+                    }
+                    if roomNow { waiter.resume() }
+                }
+            }
+        }
+    }
+
+    /// Reports how the request of `ticket` to `origin` ended (nil when nothing was sent), and wakes the
+    /// lanes waiting for room.
+    func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportFailure>?) {
+        let now = Timestamp.nowSeconds()
+        let (changed, window, waiters) = state.withLock { state in
+            var window = state.windows[origin] ?? newWindow(origin)
+            let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
+            if case let .success(response) = result { OriginLimits.apply(response, to: &window, now: now) }
+            state.windows[origin] = window
+            return (changed, window, state.waiters.removeValue(forKey: origin) ?? [])
+        }
+        for waiter in waiters { waiter.resume() }
+        if changed { log.detail("\(origin): window \(Int(window.window)) (at most \(window.maximum))") }
+    }
+
+    /// What an answer says about the origin's load.
+    static func signal(_ result: Result<HTTPResponse, TransportFailure>) -> OriginWindow.Signal {
+        switch result {
+        case let .success(response):
+            switch response.status {
+            case 429, 503: .pushedBack
+            case 500..<600: .neutral
+            default: .answered
+            }
+        case .failure(.timeout), .failure(.refused), .failure(.lost): .pushedBack
+        case .failure: .neutral
+        }
+    }
+
+    /// The pauses and the rate an answer asks for: `Retry-After` on a 429 or 503 pauses the whole origin,
+    /// and so does a used-up quota in the rate-limit headers.
+    static func apply(_ response: HTTPResponse, to window: inout OriginWindow, now: Double) {
+        if response.status == 429 { window.countTooManyRequests() }
+        if response.status == 429 || response.status == 503,
+           let delay = response.headers["retry-after"].flatMap({ RetryAfter.seconds($0, now: Int64(now)) }), delay > 0 {
+            window.pause(until: now + Double(delay))
+        }
+        let limits = RateLimitHeaders(response.headers, now: Int64(now))
+        if let rate = limits.rate { window.announce(rate: rate) }
+        if let pause = limits.pauseSeconds { window.pause(until: now + pause) }
+    }
+
+    /// Every origin's window now, for the statistics.
+    var snapshot: [String: OriginWindow] { state.withLock { $0.windows } }
+}

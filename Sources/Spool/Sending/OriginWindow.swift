@@ -1,0 +1,132 @@
+/// One origin's share of the requests, decided without I/O: a window of requests at once that grows while
+/// the origin answers and halves when it pushes back (Postfix's per-destination concurrency with slow start,
+/// TCP's AIMD), a token bucket for a request rate, and a pause the origin asked for.
+public struct OriginWindow: Sendable, Equatable {
+    /// What one answer says about the origin's load.
+    public enum Signal: Sendable, Equatable {
+        /// It answered (2xx, 3xx, a 4xx other than 429): the window grows.
+        case answered
+        /// It pushed back (429, 503, a timeout, a refused or lost connection): the window halves.
+        case pushedBack
+        /// Neither (another 5xx, a TLS or DNS error): the window stays.
+        case neutral
+    }
+
+    /// Whether a request may go now.
+    public enum Admission: Sendable, Equatable {
+        /// Yes; hand the ticket back to `finish`.
+        case go(ticket: Int)
+        /// The window is full: wait for a request to the origin to finish.
+        case full
+        /// The rate allows the next request after this many seconds.
+        case wait(seconds: Double)
+        /// The origin asked for a pause until this time (seconds since the epoch).
+        case paused(until: Double)
+    }
+
+    /// The window a new origin starts with unless spool.conf(5) says otherwise (Postfix starts at 5).
+    public static let initialWindow = 4
+    /// The growth per answer near the last window that was pushed back (probing): a new 429 at most once
+    /// every `1 / probeGrowth` windows' worth of answers.
+    public static let probeGrowth = 0.1
+
+    /// The window never grows beyond this (`max-concurrency`, else `--concurrency`).
+    public let maximum: Int
+    /// Requests allowed at once now, between 1 and `maximum`; its whole part is what counts.
+    public private(set) var window: Double
+    /// Requests on their way now.
+    public private(set) var inFlight = 0
+    /// The window when the origin last pushed back; nil until it has (slow start until then).
+    public private(set) var ceiling: Double?
+    /// Until when the origin asked not to be sent anything (seconds since the epoch; 0 for no pause).
+    public private(set) var pausedUntil = 0.0
+    /// The rate the administrator allows (`rate`), requests per second.
+    public let configuredRate: Double?
+    /// The rate the origin announced (`RateLimit-Policy`), requests per second.
+    public private(set) var announcedRate: Double?
+    /// Requests that may go at once before the rate spaces them.
+    public let burst: Double
+    /// Pushbacks, 429s and pauses seen, for `spool-ctl stats`.
+    public private(set) var pushbacks = 0, tooManyRequests = 0, pauses = 0
+
+    var tokens: Double
+    var refilledAt: Double?
+    var started = 0
+    var lastCut = 0
+
+    /// A new origin's window, from `initial` up to `maximum` at once, and `rate` per second with `burst`.
+    public init(maximum: Int, initial: Int? = nil, rate: Double? = nil, burst: Int? = nil) {
+        self.maximum = max(1, maximum)
+        window = Double(min(self.maximum, max(1, initial ?? OriginWindow.initialWindow)))
+        configuredRate = rate
+        self.burst = Double(max(1, burst ?? 1))
+        tokens = self.burst
+    }
+
+    /// The rate that applies: the lower of the administrator's and the origin's.
+    public var rate: Double? {
+        switch (configuredRate, announcedRate) {
+        case let (a?, b?): min(a, b)
+        case let (a, b): a ?? b
+        }
+    }
+
+    /// Whether a request may go at `now`, and if so counts it as on its way.
+    public mutating func admit(now: Double) -> Admission {
+        if now < pausedUntil { return .paused(until: pausedUntil) }
+        if inFlight >= Int(window) { return .full }
+        if let rate {
+            tokens = min(burst, tokens + max(0, now - (refilledAt ?? now)) * rate)
+            refilledAt = now
+            // A microsecond's worth of slack: clock readings are not exact multiples of the spacing.
+            if tokens < 1 - 1e-6 * rate { return .wait(seconds: (1 - tokens) / rate) }
+            tokens = max(0, tokens - 1)
+        }
+        inFlight += 1
+        started += 1
+        return .go(ticket: started)
+    }
+
+    /// Counts the request of `ticket` as finished with `signal`; returns whether the window's whole part
+    /// changed (worth a line with `-v`).
+    public mutating func finish(ticket: Int, _ signal: Signal) -> Bool {
+        inFlight = max(0, inFlight - 1)
+        let before = Int(window)
+        switch signal {
+        case .answered:
+            if let ceiling {
+                window += window + 1 < ceiling ? 1 / window : OriginWindow.probeGrowth / window
+            } else {
+                window += 1
+            }
+            window = min(window, Double(maximum))
+        case .pushedBack:
+            pushbacks += 1
+            // Requests already on their way when the window was cut tell nothing new: one cut per round.
+            if ticket > lastCut {
+                ceiling = window
+                window = max(1, window / 2)
+                lastCut = started
+            }
+        case .neutral:
+            break
+        }
+        return Int(window) != before
+    }
+
+    /// Counts a 429 (for the statistics; its pushback is `finish`'s).
+    public mutating func countTooManyRequests() { tooManyRequests += 1 }
+
+    /// Sends nothing to the origin before `until` (seconds since the epoch).
+    public mutating func pause(until: Double) {
+        guard until > pausedUntil else { return }
+        pausedUntil = until
+        pauses += 1
+    }
+
+    /// The origin's own announced rate, requests per second.
+    public mutating func announce(rate: Double) {
+        guard rate > 0 else { return }
+        announcedRate = rate
+    }
+}

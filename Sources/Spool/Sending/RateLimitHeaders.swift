@@ -1,0 +1,68 @@
+/// What an origin says about its limits in its answers: the `RateLimit-Policy` and `RateLimit` fields of
+/// draft-ietf-httpapi-ratelimit-headers (from draft-06's `10;w=1` to draft-10's `"default";q=10;w=1` and
+/// `"default";r=0;t=5`), the earlier drafts' `RateLimit-Remaining` / `RateLimit-Reset`, and the common
+/// `X-RateLimit-Remaining` / `X-RateLimit-Reset`. Read leniently: a value that does not parse says nothing.
+public struct RateLimitHeaders: Sendable, Equatable {
+    /// The requests per second the lowest of the announced policies allows.
+    public var rate: Double?
+    /// Seconds to send nothing for: the quota is used up until its reset.
+    public var pauseSeconds: Double?
+
+    /// The longest pause taken from a reset, whatever the origin says: a day.
+    public static let longestPause = 86400.0
+
+    /// Reads the headers of one answer (names lower-cased); `now` is for resets given as epoch seconds.
+    public init(_ headers: [String: String], now: Int64) {
+        if let policy = headers["ratelimit-policy"] { rate = RateLimitHeaders.policyRate(policy) }
+        var remaining: Double?, reset: Double?
+        if let current = headers["ratelimit"] { (remaining, reset) = RateLimitHeaders.current(current) }
+        for prefix in ["ratelimit-", "x-ratelimit-"] where remaining == nil {
+            remaining = headers[prefix + "remaining"].flatMap { Double($0.trimmingWhitespace()) }
+            reset = headers[prefix + "reset"].flatMap { Double($0.trimmingWhitespace()) }
+        }
+        guard remaining == 0, var reset, reset > 0 else { return }
+        // A reset larger than any delay is a time (GitHub's X-RateLimit-Reset is epoch seconds).
+        if reset > 1_000_000_000 { reset -= Double(now) }
+        if reset > 0 { pauseSeconds = min(reset, RateLimitHeaders.longestPause) }
+    }
+
+    /// The items of a list field: each a leading value and its `;name=value` parameters.
+    static func items(_ field: String) -> [(value: String, parameters: [String: String])] {
+        field.split(separator: ",").map { item in
+            let parts = item.split(separator: ";").map { $0.trimmingWhitespace() }
+            var parameters: [String: String] = [:]
+            for part in parts.dropFirst() {
+                let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+                if pair.count == 2 { parameters[pair[0].lowercased()] = pair[1] }
+            }
+            return (parts.first ?? "", parameters)
+        }
+    }
+
+    /// The lowest quota per second among the policies: `10;w=1` or `"name";q=10;w=1`.
+    static func policyRate(_ field: String) -> Double? {
+        var lowest: Double?
+        for item in items(field) {
+            guard let quota = Double(item.parameters["q"] ?? item.value), quota > 0,
+                  let window = item.parameters["w"].flatMap(Double.init), window > 0 else { continue }
+            lowest = min(lowest ?? .infinity, quota / window)
+        }
+        return lowest
+    }
+
+    /// Remaining quota and seconds to its reset from `RateLimit`: `"name";r=0;t=5`, or draft-05's
+    /// `limit=10, remaining=0, reset=5`.
+    static func current(_ field: String) -> (remaining: Double?, reset: Double?) {
+        var remaining: Double?, reset: Double?
+        for item in items(field) {
+            if let r = item.parameters["r"].flatMap(Double.init) {
+                if remaining == nil || r < remaining! { (remaining, reset) = (r, item.parameters["t"].flatMap(Double.init)) }
+                continue
+            }
+            let pair = item.value.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
+            guard pair.count == 2, let number = Double(pair[1]) else { continue }
+            if pair[0] == "remaining" { remaining = number } else if pair[0] == "reset" { reset = number }
+        }
+        return (remaining, reset)
+    }
+}

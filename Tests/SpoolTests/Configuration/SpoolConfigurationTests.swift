@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import Spool
+
+/// spool.conf(5): read strictly, every error naming the file, the line and the key.
+@Suite struct SpoolConfigurationTests {
+    @Test func sectionsAndTheirDefaults() throws {
+        let configuration = try SpoolConfiguration.parse("""
+            # limits for everyone
+            [default]
+            max-concurrency = 8
+            rate = 600/m   # ten a second
+
+            [https://API.example.com:443]
+            max-concurrency = 2
+            initial-concurrency = 1
+            burst = 5
+            cacert = /etc/ssl/private/ca.pem
+            proxy = http://proxy.example.com:3128
+            noproxy = localhost,127.0.0.1
+            http-version = 1.1
+            """, path: "spool.conf")
+        let api = configuration.settings(for: "https://api.example.com")
+        #expect(api.maxConcurrency == 2 && api.initialConcurrency == 1 && api.rate == 10 && api.burst == 5)
+        #expect(api.caFile == "/etc/ssl/private/ca.pem" && api.proxy == "http://proxy.example.com:3128" && api.version == .http1_1)
+        let other = configuration.settings(for: "http://127.0.0.1:8080")
+        #expect(other.maxConcurrency == 8 && other.rate == 10 && other.caFile == nil && other.version == nil)
+    }
+
+    @Test(arguments: [
+        ("[default]\nmax-concurency = 4", "spool.conf line 2: unknown key 'max-concurency'"),
+        ("[default]\nmax-concurrency = lots", "spool.conf line 2: max-concurrency = lots: expected an integer from 1 to 256"),
+        ("[default]\nrate = 10", "spool.conf line 2: rate = 10: expected requests per unit of time"),
+        ("max-concurrency = 4", "spool.conf line 1: 'max-concurrency' comes before any section"),
+        ("[default]\n[default]", "spool.conf line 2: section [default] appears twice"),
+        ("[https://a.example/path]", "spool.conf line 1: section [https://a.example/path] names an origin"),
+        ("[ftp://a.example]", "spool.conf line 1: section [ftp://a.example] is neither"),
+        ("[default]\njust words", "spool.conf line 2: neither '[section]' nor 'key = value'"),
+        ("[default]\nburst = 2\nburst = 3", "spool.conf line 3: 'burst' is set twice"),
+        ("[default]\ncacert = relative.pem", "spool.conf line 2: cacert = relative.pem: expected an absolute path"),
+        ("[default]\nhttp-version = 3", "spool.conf line 2: http-version = 3: expected 1.1"),
+    ])
+    func errorsNameTheLineAndTheKey(text: String, message: String) {
+        #expect(throws: ConfigurationError.self) { try SpoolConfiguration.parse(text, path: "spool.conf") }
+        do { _ = try SpoolConfiguration.parse(text, path: "spool.conf") } catch {
+            #expect(error.description.hasPrefix(message), "\(error.description)")
+        }
+    }
+
+    @Test func aFileOthersCanWriteIsRefused() throws {
+        let temporary = TemporarySpool()
+        let path = temporary.directory + "/spool.conf"
+        try "[default]\nmax-concurrency = 2\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o666)
+        #expect(throws: ConfigurationError.writableByOthers(path: path, mode: 0o666)) { try SpoolConfiguration.load(path: path) }
+        chmod(path, 0o644)
+        #expect(try SpoolConfiguration.load(path: path).defaults.maxConcurrency == 2)
+        symlink(path, temporary.directory + "/link.conf")
+        #expect(throws: ConfigurationError.notRegular(path: temporary.directory + "/link.conf")) {
+            try SpoolConfiguration.load(path: temporary.directory + "/link.conf")
+        }
+    }
+}

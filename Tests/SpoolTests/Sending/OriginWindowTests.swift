@@ -1,0 +1,77 @@
+import Testing
+@testable import Spool
+
+/// The window per origin: slow start, one cut per round, slow probing near the last cut, rate, pauses.
+@Suite struct OriginWindowTests {
+    func go(_ window: inout OriginWindow, now: Double = 0) -> Int? {
+        if case let .go(ticket) = window.admit(now: now) { return ticket }
+        return nil
+    }
+
+    @Test func startsAtFourAndGrowsByOnePerAnswerUntilThePushback() {
+        var window = OriginWindow(maximum: 32)
+        let tickets = (0..<4).compactMap { _ in go(&window) }
+        #expect(tickets.count == 4 && window.admit(now: 0) == .full)
+        for ticket in tickets { _ = window.finish(ticket: ticket, .answered) }
+        #expect(window.window == 8)
+        var many = (0..<40).compactMap { _ in go(&window) }
+        #expect(many.count == 8, "never more than the window at once")
+        for ticket in many { _ = window.finish(ticket: ticket, .answered) }
+        #expect(window.window == 16)
+        many = (0..<16).compactMap { _ in go(&window) }
+        _ = window.finish(ticket: many[0], .pushedBack)
+        #expect(window.window == 8 && window.ceiling == 16)
+        for ticket in many.dropFirst(1).prefix(5) { _ = window.finish(ticket: ticket, .pushedBack) }
+        #expect(window.window == 8, "requests sent before the cut do not cut again")
+        #expect(window.pushbacks == 6)
+    }
+
+    @Test func nearTheLastCutTheWindowGrowsSlowly() {
+        var window = OriginWindow(maximum: 32, initial: 4)
+        let first = go(&window)!
+        _ = window.finish(ticket: first, .pushedBack)
+        #expect(window.window == 2 && window.ceiling == 4)
+        var answers = 0
+        while window.window < 4 {
+            let ticket = go(&window)!
+            _ = window.finish(ticket: ticket, .answered)
+            answers += 1
+        }
+        // 2 → 3 at 1/w per answer (two answers), then 3 → 4 at 0.1/w (about 35).
+        #expect(answers > 30 && answers < 45, "\(answers)")
+    }
+
+    @Test func neverBelowOneNorAboveTheMaximum() {
+        var window = OriginWindow(maximum: 3, initial: 10)
+        #expect(window.window == 3)
+        for _ in 0..<10 {
+            let ticket = go(&window)!
+            _ = window.finish(ticket: ticket, .pushedBack)
+        }
+        #expect(window.window == 1)
+        for _ in 0..<100 {
+            let ticket = go(&window)!
+            _ = window.finish(ticket: ticket, .answered)
+        }
+        #expect(window.window <= 3)
+    }
+
+    @Test func aRateSpacesRequests() {
+        var window = OriginWindow(maximum: 32, rate: 10, burst: 2)
+        #expect(go(&window, now: 100) != nil && go(&window, now: 100) != nil, "the burst goes at once")
+        guard case let .wait(seconds) = window.admit(now: 100) else { Issue.record("a third must wait"); return }
+        #expect(abs(seconds - 0.1) < 1e-9)
+        #expect(go(&window, now: 100.1) != nil)
+        window.announce(rate: 1)
+        #expect(window.rate == 1, "the lower of the configured and the announced rate")
+    }
+
+    @Test func aPauseHoldsEveryRequest() {
+        var window = OriginWindow(maximum: 8)
+        window.pause(until: 50)
+        #expect(window.admit(now: 49) == .paused(until: 50))
+        #expect(go(&window, now: 50) != nil)
+        window.pause(until: 40)
+        #expect(window.pausedUntil == 50 && window.pauses == 1, "an earlier end does not shorten a pause")
+    }
+}
