@@ -37,6 +37,7 @@ extension SendCommand {
         while true {
             let summary = await worker.run()
             worker.returnStranded()
+            worker.saveOrigins()
             let faults = worker.takeFaults()
             // A watcher lives through faults that pass (they were logged); a failing storage ends it, so that
             // its supervisor sees the status and restarts it later.

@@ -10,6 +10,8 @@ public struct SpoolStats: Sendable {
     public var nextDue: Int64?
     /// Bytes of all files in the spool's folders.
     public var bytes = 0
+    /// What the last sender learned about each origin (`.origins`).
+    public var origins: [OriginRecord] = []
 
     /// Reads the statistics of `spool` at `now`.
     public init(spool: Spool, now: Int64 = Timestamp.now()) throws {
@@ -32,7 +34,12 @@ public struct SpoolStats: Sendable {
             }
             counts[folder] = count
         }
+        origins = OriginRecord.read(spool).sorted { $0.origin < $1.origin }
+        self.now = now
     }
+
+    /// When the statistics were read.
+    var now: Int64 = 0
 
     /// Folders reported, in order.
     static let reported: [Spool.Folder] = [.new, .cur, .failed, .conflict, .tmp]
@@ -48,6 +55,12 @@ public struct SpoolStats: Sendable {
         out += "oldest    " + (oldestPendingAge.map { "\(humanDuration($0)) pending" } ?? "-") + "\n"
         out += "next due  " + (nextDue.map { Timestamp.formatRFC3339($0) } ?? "-") + "\n"
         out += "bytes     \(bytes)\n"
+        for record in origins {
+            out += "origin    \(record.origin): window \(record.window) of \(record.maximum), \(record.tooManyRequests) answers 429, "
+                + "\(record.pushbacks) pushbacks, \(record.pauses) pauses"
+            if record.pausedUntil > now { out += ", paused until \(Timestamp.formatRFC3339(record.pausedUntil))" }
+            out += "\n"
+        }
         return out
     }
 
@@ -58,6 +71,12 @@ public struct SpoolStats: Sendable {
         members.append(("oldest_pending_age_seconds", oldestPendingAge.map { .number(String($0)) } ?? .null))
         members.append(("next_due", nextDue.map { .string(Timestamp.formatRFC3339($0)) } ?? .null))
         members.append(("bytes", .number(String(bytes))))
+        members.append(("origins", .array(origins.map { record in
+            .object([("origin", .string(record.origin)), ("window", .number(String(record.window))),
+                     ("max_window", .number(String(record.maximum))), ("too_many_requests", .number(String(record.tooManyRequests))),
+                     ("pushbacks", .number(String(record.pushbacks))), ("pauses", .number(String(record.pauses))),
+                     ("paused_until", record.pausedUntil > now ? .string(Timestamp.formatRFC3339(record.pausedUntil)) : .null)])
+        })))
         return .object(members)
     }
 
@@ -76,6 +95,20 @@ public struct SpoolStats: Sendable {
         }
         out += "# HELP spool_bytes Bytes of the files in the spool.\n# TYPE spool_bytes gauge\n"
         out += "spool_bytes{\(label)} \(bytes)\n"
+        guard !origins.isEmpty else { return out }
+        let metrics: [(String, String, String, (OriginRecord) -> String)] = [
+            ("spool_origin_window", "gauge", "Requests an origin may have in flight at once, as last learned.", { "\($0.window)" }),
+            ("spool_origin_window_max", "gauge", "The most an origin's window may grow to.", { "\($0.maximum)" }),
+            ("spool_origin_too_many_requests_total", "counter", "Answers 429 from an origin.", { "\($0.tooManyRequests)" }),
+            ("spool_origin_pushbacks_total", "counter", "Answers that halved an origin's window (429, 503, timeouts, lost connections).", { "\($0.pushbacks)" }),
+            ("spool_origin_pauses_total", "counter", "Pauses an origin asked for (Retry-After, a used-up quota).", { "\($0.pauses)" }),
+            ("spool_origin_paused_until_timestamp_seconds", "gauge", "Until when an origin asked not to be sent anything (0 for no pause).",
+             { "\($0.pausedUntil > now ? $0.pausedUntil : 0)" }),
+        ]
+        for (name, type, help, value) in metrics {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for record in origins { out += "\(name){\(label),origin=\(JSON.string(record.origin).text)} \(value(record))\n" }
+        }
         return out
     }
 }

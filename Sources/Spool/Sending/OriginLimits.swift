@@ -16,32 +16,51 @@ final class OriginLimits: Sendable {
     struct State {
         var windows: [String: OriginWindow] = [:]
         var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+        /// What the last run learned, read at the first request.
+        var seeds: [String: OriginRecord]?
     }
 
     let state = Mutex(State())
     let configuration: SpoolConfiguration
     let concurrency: Int
     let log: Log
+    let seed: @Sendable () -> [OriginRecord]
 
-    /// Limits from spool.conf(5), with `concurrency` as the most any origin gets.
-    init(configuration: SpoolConfiguration, concurrency: Int, log: Log) {
+    /// Limits from spool.conf(5), with `concurrency` as the most any origin gets, starting from what `seed`
+    /// returns (read only when a first request is asked for, so that an idle run never reads it).
+    init(configuration: SpoolConfiguration, concurrency: Int, log: Log, seed: @escaping @Sendable () -> [OriginRecord] = { [] }) {
         self.configuration = configuration
         self.concurrency = concurrency
         self.log = log
+        self.seed = seed
     }
 
     /// The window a first request to `origin` finds.
-    func newWindow(_ origin: String) -> OriginWindow {
+    func newWindow(_ origin: String, _ state: inout State) -> OriginWindow {
         let settings = configuration.settings(for: origin)
-        return OriginWindow(maximum: min(concurrency, settings.maxConcurrency ?? concurrency), initial: settings.initialConcurrency,
-                            rate: settings.rate, burst: settings.burst)
+        var window = OriginWindow(maximum: min(concurrency, settings.maxConcurrency ?? concurrency), initial: settings.initialConcurrency,
+                                  rate: settings.rate, burst: settings.burst)
+        if state.seeds == nil { state.seeds = Dictionary(seed().map { ($0.origin, $0) }, uniquingKeysWith: { a, _ in a }) }
+        if let record = state.seeds?[origin] { window.restore(record, now: Timestamp.nowSeconds()) }
+        return window
+    }
+
+    /// What every origin used (and every one the last run knew of, for a week) has learned.
+    func records(now: Int64) -> [OriginRecord]? {
+        state.withLock { state in
+            guard !state.windows.isEmpty else { return nil }
+            var records = state.seeds ?? [:]
+            records = records.filter { now - $0.value.updated < 7 * 86400 }
+            for (origin, window) in state.windows { records[origin] = window.record(origin, now: now) }
+            return Array(records.values)
+        }
     }
 
     /// Waits until a request to `origin` may go, or says that the origin is paused.
     func acquire(_ origin: String) async -> Grant {
         while true {
             let admission = state.withLock { state in
-                if state.windows[origin] == nil { state.windows[origin] = newWindow(origin) }
+                if state.windows[origin] == nil { state.windows[origin] = newWindow(origin, &state) }
                 return state.windows[origin]!.admit(now: Timestamp.nowSeconds())
             }
             switch admission {
@@ -68,7 +87,7 @@ final class OriginLimits: Sendable {
     func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportFailure>?) {
         let now = Timestamp.nowSeconds()
         let (changed, window, waiters) = state.withLock { state in
-            var window = state.windows[origin] ?? newWindow(origin)
+            var window = state.windows[origin] ?? newWindow(origin, &state)
             let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
             if case let .success(response) = result { OriginLimits.apply(response, to: &window, now: now) }
             state.windows[origin] = window

@@ -129,4 +129,28 @@ public struct OriginWindow: Sendable, Equatable {
         guard rate > 0 else { return }
         announcedRate = rate
     }
+
+    /// What this window has learned, to keep for the next run.
+    public func record(_ origin: String, now: Int64) -> OriginRecord {
+        var record = OriginRecord(origin: origin)
+        record.window = Int(window)
+        record.maximum = maximum
+        record.ceiling = ceiling ?? 0
+        (record.pushbacks, record.tooManyRequests, record.pauses) = (pushbacks, tooManyRequests, pauses)
+        record.pausedUntil = pausedUntil > Double(now) ? Int64(pausedUntil.rounded(.up)) : 0
+        record.announcedRate = announcedRate ?? 0
+        record.updated = now
+        return record
+    }
+
+    /// Starts from what the last run learned: its counts and pause always (a pause at most a day from now),
+    /// its window only if learned within the hour, and never above this run's maximum.
+    public mutating func restore(_ record: OriginRecord, now: Double) {
+        (pushbacks, tooManyRequests, pauses) = (record.pushbacks, record.tooManyRequests, record.pauses)
+        pausedUntil = min(Double(record.pausedUntil), now + RateLimitHeaders.longestPause)
+        if record.announcedRate > 0 { announcedRate = record.announcedRate }
+        guard now - Double(record.updated) < Double(OriginRecord.windowLifetime) else { return }
+        window = Double(min(maximum, max(1, record.window)))
+        if record.ceiling > 0 { ceiling = record.ceiling }
+    }
 }

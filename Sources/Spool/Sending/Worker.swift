@@ -50,7 +50,9 @@ public final class Worker: Sendable {
         self.transport = transport
         self.options = options
         self.lock = spool.lock
-        limits = OriginLimits(configuration: options.configuration, concurrency: options.concurrency, log: options.log)
+        limits = OriginLimits(configuration: options.configuration, concurrency: options.concurrency, log: options.log) { [spool] in
+            OriginRecord.read(spool)
+        }
     }
 
     /// Asks the worker to stop claiming; requests in flight finish (or time out) first.
@@ -114,6 +116,13 @@ public final class Worker: Sendable {
             summary.nextDue = [nextDue, run.resumeAt].compactMap { $0 }.min()
             return summary
         }
+    }
+
+    /// Keeps what the origins taught this run in the spool's `.origins`, for the next run and for
+    /// `spool-ctl stats`; nothing when no request was asked for.
+    public func saveOrigins() {
+        guard let records = limits.records(now: Timestamp.now()) else { return }
+        OriginRecord.write(records, to: spool)
     }
 
     /// Whether anything is due now: known from file names alone, without opening any operation.

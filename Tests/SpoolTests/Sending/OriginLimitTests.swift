@@ -93,6 +93,15 @@ import Testing
         #expect(tooMany < 50, "\(tooMany) answers 429 for 500 operations")
         let windows = stderr.split(separator: "\n").filter { $0.contains(": window ") }
         #expect(!windows.isEmpty, "-v logs each change of the window")
+
+        // What the sender learned, as an operator reads it.
+        let origin = "http://127.0.0.1:\(server.port)"
+        let json = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--json"])
+        #expect(json.stdout.contains(#""origin":"\#(origin)""#) && json.stdout.contains(#""too_many_requests":\#(tooMany),"#), "\(json.stdout)")
+        let prometheus = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--prometheus"])
+        #expect(prometheus.stdout.contains("spool_origin_too_many_requests_total{spool=\"\(spool.path)\",origin=\"\(origin)\"} \(tooMany)\n"),
+                "\(prometheus.stdout)")
+        #expect(prometheus.stdout.contains("spool_origin_window{spool=\"\(spool.path)\",origin=\"\(origin)\"} "))
         print("origin limits: K = 3, 500 operations over 100 keys with --concurrency 32 in \(String(format: "%.1f", elapsed)) s; "
               + "\(tooMany) answers 429 (\(String(format: "%.1f", Double(tooMany) / 5))%), at most \(most) at once after the first second, "
               + "\(windows.count) window changes, the last: \(windows.last.map(String.init) ?? "none")")
@@ -143,5 +152,24 @@ import Testing
         let during = record.arrivals.withLock { $0 }.filter { $0 > paused + 0.05 && $0 < paused + 1.95 }
         #expect(record.served.load(ordering: .relaxed) == 12)
         #expect(during.isEmpty, "\(during.count) requests were sent while the origin had asked for 2 s of rest")
+    }
+
+    @Test func aPauseOutlivesTheRunThatLearnedIt() throws {
+        let record = Record()
+        let server = try TestServer { _ in
+            _ = record.arrive()
+            record.leave()
+            return .respond(429, ["Retry-After": "120"], "")
+        }
+        defer { server.stop() }
+        let spool = TemporarySpool()
+        try enqueue(spool, server, count: 6, keys: 6)
+        try spool.send(["--concurrency", "1", "--min-backoff", "0"])
+        #expect(record.arrivals.withLock { $0.count } == 1, "the first 429 paused the whole origin")
+        try spool.send(["--concurrency", "1", "--min-backoff", "0", "--flush"])
+        #expect(record.arrivals.withLock { $0.count } == 1, "the next cron run keeps the pause the origin asked for")
+        let stats = try Command.run("spool-ctl", ["--spool", spool.path, "stats"])
+        #expect(stats.stdout.contains("http://127.0.0.1:\(server.port): window") && stats.stdout.contains("1 answers 429") && stats.stdout.contains("paused until"),
+                "\(stats.stdout)")
     }
 }

@@ -1,0 +1,84 @@
+import Glibc
+
+/// What a sender learned about one origin, kept in the spool's `.origins` for the next run (a cron run
+/// starts where the last one left off, and a paused origin stays paused) and for `spool-ctl stats`.
+///
+/// One line per origin: the origin, then `name=value` fields. Read leniently and bounded: the file is the
+/// sender's own, but lives where producers write, so a line that does not parse is skipped and a pause is
+/// never taken longer than a day.
+public struct OriginRecord: Sendable, Equatable {
+    /// The origin, as `Operation.origin` writes it.
+    public var origin: String
+    /// Its window at the end of the run, and the most it may reach.
+    public var window = 1, maximum = 1
+    /// The window when it last pushed back (0 for never).
+    public var ceiling = 0.0
+    /// Pushbacks, 429s and pauses, counted across runs.
+    public var pushbacks = 0, tooManyRequests = 0, pauses = 0
+    /// Until when it asked not to be sent anything (epoch seconds; 0 for no pause).
+    public var pausedUntil: Int64 = 0
+    /// The rate it announced, requests per second (0 for none).
+    public var announcedRate = 0.0
+    /// When the record was written (epoch seconds): a window older than an hour is not trusted.
+    public var updated: Int64 = 0
+
+    /// The file, in the spool root.
+    static let fileName = FileName(".origins")
+    /// How long a learned window is kept for the next run.
+    public static let windowLifetime: Int64 = 3600
+
+    /// A record of `origin` with nothing learned yet.
+    public init(origin: String) { self.origin = origin }
+
+    /// The record's line.
+    var line: String {
+        "\(origin) window=\(window) maximum=\(maximum) ceiling=\(ceiling) pushbacks=\(pushbacks) too-many-requests=\(tooManyRequests) "
+            + "pauses=\(pauses) paused-until=\(pausedUntil) announced-rate=\(announcedRate) updated=\(updated)"
+    }
+
+    /// A record from its line, or nil.
+    init?(line: Substring) {
+        let fields = line.split(separator: " ")
+        guard let first = fields.first, (try? Operation.origin(of: String(first))) == String(first) else { return nil }
+        origin = String(first)
+        for field in fields.dropFirst() {
+            let pair = field.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2 else { return nil }
+            let value = String(pair[1])
+            switch pair[0] {
+            case "window": window = min(256, max(1, Int(value) ?? 1))
+            case "maximum": maximum = min(256, max(1, Int(value) ?? 1))
+            case "ceiling": ceiling = min(256, max(0, Double(value) ?? 0))
+            case "pushbacks": pushbacks = max(0, Int(value) ?? 0)
+            case "too-many-requests": tooManyRequests = max(0, Int(value) ?? 0)
+            case "pauses": pauses = max(0, Int(value) ?? 0)
+            case "paused-until": pausedUntil = max(0, Int64(value) ?? 0)
+            case "announced-rate": announcedRate = max(0, Double(value) ?? 0)
+            case "updated": updated = max(0, Int64(value) ?? 0)
+            default: continue
+            }
+        }
+    }
+
+    /// The records in `spool`, at most 4096 lines of 64 KiB in all; none when the file is missing or bad.
+    public static func read(_ spool: Spool) -> [OriginRecord] {
+        guard let fd = try? spool.root.open(fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return [] }
+        defer { fd.close() }
+        guard let status = try? fd.status(), status.isRegularFile, let (bytes, _) = try? fd.readAll(limit: 64 * 1024) else { return [] }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(4096).compactMap(OriginRecord.init(line:))
+    }
+
+    /// Replaces the records in `spool` (written in tmp/, renamed over `.origins`): losing them in a crash
+    /// costs only what was learned, so there is no fsync.
+    public static func write(_ records: [OriginRecord], to spool: Spool) {
+        let temporary = FileName(UniqueName.next().id + ".origins")
+        let tmp = spool.directory(.tmp)
+        guard let fd = try? tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode) else { return }
+        let text = records.sorted { $0.origin < $1.origin }.map { $0.line + "\n" }.joined()
+        let written = (try? fd.writeAll(Array(text.utf8))) != nil
+        fd.close()
+        if !written || (try? tmp.replace(temporary, in: spool.root, as: fileName)) == nil {
+            try? tmp.unlink(temporary)
+        }
+    }
+}
