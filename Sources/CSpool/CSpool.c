@@ -1,5 +1,10 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,4 +54,47 @@ int cspool_install_stop_handler(int eventfd) {
     signal(SIGPIPE, SIG_IGN);
     if (sigaction(SIGTERM, &action, NULL) != 0) return -1;
     return sigaction(SIGINT, &action, NULL);
+}
+
+// rtnetlink, the kernel's news of addresses, routes and links: how a watcher learns that the network came
+// back (the Linux counterpart of NWPathMonitor), instead of waiting out a backoff.
+int cspool_netlink_open(void) {
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+    if (fd < 0) return -1;
+    struct sockaddr_nl address;
+    memset(&address, 0, sizeof address);
+    address.nl_family = AF_NETLINK;
+    address.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE;
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int cspool_netlink_drain(int fd) {
+    // Aligned for the nlmsghdr casts; 16 KiB holds a burst of a link coming up.
+    static _Thread_local char buffer[16384] __attribute__((aligned(8)));
+    int changed = 0;
+    for (;;) {
+        ssize_t length = recv(fd, buffer, sizeof buffer, 0);
+        if (length < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return changed;
+            // The kernel dropped messages for want of room: something changed.
+            if (errno == ENOBUFS) { changed = 1; continue; }
+            return -1;
+        }
+        if (length == 0) return changed;
+        int remaining = (int)length;
+        for (struct nlmsghdr *header = (struct nlmsghdr *)buffer; NLMSG_OK(header, remaining); header = NLMSG_NEXT(header, remaining)) {
+            if (header->nlmsg_type == RTM_NEWADDR || header->nlmsg_type == RTM_NEWROUTE) changed = 1;
+            if (header->nlmsg_type == RTM_NEWLINK && header->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifinfomsg))) {
+                struct ifinfomsg *link = NLMSG_DATA(header);
+                if (link->ifi_flags & IFF_UP) changed = 1;
+            }
+        }
+    }
 }

@@ -17,4 +17,11 @@ int cspool_is_shared(int fd);
 /// thread the signal lands, and ignores SIGPIPE.
 int cspool_install_stop_handler(int eventfd);
 
+
+/// A netlink socket subscribed to new addresses, routes and links (IPv4 and IPv6), non-blocking; -1 with errno.
+int cspool_netlink_open(void);
+
+/// Reads every message queued on `fd`: 1 when one says an address or route was added or a link is up, 0 when
+/// none does, -1 with errno on an error.
+int cspool_netlink_drain(int fd);
 #endif

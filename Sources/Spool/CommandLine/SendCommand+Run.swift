@@ -63,6 +63,7 @@ extension SendCommand {
             if let poll { wait = min(wait, Double(poll)) }
             let reason = await wakeup.wait(seconds: wait)
             if reason == .stop { break }
+            if reason == .network { worker.retryNetworkFailures() }
             if reason == .files {
                 // Let a burst of drops gather: spend at most a quarter of the time listing the queue.
                 let pause = min(0.5, worker.lastPlanDuration * 3)

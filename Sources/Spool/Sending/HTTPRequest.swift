@@ -78,6 +78,10 @@ public enum TransportFailure: Error, Equatable, Sendable {
     /// Anything else the engine reports.
     case other(String)
 
+    /// The tokens of failures that a change of the network may cure: a watcher retries them at once when the
+    /// network changes. A TLS error is the certificate's, not the network's, and waits.
+    public static let networkTokens: Set<String> = ["refused", "dns", "timeout", "lost", "network"]
+
     /// A short token for the file name's `e=` and for logs.
     public var token: String {
         switch self {

@@ -2,29 +2,39 @@ import CSpool
 import Dispatch
 import Glibc
 
-/// What wakes a waiting `spool-send --watch`: a file landing in `new/` (inotify), a stop signal, or a timer.
+/// What wakes a waiting `spool-send --watch`: a file landing in `new/` (inotify), the network changing
+/// (rtnetlink: a new address, a new route, a link up), a stop signal, or a timer.
 ///
 /// The SIGTERM/SIGINT handler only writes to an eventfd, which stays readable once written; the loop polls
 /// it together with inotify, so a signal is never lost between checking a flag and going to sleep.
 public final class Wakeup: Sendable {
     let inotify: Int32
     let event: Int32
+    let netlink: Int32
 
     /// Why `wait` returned.
     public enum Reason: Sendable {
-        case files, stop, timeout
+        case files, network, stop, timeout
     }
 
-    /// Installs the stop handler, and watches `newDirectory` when given.
+    /// How long a burst of network news must be quiet before it counts as one change (a link coming up
+    /// sends several), and the longest a burst is gathered.
+    static let networkQuiet = 0.2, networkGathering = 1.0
+
+    /// Installs the stop handler, and watches `newDirectory` and the network when given one. A machine
+    /// that refuses a netlink socket only loses the network wake-up.
     public init(watching newDirectory: String?) throws(Errno) {
         let event = try retryingInterrupts { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
         try retryingInterrupts { cspool_install_stop_handler(event) }
         self.event = event
         if let newDirectory {
-            inotify = try retryingInterrupts { inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)) }
+            let inotify = try retryingInterrupts { inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK)) }
             try retryingInterrupts { inotify_add_watch(inotify, newDirectory, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) }
+            self.inotify = inotify
+            netlink = cspool_netlink_open()
         } else {
             inotify = -1
+            netlink = -1
         }
     }
 
@@ -46,15 +56,34 @@ public final class Wakeup: Sendable {
     }
 
     func poll(seconds: Double) -> Reason {
-        var fds = [pollfd(fd: event, events: Int16(POLLIN), revents: 0)]
-        if inotify >= 0 { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
-        let milliseconds = Int32(max(0, min(seconds, 3600)) * 1000)
-        let ready = Glibc.poll(&fds, nfds_t(fds.count), milliseconds)
-        if ready <= 0 { return .timeout }
-        if fds[0].revents != 0 { return .stop }
-        // Drain every queued event: one pass over the queue handles them all.
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while read(inotify, &buffer, buffer.count) > 0 {}
-        return .files
+        let deadline = Timestamp.monotonicSeconds() + max(0, min(seconds, 3600))
+        while true {
+            var fds = [pollfd(fd: event, events: Int16(POLLIN), revents: 0), pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: netlink, events: Int16(POLLIN), revents: 0)]
+            let milliseconds = Int32(max(0, deadline - Timestamp.monotonicSeconds()) * 1000)
+            let ready = Glibc.poll(&fds, nfds_t(fds.count), milliseconds)
+            if ready <= 0 { return .timeout }
+            if fds[0].revents != 0 { return .stop }
+            if fds[2].revents != 0, cspool_netlink_drain(netlink) == 1 {
+                gatherNetworkNews()
+                return .network
+            }
+            if fds[1].revents != 0 {
+                // Drain every queued event: one pass over the queue handles them all.
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                while read(inotify, &buffer, buffer.count) > 0 {}
+                return .files
+            }
+        }
+    }
+
+    /// Waits until the network news has been quiet for `networkQuiet`, at most `networkGathering`.
+    func gatherNetworkNews() {
+        let end = Timestamp.monotonicSeconds() + Wakeup.networkGathering
+        while Timestamp.monotonicSeconds() < end {
+            var fds = [pollfd(fd: netlink, events: Int16(POLLIN), revents: 0)]
+            guard Glibc.poll(&fds, 1, Int32(Wakeup.networkQuiet * 1000)) > 0 else { return }
+            _ = cspool_netlink_drain(netlink)
+        }
     }
 }

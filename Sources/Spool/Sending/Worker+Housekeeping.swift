@@ -38,4 +38,15 @@ extension Worker {
             }
         }
     }
+
+    /// Makes due at once what transport failures deferred (refused, dns, timeout, lost): the network changed,
+    /// so their backoff no longer says anything. Said with `-v`; a fault is recorded like any other.
+    public func retryNetworkFailures() {
+        do throws(Errno) {
+            let made = try spool.makeDue(deferredBy: TransportFailure.networkTokens)
+            if made > 0 { log.detail("the network changed: \(made) operation(s) deferred by transport failures are due now") }
+        } catch {
+            record(SpoolFault("list", "\(spool.path)/new", error))
+        }
+    }
 }

@@ -54,6 +54,28 @@ extension Spool {
         return target
     }
 
+    /// Clears the retry time of every deferred operation in `new/` whose last error is one of `errors`, under
+    /// one lock: what a watcher does when the network changes. Order per key holds, since the order stamp
+    /// stays. Returns how many were made due.
+    public func makeDue(deferredBy errors: Set<String>, now: Int64 = Timestamp.now()) throws(Errno) -> Int {
+        try withLock { held throws(Errno) in
+            var targets: [(FileName, FileName)] = []
+            try directory(.new).forEachEntry { fileName, _ in
+                guard var name = QueueName(fileName), var state = name.state, state.dueSeconds > now,
+                      let error = state.lastError, errors.contains(error) else { return }
+                state.dueSeconds = 0
+                name.state = state
+                targets.append((fileName, name.fileName))
+            }
+            var made = 0
+            for (name, target) in targets {
+                do throws(Errno) { try makeDue(name, as: target, held) } catch .noSuchFileOrDirectory { continue }
+                made += 1
+            }
+            return made
+        }
+    }
+
     /// Removes an operation (and its reason) for good. Refuses one that a worker is sending.
     public func discard(_ item: QueueItem) throws(ControlError) {
         if item.folder == .cur, let claim = item.claim {

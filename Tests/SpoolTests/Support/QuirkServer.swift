@@ -19,10 +19,11 @@ final class QuirkServer {
         let started: Double
     }
 
-    init(host: String = "127.0.0.1", tls: Bool = false) throws {
+    /// The server on `host`, in network namespace `namespace` when given (`ip netns exec`).
+    init(host: String = "127.0.0.1", tls: Bool = false, namespace: String? = nil) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = ["python3", Repository.root + "/Tests/Support/quirks.py", host]
+        var arguments = (namespace.map { ["ip", "netns", "exec", $0] } ?? []) + ["python3", Repository.root + "/Tests/Support/quirks.py", host]
         if tls {
             guard let certificates = TestCertificates.shared else { throw Skip.missing("openssl") }
             arguments += [certificates.serverCertificate, certificates.serverKey]
