@@ -10,7 +10,7 @@ extension EnqueueCommand {
         USAGE: spool-enqueue [--spool DIR] METHOD URL [--header 'Name: value']...
                              [--body TEXT | --body-file FILE] [--if-match ETAG] [--key KEY]
                              [--idempotency-key KEY] [--depends-on ID]... [--coalesce]
-                             [--not-before TIME] [--expires TIME] [--max-attempts N] [--auth NAME]
+                             [--not-before TIME] [--expires TIME] [--max-attempts N] [--priority N] [--auth NAME]
                              [--max-size BYTES] [--max-queue COUNT] [--min-free BYTES]
                spool-enqueue [--spool DIR] --json FILE|-
 
@@ -33,6 +33,8 @@ extension EnqueueCommand {
           --not-before TIME       Do not send before TIME (RFC 3339, @EPOCH, or +DURATION such as +10m).
           --expires TIME          Give up at TIME (same forms) and file the operation in failed/.
           --max-attempts N        Give up after N attempts (1 to 1000).
+          --priority N            Send before lower priorities among due keys, -10 to 10 (default 0);
+                                  never ahead of an earlier write of the same key.
           --auth NAME             Add the credentials of profile NAME from the auth directory at send time.
           --max-size BYTES        Refuse documents larger than BYTES (default: 1048576).
           --max-queue COUNT       Refuse (exit 75) when COUNT operations already wait in new/

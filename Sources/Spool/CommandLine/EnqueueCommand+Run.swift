@@ -83,7 +83,7 @@ extension EnqueueCommand {
             if let value = extra[field] { members.append((field, value)) }
         }
         if !dependsOn.isEmpty { members.append(("depends_on", .array(dependsOn))) }
-        for field in ["coalesce", "not_before", "expires_at", "max_attempts", "auth"] {
+        for field in ["coalesce", "not_before", "expires_at", "max_attempts", "priority", "auth"] {
             if let value = extra[field] { members.append((field, value)) }
         }
         return members

@@ -76,6 +76,12 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                 let text = try arguments.value(for: "--max-attempts")
                 guard let n = Int(text) else { throw .invalidValue(option: "--max-attempts", value: text, expected: "an integer") }
                 fields["max_attempts"] = .number(String(n))
+            case .option("--priority"):
+                let text = try arguments.value(for: "--priority")
+                guard let n = Int(text), Operation.priorityRange.contains(n) else {
+                    throw .invalidValue(option: "--priority", value: text, expected: "an integer from -10 to 10")
+                }
+                fields["priority"] = .number(String(n))
             case .option("--auth"): fields["auth"] = .string(try arguments.value(for: "--auth"))
             case let .option(name) where name == "--max-queue" || name == "--min-free":
                 try setLimit(name, try arguments.value(for: name))

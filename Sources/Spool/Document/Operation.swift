@@ -31,6 +31,8 @@ public struct Operation: Sendable {
     public let expiresAt: Int64?
     /// Attempts after which the operation fails.
     public let maxAttempts: Int?
+    /// Among due lanes, higher goes first (-10 to 10, default 0); never reorders one key's operations.
+    public let priority: Int
     /// Credential profile to apply at send time.
     public let auth: String?
     /// The whole document, unknown fields included.
@@ -53,6 +55,8 @@ public struct Operation: Sendable {
 
     /// The accepted range of `max_attempts`.
     public static let maxAttemptsRange = 1...1000
+    /// The accepted range of `priority`.
+    public static let priorityRange = -10...10
 
     /// Reads and checks an operation document.
     public init(bytes: [UInt8]) throws(OperationError) {
@@ -84,6 +88,7 @@ public struct Operation: Sendable {
         notBefore = try fields.date("not_before")
         expiresAt = try fields.date("expires_at")
         maxAttempts = try fields.maxAttempts()
+        priority = try fields.priority()
         auth = try fields.auth()
     }
 

@@ -102,6 +102,15 @@ struct OperationFields {
         return n
     }
 
+    func priority() throws(OperationError) -> Int {
+        guard let value = document["priority"] else { return 0 }
+        guard case let .number(text) = value else { throw .wrongType(field: "priority", expected: "an integer", found: value.typeName) }
+        guard let n = Int(text), Operation.priorityRange.contains(n) else {
+            throw .outOfRange(field: "priority", value: text, range: Operation.priorityRange)
+        }
+        return n
+    }
+
     func auth() throws(OperationError) -> String? {
         guard let name = try string("auth") else { return nil }
         guard !name.isEmpty, name.utf8.count <= 64, name.first != ".",

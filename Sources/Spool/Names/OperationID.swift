@@ -44,7 +44,8 @@ public enum OperationID {
     }
 }
 
-/// Retry state kept in a queue file's name after the id: `ID:o=ORDER,k=KEYHASH[,a=ATTEMPTS][,t=DUE][,e=ERROR]`.
+/// Retry state kept in a queue file's name after the id:
+/// `ID:o=ORDER,k=KEYHASH[,p=PRIORITY][,a=ATTEMPTS][,t=DUE][,e=ERROR]`.
 ///
 /// Keeping it in the name lets a worker order and skip waiting operations from a directory listing alone,
 /// without opening them, and lets an operator read it with `ls`.
@@ -59,11 +60,14 @@ public struct RetryState: Equatable, Sendable {
     public var dueSeconds: Int64 = 0
     /// A short token for the last error (`503`, `refused`, `timeout`), if any.
     public var lastError: String? = nil
+    /// The document's `priority` (-10 to 10), so that the planner orders lanes from names alone.
+    public var priority = 0
 
     /// A state for an operation that was never tried.
-    public init(orderMicroseconds: Int64, keyHash: UInt64, attempts: Int = 0, dueSeconds: Int64 = 0, lastError: String? = nil) {
+    public init(orderMicroseconds: Int64, keyHash: UInt64, priority: Int = 0, attempts: Int = 0, dueSeconds: Int64 = 0, lastError: String? = nil) {
         self.orderMicroseconds = orderMicroseconds
         self.keyHash = keyHash
+        self.priority = priority
         self.attempts = attempts
         self.dueSeconds = dueSeconds
         self.lastError = lastError
@@ -86,6 +90,9 @@ public struct RetryState: Equatable, Sendable {
             case UInt8(ascii: "k"):
                 guard value.count == 16, let n = RetryState.hex(value) else { return nil }
                 keyHash = n
+            case UInt8(ascii: "p"):
+                guard let n = RetryState.priority(value) else { return nil }
+                priority = n
             case UInt8(ascii: "a"):
                 guard let n = RetryState.decimal(value) else { return nil }
                 attempts = Int(n)
@@ -117,6 +124,14 @@ public struct RetryState: Equatable, Sendable {
         return n
     }
 
+    /// A priority: an optional `-` and one or two digits, from -10 to 10, never 0 (which is not written).
+    static func priority(_ digits: some Collection<UInt8>) -> Int? {
+        let negative = digits.first == UInt8(ascii: "-")
+        let magnitude = negative ? digits.dropFirst() : digits[...]
+        guard magnitude.count <= 2, let n = decimal(magnitude), n != 0, n <= 10, magnitude.first != UInt8(ascii: "0") else { return nil }
+        return negative ? -Int(n) : Int(n)
+    }
+
     /// Hex digits, no sign, at most 16 of them.
     static func hex(_ digits: some Collection<UInt8>) -> UInt64? {
         guard !digits.isEmpty, digits.count <= 16 else { return nil }
@@ -137,6 +152,7 @@ public struct RetryState: Equatable, Sendable {
     /// The text written after the `:`.
     public var text: String {
         var out = "o=\(orderMicroseconds),k=\(OrderingKey.hex(keyHash))"
+        if priority != 0 { out += ",p=\(priority)" }
         if attempts > 0 { out += ",a=\(attempts)" }
         if dueSeconds > 0 { out += ",t=\(dueSeconds)" }
         if let lastError { out += ",e=\(lastError)" }

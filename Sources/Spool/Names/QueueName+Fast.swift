@@ -11,7 +11,7 @@ extension QueueName {
         /// Whether the name carries a claim (`@…`).
         public var claimed: Bool
 
-        /// Reads `ID:o=…,k=…[,a=…][,t=…][,e=…][@…]`; nil for any other name (a plain name, or one that only the
+        /// Reads `ID:o=…,k=…[,p=…][,a=…][,t=…][,e=…][@…]`; nil for any other name (a plain name, or one that only the
         /// full parser can judge), which callers then hand to `QueueName`.
         public init?(_ name: UnsafeBufferPointer<UInt8>) {
             guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon > 0, colon <= OperationID.maxLength else { return nil }
@@ -33,6 +33,8 @@ extension QueueName {
                 case UInt8(ascii: "k"):
                     guard i - start == 16, let n = RetryState.hex(name[start..<i]) else { return nil }
                     keyHash = n
+                case UInt8(ascii: "p"):
+                    guard RetryState.priority(name[start..<i]) != nil else { return nil }
                 case UInt8(ascii: "a"):
                     guard RetryState.decimal(name[start..<i]) != nil else { return nil }
                 case UInt8(ascii: "t"):

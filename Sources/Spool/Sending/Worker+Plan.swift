@@ -200,7 +200,10 @@ struct PlanBuilder {
     }
 
     /// The lanes in order, each sorted; a lane whose first operation is not due yet only sets the next due time.
+    /// Higher priority first (a lane takes the highest of what waits in it, so an urgent write is never stuck
+    /// behind a low one's place), then enqueue order; inside a lane, enqueue order alone.
     mutating func finish() -> Worker.Plan {
+        var ranked: [(priority: Int, lane: [QueueEntry])] = []
         for (_, var queue) in queues {
             queue.sort(by: QueueEntry.precedes)
             let dueSeconds = queue[0].state.dueSeconds
@@ -208,9 +211,10 @@ struct PlanBuilder {
                 plan.nextDue = min(plan.nextDue ?? dueSeconds, dueSeconds)
                 continue
             }
-            plan.lanes.append(queue)
+            ranked.append((queue.map(\.state.priority).max() ?? 0, queue))
         }
-        plan.lanes.sort { QueueEntry.precedes($0[0], $1[0]) }
+        ranked.sort { $0.priority != $1.priority ? $0.priority > $1.priority : QueueEntry.precedes($0.lane[0], $1.lane[0]) }
+        plan.lanes = ranked.map(\.lane)
         return plan
     }
 }

@@ -27,7 +27,7 @@ extension Spool {
         }
         var target = QueueName(id: item.id, state: nil)
         if let operation {
-            target.state = RetryState(orderMicroseconds: item.orderMicroseconds, keyHash: OrderingKey.hash(operation.key), dueSeconds: operation.notBefore ?? 0)
+            target.state = RetryState(orderMicroseconds: item.orderMicroseconds, keyHash: OrderingKey.hash(operation.key), priority: operation.priority, dueSeconds: operation.notBefore ?? 0)
         }
         do throws(Errno) {
             try withLock { held throws(Errno) in try unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName, held) }
