@@ -79,7 +79,9 @@ int cspool_netlink_drain(int fd) {
     static _Thread_local char buffer[16384] __attribute__((aligned(8)));
     int changed = 0;
     for (;;) {
-        ssize_t length = recv(fd, buffer, sizeof buffer, 0);
+        struct sockaddr_nl sender;
+        socklen_t senderLength = sizeof sender;
+        ssize_t length = recvfrom(fd, buffer, sizeof buffer, 0, (struct sockaddr *)&sender, &senderLength);
         if (length < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) return changed;
@@ -88,12 +90,19 @@ int cspool_netlink_drain(int fd) {
             return -1;
         }
         if (length == 0) return changed;
+        // Only the kernel's news counts: another process may send to this socket too.
+        if (senderLength < sizeof sender || sender.nl_pid != 0) continue;
         int remaining = (int)length;
         for (struct nlmsghdr *header = (struct nlmsghdr *)buffer; NLMSG_OK(header, remaining); header = NLMSG_NEXT(header, remaining)) {
-            if (header->nlmsg_type == RTM_NEWADDR || header->nlmsg_type == RTM_NEWROUTE) changed = 1;
+            // A new address, a new default route, a link that just came up: not every route or link change.
+            if (header->nlmsg_type == RTM_NEWADDR) changed = 1;
+            if (header->nlmsg_type == RTM_NEWROUTE && header->nlmsg_len >= NLMSG_LENGTH(sizeof(struct rtmsg))) {
+                struct rtmsg *route = NLMSG_DATA(header);
+                if (route->rtm_dst_len == 0) changed = 1;
+            }
             if (header->nlmsg_type == RTM_NEWLINK && header->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifinfomsg))) {
                 struct ifinfomsg *link = NLMSG_DATA(header);
-                if (link->ifi_flags & IFF_UP) changed = 1;
+                if ((link->ifi_flags & IFF_UP) && (link->ifi_change & (IFF_UP | IFF_RUNNING))) changed = 1;
             }
         }
     }

@@ -21,7 +21,7 @@ int cspool_install_stop_handler(int eventfd);
 /// A netlink socket subscribed to new addresses, routes and links (IPv4 and IPv6), non-blocking; -1 with errno.
 int cspool_netlink_open(void);
 
-/// Reads every message queued on `fd`: 1 when one says an address or route was added or a link is up, 0 when
-/// none does, -1 with errno on an error.
+/// Reads every message queued on `fd`: 1 when one from the kernel says an address or a default route was
+/// added or a link came up, 0 when none does, -1 with errno on an error.
 int cspool_netlink_drain(int fd);
 #endif

@@ -7,6 +7,9 @@ extension SendCommand {
     static let sharedPollSeconds: Int64 = 2
     /// How long a watcher waits before trying a spool whose file system was out of reach (ENOTCONN, ESTALE).
     static let unreachableRetrySeconds: Int64 = 5
+    /// The shortest time between two retries the network's news brings on: each counts an attempt, and a
+    /// flapping link must not use up `max_attempts`.
+    static let networkRetrySpacing = 10.0
 
     /// The light front's question, from file names alone (after housekeeping): returns when the sender is
     /// needed (something is due, or `--watch`); exits when nothing is due or a fault settles the status.
@@ -34,6 +37,7 @@ extension SendCommand {
         worker.housekeeping()
         var lastHousekeeping = Timestamp.now()
         let poll = pollSeconds ?? (watch && spool.mayBeShared ? SendCommand.sharedPollSeconds : nil)
+        var networkRetry = NetworkRetry()
         while true {
             let summary = await worker.run()
             worker.returnStranded()
@@ -61,9 +65,10 @@ extension SendCommand {
             var wait = Double(lastHousekeeping + interval - now)
             if let due = summary.nextDue { wait = min(wait, Double(max(due - now, 0)) + 0.01) }
             if let poll { wait = min(wait, Double(poll)) }
+            if let pending = networkRetry.pendingAt { wait = min(wait, max(0, pending - Timestamp.monotonicSeconds())) }
             let reason = await wakeup.wait(seconds: wait)
             if reason == .stop { break }
-            if reason == .network { worker.retryNetworkFailures() }
+            if networkRetry.due(changed: reason == .network, now: Timestamp.monotonicSeconds()) { worker.retryNetworkFailures() }
             if reason == .files {
                 // Let a burst of drops gather: spend at most a quarter of the time listing the queue.
                 let pause = min(0.5, worker.lastPlanDuration * 3)
@@ -73,3 +78,24 @@ extension SendCommand {
         exit(0)
     }
 }
+
+/// When a watcher retries what the network deferred: at once on the network's news, but at most once per
+/// `networkRetrySpacing`; news within it is kept for the end of it.
+struct NetworkRetry {
+    var last: Double?
+    /// When a retry held back by the spacing is due (monotonic seconds).
+    var pendingAt: Double?
+
+    /// Whether to retry now, given whether the network just changed.
+    mutating func due(changed: Bool, now: Double) -> Bool {
+        if changed, let last, now - last < SendCommand.networkRetrySpacing {
+            pendingAt = last + SendCommand.networkRetrySpacing
+            return false
+        }
+        guard changed || (pendingAt.map { now >= $0 } ?? false) else { return false }
+        last = now
+        pendingAt = nil
+        return true
+    }
+}
+

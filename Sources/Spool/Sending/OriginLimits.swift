@@ -66,7 +66,7 @@ final class OriginLimits: Sendable {
             switch admission {
             case let .go(ticket): return .go(ticket: ticket)
             case let .paused(until): return .paused(until: until)
-            case let .wait(seconds): try? await Task.sleep(nanoseconds: UInt64(min(seconds, 60) * 1e9) + 1)
+            case let .wait(seconds): try? await Task.sleep(nanoseconds: UInt64(min(seconds, OriginWindow.longestWait) * 1e9) + 1)
             case .full:
                 await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                     // Checked again under the lock, so that a finish between the two cannot be missed.
@@ -117,11 +117,11 @@ final class OriginLimits: Sendable {
         if response.status == 429 { window.countTooManyRequests() }
         if response.status == 429 || response.status == 503,
            let delay = response.headers["retry-after"].flatMap({ RetryAfter.seconds($0, now: Int64(now)) }), delay > 0 {
-            window.pause(until: now + Double(delay))
+            window.pause(until: now + Double(delay), now: now)
         }
         let limits = RateLimitHeaders(response.headers, now: Int64(now))
         if let rate = limits.rate { window.announce(rate: rate) }
-        if let pause = limits.pauseSeconds { window.pause(until: now + pause) }
+        if let pause = limits.pauseSeconds { window.pause(until: now + pause, now: now) }
     }
 
     /// Every origin's window now, for the statistics.

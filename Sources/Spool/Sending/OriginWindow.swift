@@ -24,6 +24,9 @@ public struct OriginWindow: Sendable, Equatable {
         case paused(until: Double)
     }
 
+    /// The longest a lane waits for the rate's next request; longer, and the origin counts as paused.
+    public static let longestWait = 5.0
+
     /// The window a new origin starts with unless spool.conf(5) says otherwise (Postfix starts at 5).
     public static let initialWindow = 4
     /// The growth per answer near the last window that was pushed back (probing): a new 429 at most once
@@ -79,7 +82,11 @@ public struct OriginWindow: Sendable, Equatable {
             tokens = min(burst, tokens + max(0, now - (refilledAt ?? now)) * rate)
             refilledAt = now
             // A microsecond's worth of slack: clock readings are not exact multiples of the spacing.
-            if tokens < 1 - 1e-6 * rate { return .wait(seconds: (1 - tokens) / rate) }
+            if tokens < 1 - 1e-6 * rate {
+                let seconds = (1 - tokens) / rate
+                // A long wait is a pause: the lane leaves rather than hold its place for it.
+                return seconds > OriginWindow.longestWait ? .paused(until: now + seconds) : .wait(seconds: seconds)
+            }
             tokens = max(0, tokens - 1)
         }
         inFlight += 1
@@ -101,7 +108,7 @@ public struct OriginWindow: Sendable, Equatable {
             }
             window = min(window, Double(maximum))
         case .pushedBack:
-            pushbacks += 1
+            pushbacks = min(pushbacks + 1, OriginRecord.largestCount)
             // Requests already on their way when the window was cut tell nothing new: one cut per round.
             if ticket > lastCut {
                 ceiling = window
@@ -115,19 +122,23 @@ public struct OriginWindow: Sendable, Equatable {
     }
 
     /// Counts a 429 (for the statistics; its pushback is `finish`'s).
-    public mutating func countTooManyRequests() { tooManyRequests += 1 }
+    public mutating func countTooManyRequests() { tooManyRequests = min(tooManyRequests + 1, OriginRecord.largestCount) }
 
-    /// Sends nothing to the origin before `until` (seconds since the epoch).
-    public mutating func pause(until: Double) {
-        guard until > pausedUntil else { return }
+    /// Sends nothing to the origin before `until` (seconds since the epoch), `now` plus a day at most.
+    public mutating func pause(until: Double, now: Double) {
+        let until = min(until, now + RateLimitHeaders.longestPause)
+        guard until.isFinite, until > pausedUntil else { return }
         pausedUntil = until
-        pauses += 1
+        pauses = min(pauses + 1, OriginRecord.largestCount)
     }
+
+    /// The lowest rate taken from an origin: one request a day. A lower one would starve it for good.
+    public static let lowestRate = 1.0 / 86400
 
     /// The origin's own announced rate, requests per second.
     public mutating func announce(rate: Double) {
-        guard rate > 0 else { return }
-        announcedRate = rate
+        guard rate.isFinite, rate > 0 else { return }
+        announcedRate = max(rate, OriginWindow.lowestRate)
     }
 
     /// What this window has learned, to keep for the next run.
@@ -137,7 +148,7 @@ public struct OriginWindow: Sendable, Equatable {
         record.maximum = maximum
         record.ceiling = ceiling ?? 0
         (record.pushbacks, record.tooManyRequests, record.pauses) = (pushbacks, tooManyRequests, pauses)
-        record.pausedUntil = pausedUntil > Double(now) ? Int64(pausedUntil.rounded(.up)) : 0
+        record.pausedUntil = pausedUntil > Double(now) ? Int64(min(pausedUntil, Double(now) + RateLimitHeaders.longestPause).rounded(.up)) : 0
         record.announcedRate = announcedRate ?? 0
         record.updated = now
         return record
@@ -148,8 +159,9 @@ public struct OriginWindow: Sendable, Equatable {
     public mutating func restore(_ record: OriginRecord, now: Double) {
         (pushbacks, tooManyRequests, pauses) = (record.pushbacks, record.tooManyRequests, record.pauses)
         pausedUntil = min(Double(record.pausedUntil), now + RateLimitHeaders.longestPause)
-        if record.announcedRate > 0 { announcedRate = record.announcedRate }
         guard now - Double(record.updated) < Double(OriginRecord.windowLifetime) else { return }
+        // A rate the origin announced an hour ago or less; an older one may have changed since.
+        if record.announcedRate > 0 { announce(rate: record.announcedRate) }
         window = Double(min(maximum, max(1, record.window)))
         if record.ceiling > 0 { ceiling = record.ceiling }
     }

@@ -62,11 +62,14 @@ public enum Outcome: Equatable, Sendable {
 
 /// The `Retry-After` header (RFC 9110 section 10.2.3): delay seconds or an HTTP date.
 public enum RetryAfter {
-    /// Seconds to wait from `now`, or nil when the value is neither form.
+    /// The longest delay taken from a server, whatever it says: 30 days.
+    public static let longest: Int64 = 30 * 86400
+
+    /// Seconds to wait from `now`, at most `longest`, or nil when the value is neither form.
     public static func seconds(_ value: String, now: Int64) -> Int64? {
         let text = value.trimmingWhitespace()
-        if let n = Int64(text) { return n >= 0 ? n : nil }
-        return httpDate(text).map { max(0, $0 - now) }
+        if let n = Int64(text) { return n >= 0 ? min(n, longest) : nil }
+        return httpDate(text).map { min(max(0, $0 - now), longest) }
     }
 
     /// Parses an IMF-fixdate such as `Sun, 06 Nov 1994 08:49:37 GMT` into epoch seconds.

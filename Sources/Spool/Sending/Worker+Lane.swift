@@ -35,10 +35,17 @@ extension Worker {
             // Room at the origin first: a claim is not held while waiting for it.
             let ticket: Int
             switch await limits.acquire(operation.origin) {
-            case let .go(granted): ticket = granted
+            case let .go(granted):
+                ticket = granted
+                // The wait for room may have been long: a stop asked meanwhile comes first.
+                if isStopping {
+                    limits.finish(operation.origin, ticket: ticket, nil)
+                    return park(entry)
+                }
             case let .paused(until):
                 log.detail("\(entry.id): \(operation.origin) asked for a pause until \(Timestamp.formatRFC3339(Int64(until)))")
-                state.withLock { $0.resumeAt = min($0.resumeAt ?? Int64(until.rounded(.up)), Int64(until.rounded(.up))) }
+                let resume = Int64(min(until, Timestamp.nowSeconds() + RateLimitHeaders.longestPause).rounded(.up))
+                state.withLock { $0.resumeAt = min($0.resumeAt ?? resume, resume) }
                 return park(entry)
             }
             let claimed: QueueEntry?

@@ -24,6 +24,9 @@ public struct OriginRecord: Sendable, Equatable {
 
     /// The file, in the spool root.
     static let fileName = FileName(".origins")
+    /// The largest count kept: a hostile file cannot make a count overflow.
+    public static let largestCount = 1 << 40
+
     /// How long a learned window is kept for the next run.
     public static let windowLifetime: Int64 = 3600
 
@@ -48,17 +51,20 @@ public struct OriginRecord: Sendable, Equatable {
             switch pair[0] {
             case "window": window = min(256, max(1, Int(value) ?? 1))
             case "maximum": maximum = min(256, max(1, Int(value) ?? 1))
-            case "ceiling": ceiling = min(256, max(0, Double(value) ?? 0))
-            case "pushbacks": pushbacks = max(0, Int(value) ?? 0)
-            case "too-many-requests": tooManyRequests = max(0, Int(value) ?? 0)
-            case "pauses": pauses = max(0, Int(value) ?? 0)
-            case "paused-until": pausedUntil = max(0, Int64(value) ?? 0)
-            case "announced-rate": announcedRate = max(0, Double(value) ?? 0)
-            case "updated": updated = max(0, Int64(value) ?? 0)
+            case "ceiling": ceiling = Double(value).map { $0.isFinite ? min(256, max(0, $0)) : 0 } ?? 0
+            case "pushbacks": pushbacks = OriginRecord.count(value)
+            case "too-many-requests": tooManyRequests = OriginRecord.count(value)
+            case "pauses": pauses = OriginRecord.count(value)
+            case "paused-until": pausedUntil = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
+            case "announced-rate": announcedRate = Double(value).map { $0.isFinite ? min(max(0, $0), 1e6) : 0 } ?? 0
+            case "updated": updated = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
             default: continue
             }
         }
     }
+
+    /// A count from its text, between 0 and `largestCount`.
+    static func count(_ text: String) -> Int { min(max(0, Int(text) ?? 0), largestCount) }
 
     /// The records in `spool`, at most 4096 lines of 64 KiB in all; none when the file is missing or bad.
     public static func read(_ spool: Spool) -> [OriginRecord] {

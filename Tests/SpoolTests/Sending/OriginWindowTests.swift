@@ -68,10 +68,42 @@ import Testing
 
     @Test func aPauseHoldsEveryRequest() {
         var window = OriginWindow(maximum: 8)
-        window.pause(until: 50)
+        window.pause(until: 50, now: 0)
         #expect(window.admit(now: 49) == .paused(until: 50))
         #expect(go(&window, now: 50) != nil)
-        window.pause(until: 40)
+        window.pause(until: 40, now: 0)
         #expect(window.pausedUntil == 50 && window.pauses == 1, "an earlier end does not shorten a pause")
+    }
+
+    @Test func whatAnOriginSaysIsBounded() {
+        #expect(RetryAfter.seconds("9223372036854775807", now: 0) == RetryAfter.longest, "a Retry-After of 2^63 s is 30 days")
+        var window = OriginWindow(maximum: 4)
+        window.pause(until: 1e300, now: 100)
+        #expect(window.pausedUntil == 100 + 86400, "a pause is a day at most")
+        #expect(window.record("http://a.example", now: 100).pausedUntil == 100 + 86400)
+        window.announce(rate: 1e-300)
+        #expect(window.rate == OriginWindow.lowestRate, "one request a day at the least")
+        var slow = OriginWindow(maximum: 4, rate: 0.1)
+        _ = go(&slow, now: 0)
+        #expect(slow.admit(now: 0) == .paused(until: 10), "a wait longer than 5 s is a pause: the lane leaves")
+    }
+
+    @Test func aHostileRecordCannotOverflowACount() throws {
+        let record = OriginRecord(line: "http://a.example window=99999 pushbacks=9223372036854775807 too-many-requests=-5 pauses=x announced-rate=inf ceiling=nan paused-until=9223372036854775807")
+        #expect(record?.window == 256 && record?.pushbacks == OriginRecord.largestCount && record?.tooManyRequests == 0 && record?.pauses == 0)
+        #expect(record?.announcedRate == 0 && record?.ceiling == 0 && record?.pausedUntil == 1 << 40)
+        var window = OriginWindow(maximum: 8)
+        window.restore(try #require(record), now: 0)
+        #expect(window.pausedUntil == 86400, "restored, a pause is a day at most")
+        let ticket = try #require(go(&window, now: 86400))
+        _ = window.finish(ticket: ticket, .pushedBack)
+        #expect(window.pushbacks == OriginRecord.largestCount)
+        #expect(OriginRecord(line: "/etc/passwd window=1") == nil && OriginRecord(line: "https://a.example/path window=1") == nil)
+    }
+
+    @Test func networkNewsRetriesAtMostOncePerTenSeconds() {
+        var retry = NetworkRetry()
+        let answers = [(true, 100.0), (true, 103), (false, 109), (false, 110), (false, 200)].map { retry.due(changed: $0.0, now: $0.1) }
+        #expect(answers == [true, false, false, true, false], "at once, held back, then done at the end of the spacing, once")
     }
 }
