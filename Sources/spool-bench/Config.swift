@@ -1,6 +1,8 @@
 /// Sizes and repetitions: the full run, or `--quick` for CI smoke use.
 struct Config {
     let quick: Bool
+    /// `--large`: the growth case at a million.
+    let large: Bool
     var repetitions: Int { quick ? 3 : 5 }
     var enqueueCount: Int { quick ? 500 : 5000 }
     var enqueueProcesses: Int { quick ? 100 : 500 }
@@ -9,7 +11,11 @@ struct Config {
     var curlCount: Int { quick ? 100 : 300 }
     var idleRuns: Int { quick ? 10 : 20 }
     var idleQueue: Int { 10_000 }
-    var growthSizes: (small: Int, large: Int) { quick ? (500, 5000) : (1000, 20_000) }
+    /// Queue sizes of the growth case, the first the baseline, and how many operations share a key.
+    var growthSizes: (sizes: [Int], perKey: Int?) {
+        if large { return ([10_000, 100_000, 1_000_000], 200) }
+        return (quick ? [500, 5000] : [1000, 20_000], nil)
+    }
     var drops: Int { quick ? 50 : 200 }
     var wrkSeconds: Int { quick ? 1 : 3 }
     /// The spool's binaries: beside this one.

@@ -12,10 +12,12 @@ if arguments.contains("-h") || arguments.contains("--help") {
     print("""
         OVERVIEW: Measure spool against baselines in the same run and print a table of ratios.
 
-        USAGE: spool-bench [--quick] [--only CASE]...
+        USAGE: spool-bench [--quick | --large] [--only CASE]...
 
         OPTIONS:
           --quick                 Small sizes and few repetitions, for a smoke run.
+          --large                 The growth case at 10,000, 100,000 and 1,000,000 queued operations
+                                  (one key per 200), once each: it takes several minutes.
           --only CASE             Run only this case (enqueue, claims, delivery, https, far, idle, growth,
                                   wakeup); repeat for more.
           -h, --help              Show help information.
@@ -28,20 +30,20 @@ var index = 0
 while index < arguments.count {
     let argument = arguments[index]
     index += 1
-    if argument == "--quick" { continue }
+    if argument == "--quick" || argument == "--large" { continue }
     if argument == "--only", index < arguments.count, cases.contains(arguments[index]) {
         only.insert(arguments[index])
         index += 1
         continue
     }
-    Program.usageFailure("spool-bench", .unknownOption(argument), usage: "spool-bench [--quick] [--only CASE]...")
+    Program.usageFailure("spool-bench", .unknownOption(argument), usage: "spool-bench [--quick | --large] [--only CASE]...")
 }
 let chosen = only
 /// Whether a case runs: all of them unless `--only` named some.
 func wanted(_ name: String) -> Bool { chosen.isEmpty || chosen.contains(name) }
 
 signal(SIGPIPE, SIG_IGN)
-let config = Config(quick: arguments.contains("--quick"), binaries: Program.siblingExecutable("").trimmingSuffix("/"))
+let config = Config(quick: arguments.contains("--quick"), large: arguments.contains("--large"), binaries: Program.siblingExecutable("").trimmingSuffix("/"))
 let report = Report()
 let started = now()
 var system = utsname()

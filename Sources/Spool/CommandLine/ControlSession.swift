@@ -28,38 +28,72 @@ struct ControlSession {
         }
     }
 
-    func inventory(_ folders: [Spool.Folder]) -> [QueueItem] {
-        do { return try spool.inventory(folders) } catch {
-            Program.fail(program, "cannot list \(spool.path): \(error)", code: ExitCode.ioError)
+    /// Every operation in `folders` of `spool`, oldest first, one at a time (bounded memory); `body` returns
+    /// false to stop. A spool that cannot be listed ends the program (74).
+    static func forEachItem(_ spool: Spool, _ folders: [Spool.Folder], _ body: (QueueItem) -> Bool) {
+        do { try spool.forEachItem(folders, body) } catch {
+            Program.fail(ControlCommand.program, "cannot list \(spool.path): \(error)", code: ExitCode.ioError)
         }
     }
 
     /// Rows as aligned columns, the last one unpadded.
     static func table(_ rows: [[String]]) -> String {
-        guard let first = rows.first else { return "" }
+        table(rows, widths: widths(rows))
+    }
+
+    /// The widest cell of each column.
+    static func widths(_ rows: [[String]]) -> [Int] {
+        guard let first = rows.first else { return [] }
         var widths = [Int](repeating: 0, count: first.count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        return widths
+    }
+
+    /// Rows padded to `widths` (a longer cell keeps two spaces after it), the last column unpadded.
+    static func table(_ rows: [[String]], widths: [Int]) -> String {
+        guard !rows.isEmpty else { return "" }
         return rows.map { row in
-            row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count + 2) }.joined()
+            row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell + String(repeating: " ", count: max(widths[i] - cell.count, 0) + 2) }.joined()
         }.joined(separator: "\n") + "\n"
     }
 
+    /// How many rows set the columns' widths before the listing streams: the rest keep them.
+    static let widthRows = 4096
+
+    /// Prints as it reads: the first lines after one listing of the spool, whatever its size.
     func list() {
         let which = command.positionals.first ?? "all"
         let folders: [Spool.Folder] = which == "all" ? [.new, .cur, .failed, .conflict] : [Spool.Folder(rawValue: which)!]
-        let items = inventory(folders)
         if command.flags.contains("--json") {
-            Program.printOut(items.map { $0.json(now: now).text + "\n" }.joined())
-        } else if !items.isEmpty {
-            var rows = [["ID", "STATE", "ATTEMPTS", "NEXT", "METHOD", "URL", "KEY", "AGE", "REASON"]]
-            for item in items {
-                let key = item.operation.map { $0.key == $0.url ? "-" : $0.key } ?? "-"
-                rows.append([item.id, item.stateWord(now: now), String(item.attempts), item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
-                             item.operation?.method ?? "?", item.operation?.url ?? "?", key, humanDuration(item.age(now: now)),
-                             item.reasonLine ?? item.lastError ?? "-"])
+            ControlSession.forEachItem(spool, folders) { item in
+                Program.printOut(item.json(now: now).text + "\n")
+                return true
             }
-            Program.printOut(ControlSession.table(rows))
+            return
         }
+        var rows = [["ID", "STATE", "ATTEMPTS", "NEXT", "METHOD", "URL", "KEY", "AGE", "REASON"]]
+        var widths: [Int]?
+        ControlSession.forEachItem(spool, folders) { item in
+            rows.append(row(item))
+            if let widths {
+                Program.printOut(ControlSession.table(rows, widths: widths))
+                rows.removeAll(keepingCapacity: true)
+            } else if rows.count > ControlSession.widthRows {
+                widths = ControlSession.widths(rows)
+                Program.printOut(ControlSession.table(rows, widths: widths!))
+                rows.removeAll(keepingCapacity: true)
+            }
+            return true
+        }
+        if widths == nil, rows.count > 1 { Program.printOut(ControlSession.table(rows)) }
+    }
+
+    /// One line of `list`.
+    func row(_ item: QueueItem) -> [String] {
+        let key = item.operation.map { $0.key == $0.url ? "-" : $0.key } ?? "-"
+        return [item.id, item.stateWord(now: now), String(item.attempts), item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
+                item.operation?.method ?? "?", item.operation?.url ?? "?", key, humanDuration(item.age(now: now)),
+                item.reasonLine ?? item.lastError ?? "-"]
     }
 
     mutating func show() {
@@ -100,22 +134,43 @@ struct ControlSession {
 
     mutating func retry() {
         let flags = command.flags
-        var items: [QueueItem] = []
-        if flags.contains("--all-failed") { items += inventory([.failed]) }
-        if flags.contains("--all-conflict") { items += inventory([.conflict]) }
-        for argument in command.positionals { if let item = find(argument) { items.append(item) } }
-        if command.positionals.isEmpty && items.isEmpty && flags.contains("--now") { items = inventory([.new]).filter { ($0.dueSeconds ?? 0) > 0 } }
-        for item in items {
-            do {
-                if item.folder == .new && flags.contains("--now") {
-                    if try spool.sendNow(item) != nil { Program.printOut("\(item.id): due now\n") }
-                } else {
-                    _ = try spool.retry(item, ifMatch: command.ifMatch)
-                    Program.printOut("\(item.id): back in new/\(command.ifMatch.map { " with If-Match \($0)" } ?? "")\n")
-                }
-            } catch {
-                report(error)
+        // The bulk forms act on each operation as it is read: bounded memory over any number of them.
+        var bulk: [Spool.Folder] = []
+        if flags.contains("--all-failed") { bulk.append(.failed) }
+        if flags.contains("--all-conflict") { bulk.append(.conflict) }
+        var acted = false
+        if !bulk.isEmpty {
+            ControlSession.forEachItem(spool, bulk) { item in
+                retry(item)
+                acted = true
+                return true
             }
+        }
+        for argument in command.positionals {
+            if let item = find(argument) {
+                retry(item)
+                acted = true
+            }
+        }
+        if command.positionals.isEmpty && !acted && flags.contains("--now") {
+            ControlSession.forEachItem(spool, [.new]) { item in
+                if (item.dueSeconds ?? 0) > 0 { retry(item) }
+                return true
+            }
+        }
+    }
+
+    /// `retry` of one operation.
+    mutating func retry(_ item: QueueItem) {
+        do {
+            if item.folder == .new && command.flags.contains("--now") {
+                if try spool.sendNow(item) != nil { Program.printOut("\(item.id): due now\n") }
+            } else {
+                _ = try spool.retry(item, ifMatch: command.ifMatch)
+                Program.printOut("\(item.id): back in new/\(command.ifMatch.map { " with If-Match \($0)" } ?? "")\n")
+            }
+        } catch {
+            report(error)
         }
     }
 

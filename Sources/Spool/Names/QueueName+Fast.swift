@@ -10,6 +10,8 @@ extension QueueName {
         public var dueSeconds: Int64
         /// Whether the name carries a claim (`@…`).
         public var claimed: Bool
+        /// The priority (`p=`), 0 when absent.
+        public var priority: Int
 
         /// Reads `ID:o=…,k=…[,p=…][,a=…][,t=…][,e=…][@…]`; nil for any other name (a plain name, or one that only the
         /// full parser can judge), which callers then hand to `QueueName`.
@@ -18,7 +20,7 @@ extension QueueName {
             guard OperationID.isValid(bytes: name[0..<colon]) else { return nil }
             var i = colon + 1
             var orderMicroseconds: Int64 = -1, keyHash: UInt64?, dueSeconds: Int64 = 0
-            var claimed = false
+            var claimed = false, priority = 0
             while i < name.count {
                 guard i + 2 < name.count, name[i + 1] == UInt8(ascii: "=") else { return nil }
                 let field = name[i]
@@ -34,7 +36,8 @@ extension QueueName {
                     guard i - start == 16, let n = RetryState.hex(name[start..<i]) else { return nil }
                     keyHash = n
                 case UInt8(ascii: "p"):
-                    guard RetryState.priority(name[start..<i]) != nil else { return nil }
+                    guard let n = RetryState.priority(name[start..<i]) else { return nil }
+                    priority = n
                 case UInt8(ascii: "a"):
                     guard RetryState.decimal(name[start..<i]) != nil else { return nil }
                 case UInt8(ascii: "t"):
@@ -59,6 +62,7 @@ extension QueueName {
             self.orderMicroseconds = orderMicroseconds
             self.dueSeconds = dueSeconds
             self.claimed = claimed
+            self.priority = priority
         }
     }
 }

@@ -6,6 +6,8 @@ extension Worker {
     struct Plan {
         var lanes: [[QueueEntry]] = []
         var nextDue: Int64?
+        /// The round left due operations for the next (more than `roundBudget`, or `laneBudget` keys).
+        var more = false
         /// Files under plain names were seen: one may be a producer still writing (left for a later run),
         /// which changes no folder time when it finishes, so no idle hint may be written.
         var sawPlainNames = false
@@ -107,11 +109,21 @@ struct PlanBuilder {
         var dueSeconds: Int64
         /// Another operation has the same order stamp: only sorting by id can tell which is first.
         var tied = false
+        /// The highest priority waiting in the key.
+        var priority = 0
     }
+
+    /// The most operations one round holds, spread over its lanes: what a round keeps in memory follows
+    /// what it can send, not what waits. The rest of a long queue comes in the next rounds.
+    static let roundBudget = 65_536
+    /// The most lanes one round forms: the keys that go first (priority, then enqueue order).
+    static let laneBudget = 16_384
 
     let now: Int64
     let parked: Set<UInt64>
     let options: WorkerOptions
+    /// This round's budgets (the tests make them small).
+    var roundBudget = PlanBuilder.roundBudget, laneBudget = PlanBuilder.laneBudget
     var plan = Worker.Plan()
     var heads: [UInt64: Head] = [:]
     var held = Set<UInt64>()
@@ -125,13 +137,17 @@ struct PlanBuilder {
         self.options = options
     }
 
-    mutating func note(_ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64) {
+    mutating func note(_ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int = 0) {
         guard let head = heads[keyHash] else {
-            heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds)
+            heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: priority)
             return
         }
-        if orderMicroseconds < head.orderMicroseconds { heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds) }
-        else if orderMicroseconds == head.orderMicroseconds { heads[keyHash]!.tied = true }
+        if orderMicroseconds < head.orderMicroseconds {
+            heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: max(priority, head.priority))
+        } else {
+            if orderMicroseconds == head.orderMicroseconds { heads[keyHash]!.tied = true }
+            if priority > head.priority { heads[keyHash]!.priority = priority }
+        }
     }
 
     /// The first pass over `new/`, names only: notes each key's head; returns the plain names to admit and
@@ -146,7 +162,7 @@ struct PlanBuilder {
                 if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetime {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
-                    note(facts.keyHash, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds)
+                    note(facts.keyHash, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds, priority: facts.priority)
                 }
             } else {
                 others.append(FileName(bytes: Array(raw)))
@@ -165,38 +181,71 @@ struct PlanBuilder {
         held = found
     }
 
-    /// The keys to form lanes for; the others' earliest due time goes into the plan.
+    /// The keys to form lanes for, at most `laneBudget` of them, those that go first; the others' earliest
+    /// due time goes into the plan.
     mutating func dueKeys() -> Set<UInt64> {
-        var keys = Set<UInt64>()
+        var keys: [UInt64] = []
         for (key, head) in heads where !held.contains(key) {
             if parked.contains(key) {
                 // Not this run's any more, but a watcher must wake when it becomes due.
                 if head.dueSeconds > now { plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds) }
             } else if options.flush || head.dueSeconds <= now || head.tied {
-                keys.insert(key)
+                keys.append(key)
             } else {
                 plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds)
             }
         }
-        return keys
+        guard keys.count > laneBudget else { return Set(keys) }
+        // More due keys than a round holds: the rest are due still, and the next round takes them.
+        let first = keys.sorted { a, b in
+            let (x, y) = (heads[a]!, heads[b]!)
+            return x.priority != y.priority ? x.priority > y.priority : x.orderMicroseconds < y.orderMicroseconds
+        }.prefix(laneBudget)
+        plan.more = true
+        return Set(first)
     }
 
-    /// The second pass: every waiting operation of the due keys. Returns the names the full parser refused.
+    /// The second pass: the first waiting operations of each due key, at most `roundBudget` in all, kept in
+    /// order as they are found (a later one is parsed only if it goes before one kept). Returns the names the
+    /// full parser refused.
     mutating func collect(_ dueKeys: Set<UInt64>, _ spool: Spool) throws(Errno) -> [FileName] {
         listing = "\(spool.path)/new"
+        let perLane = max(2, roundBudget / max(1, dueKeys.count))
         var unreadable: [FileName] = []
         var found: [UInt64: [QueueEntry]] = [:]
+        var dropped = false
         try spool.directory(.new).forEachRawEntry { raw, _ in
             guard let facts = QueueName.Facts(raw), !facts.claimed, dueKeys.contains(facts.keyHash) else { return }
-            let fileName = FileName(bytes: Array(raw))
-            if let name = QueueName(fileName) {
-                found[facts.keyHash, default: []].append(QueueEntry(fileName: fileName, name: name))
-            } else {
-                unreadable.append(fileName)
+            if let last = found[facts.keyHash]?.last, found[facts.keyHash]!.count >= perLane,
+               facts.orderMicroseconds > last.state.orderMicroseconds {
+                dropped = true
+                return
             }
+            let fileName = FileName(bytes: Array(raw))
+            guard let name = QueueName(fileName) else { return unreadable.append(fileName) }
+            let entry = QueueEntry(fileName: fileName, name: name)
+            var queue = found[facts.keyHash] ?? []
+            found[facts.keyHash] = nil
+            queue.insert(entry, at: PlanBuilder.position(of: entry, in: queue))
+            if queue.count > perLane {
+                queue.removeLast()
+                dropped = true
+            }
+            found[facts.keyHash] = queue
         }
+        if dropped { plan.more = true }
         queues = found
         return unreadable
+    }
+
+    /// Where `entry` goes in a queue sorted by `QueueEntry.precedes`.
+    static func position(of entry: QueueEntry, in queue: [QueueEntry]) -> Int {
+        var low = 0, high = queue.count
+        while low < high {
+            let middle = (low + high) / 2
+            if QueueEntry.precedes(queue[middle], entry) { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// The lanes in order, each sorted; a lane whose first operation is not due yet only sets the next due time.
@@ -204,8 +253,7 @@ struct PlanBuilder {
     /// behind a low one's place), then enqueue order; inside a lane, enqueue order alone.
     mutating func finish() -> Worker.Plan {
         var ranked: [(priority: Int, lane: [QueueEntry])] = []
-        for (_, var queue) in queues {
-            queue.sort(by: QueueEntry.precedes)
+        for (_, queue) in queues {
             let dueSeconds = queue[0].state.dueSeconds
             if !options.flush, dueSeconds > now {
                 plan.nextDue = min(plan.nextDue ?? dueSeconds, dueSeconds)

@@ -115,6 +115,12 @@ public struct FileDescriptor: Sendable, Equatable {
     /// the hot path of listing a large queue.
     /// Reads through a new descriptor on the same directory, so concurrent listings do not share an offset.
     public func forEachRawEntry(_ body: (UnsafeBufferPointer<UInt8>, UInt8) -> Void) throws(Errno) {
+        try forEachRawEntryWithInode { name, type, _ in body(name, type) }
+    }
+
+    /// The same, with each entry's inode number: what tells an entry apart across two listings without
+    /// keeping its name.
+    public func forEachRawEntryWithInode(_ body: (UnsafeBufferPointer<UInt8>, UInt8, UInt64) -> Void) throws(Errno) {
         let own = try open(FileName("."), O_RDONLY | O_DIRECTORY)
         guard let stream = Glibc.fdopendir(own.rawValue) else {
             let error = Errno.current
@@ -132,7 +138,7 @@ public struct FileDescriptor: Sendable, Equatable {
             let start = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
             let name = UnsafeBufferPointer(start: start, count: strlen(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)))
             if name.count == 1 && name[0] == 0x2E || name.count == 2 && name[0] == 0x2E && name[1] == 0x2E { continue }
-            body(name, entry.pointee.d_type)
+            body(name, entry.pointee.d_type, UInt64(entry.pointee.d_ino))
         }
     }
 

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import Spool
+
+/// A round holds the first operations of the keys that go first, not the whole queue: what it keeps follows
+/// what it can send.
+@Suite struct PlanBudgetTests {
+    func queue(_ spool: TemporarySpool, keys: Int, each: Int) throws -> Spool {
+        let library = try spool.open()
+        for i in 0..<(keys * each) {
+            let document = JSON.object([("method", .string("PUT")), ("url", .string("http://127.0.0.1:9/item/\(i % keys)")),
+                                        ("priority", .number(i % keys == keys - 1 ? "3" : "0"))])
+            _ = try library.enqueue(try Operation(document: document))
+        }
+        return library
+    }
+
+    @Test func aRoundKeepsTheFirstOfEachKeyWithinItsBudget() throws {
+        let temporary = TemporarySpool()
+        let spool = try queue(temporary, keys: 3, each: 40)
+        var builder = PlanBuilder(now: Timestamp.now(), parked: [], options: WorkerOptions())
+        builder.roundBudget = 12
+        _ = try builder.listWaiting(spool)
+        try builder.listHeld(spool)
+        let due = builder.dueKeys()
+        #expect(due.count == 3)
+        _ = try builder.collect(due, spool)
+        let plan = builder.finish()
+        #expect(plan.lanes.count == 3 && plan.lanes.allSatisfy { $0.count == 4 }, "\(plan.lanes.map(\.count))")
+        #expect(plan.more, "the rest waits for the next round")
+        let all = try temporary.names("new").compactMap { QueueName(FileName($0)) }
+        for lane in plan.lanes {
+            let mine = all.filter { $0.state!.keyHash == lane[0].state.keyHash }.sorted { $0.state!.orderMicroseconds < $1.state!.orderMicroseconds }
+            #expect(lane.map(\.id) == mine.prefix(4).map(\.id), "the first four of the key, in order")
+        }
+        #expect(plan.lanes[0][0].state.priority == 3, "the urgent key first")
+    }
+
+    @Test func aRoundFormsAtMostItsBudgetOfLanesThoseThatGoFirst() throws {
+        let temporary = TemporarySpool()
+        let spool = try queue(temporary, keys: 10, each: 2)
+        var builder = PlanBuilder(now: Timestamp.now(), parked: [], options: WorkerOptions())
+        builder.laneBudget = 4
+        _ = try builder.listWaiting(spool)
+        try builder.listHeld(spool)
+        let due = builder.dueKeys()
+        #expect(due.count == 4 && builder.plan.more)
+        _ = try builder.collect(due, spool)
+        let plan = builder.finish()
+        #expect(plan.lanes.first?.first?.state.priority == 3, "the urgent key is among them, first")
+        let heads = plan.lanes.dropFirst().map { $0[0].state.orderMicroseconds }
+        #expect(heads == heads.sorted(), "then the oldest keys")
+    }
+}
