@@ -37,11 +37,18 @@ func benchGrowth(_ report: Report, _ config: Config, _ server: BenchServer) {
     let (sizes, perKey) = config.growthSizes
     let spread = perKey.map { ", one key per \($0)" } ?? ", a key each"
     report.section("5. Growth: \(sizes.map(String.init).joined(separator: ", ")) queued operations (concurrency 4\(spread))")
+    var listings: [(count: Int, firstLine: Double, memory: Double)] = []
     func measure(_ count: Int) -> (perOperation: Stats, memory: Stats) {
         var times: [Double] = [], memory: [Double] = []
         for _ in 0..<(count >= 100_000 ? 1 : config.repetitions) {
             let spool = Fixtures.spool()
             Fixtures.fill(spool, count: count, base: server.base, keys: perKey.map { max(1, count / $0) })
+            if perKey != nil {
+                // What an operator pipes into head, and what the whole listing costs in memory.
+                let first = shell("'\(config.binaries)/spool-ctl' --spool '\(spool)' list | head -2 >/dev/null")
+                let whole = run(["\(config.binaries)/spool-ctl", "--spool", spool, "list", "--json"])
+                listings.append((count, first.seconds, Double(whole.maxResidentKB) / 1024))
+            }
             let finished = run(["\(config.binaries)/spool-send", "--spool", spool, "--once"])
             precondition(Fixtures.count(spool + "/new") == 0)
             times.append(finished.seconds / Double(count) * 1e6)
@@ -59,5 +66,14 @@ func benchGrowth(_ report: Report, _ config: Config, _ server: BenchServer) {
         let memoryMet = size >= 1_000_000 ? b.memory.median <= 128 : b.memory.median <= 1.5 * base.memory.median
         report.add("peak resident memory, MiB", spool: "\(size): " + describe(b.memory, "MiB"), baseline: "\(sizes[0]): " + describe(base.memory, "MiB"),
                    ratio: b.memory.median / base.memory.median, target: memoryTarget, met: memoryMet)
+    }
+    for listing in listings where listing.count >= 100_000 {
+        let small = listings.first!
+        report.add("spool-ctl list, first line, s", spool: "\(listing.count): " + format1(listing.firstLine, 2) + " s",
+                   baseline: "\(small.count): " + format1(small.firstLine, 2) + " s", ratio: listing.firstLine / small.firstLine,
+                   target: "<= 1 s", met: listing.firstLine <= 1)
+        report.add("spool-ctl list --json, peak resident memory, MiB", spool: "\(listing.count): " + format1(listing.memory, 1) + " MiB",
+                   baseline: "\(small.count): " + format1(small.memory, 1) + " MiB", ratio: listing.memory / small.memory,
+                   target: "<= 64 MiB", met: listing.memory <= 64)
     }
 }

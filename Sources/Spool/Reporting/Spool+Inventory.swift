@@ -1,17 +1,4 @@
 extension Spool {
-    /// Every operation in `folders`, oldest first, read for display. Never moves or admits anything.
-    public func inventory(_ folders: [Folder], maxSize: Int = Spool.defaultMaxDocumentSize) throws -> [QueueItem] {
-        var items: [QueueItem] = []
-        for folder in folders {
-            try directory(folder).forEachEntry { fileName, _ in
-                guard !fileName.isHidden else { return }
-                if folder == .failed || folder == .conflict, fileName.string?.hasSuffix(".why") == true { return }
-                if let item = item(folder, fileName, maxSize: maxSize) { items.append(item) }
-            }
-        }
-        return items.sorted { ($0.orderMicroseconds, $0.id) < ($1.orderMicroseconds, $1.id) }
-    }
-
     /// One entry read for display.
     func item(_ folder: Folder, _ fileName: FileName, maxSize: Int) -> QueueItem? {
         let status = try? directory(folder).status(of: fileName)

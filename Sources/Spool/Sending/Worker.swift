@@ -37,7 +37,8 @@ public final class Worker: Sendable {
         var blockedOrigins: Set<String> = []
         /// Keys that must wait for the rest of this run (deferred, lost a claim race, origin blocked).
         var parkedKeys: Set<UInt64> = []
-        /// Ids done in this run, for `depends_on`.
+        /// Ids done in this round, for `depends_on`: the round's index of what is present was listed before
+        /// they were done. Emptied with each round, so that it holds a round's worth, not a run's.
         var completed: Set<String> = []
         /// When the earliest origin paused in this run may be sent to again, or the earliest operation it
         /// deferred is due (seconds since the epoch): a plan skips the keys parked in the run, so it cannot tell.
@@ -92,6 +93,7 @@ public final class Worker: Sendable {
         state.withLock { $0 = RunState() }
         var nextDue: Int64?
         while !isStopping {
+            state.withLock { $0.completed.removeAll() }
             let plan = makePlan()
             nextDue = plan.nextDue
             if plan.lanes.isEmpty { break }
