@@ -77,7 +77,11 @@ public enum UsageError: Error, CustomStringConvertible {
 public enum Program {
     /// Writes `text` to standard output.
     public static func printOut(_ text: String) {
-        try? FileDescriptor(rawValue: STDOUT_FILENO).writeAll(Array(text.utf8))
+        do { try FileDescriptor(rawValue: STDOUT_FILENO).writeAll(Array(text.utf8)) } catch where error == Errno(rawValue: EPIPE) {
+            // The reader went away (`spool-ctl list | head` with SIGPIPE ignored, as a parent may leave it):
+            // there is no one left to write for.
+            exit(ExitCode.ioError)
+        } catch {}
     }
 
     /// Writes `text` to standard error.
