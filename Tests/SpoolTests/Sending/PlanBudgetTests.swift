@@ -15,17 +15,23 @@ import Testing
         return library
     }
 
+    /// One round planned by `builder` over `spool`: the keys it chose, and the plan.
+    func plan(_ builder: inout PlanBuilder, _ spool: Spool) throws -> (due: Set<UInt64>, more: Bool, plan: Worker.Plan) {
+        _ = try builder.listWaiting(spool)
+        try builder.listHeld(spool)
+        let due = builder.dueKeys()
+        let more = builder.plan.more
+        _ = try builder.collect(due, spool)
+        return (due, more, builder.finish())
+    }
+
     @Test func aRoundKeepsTheFirstOfEachKeyWithinItsBudget() throws {
         let temporary = TemporarySpool()
         let spool = try queue(temporary, keys: 3, each: 40)
         var builder = PlanBuilder(now: Timestamp.now(), parked: [], options: WorkerOptions())
         builder.roundBudget = 12
-        _ = try builder.listWaiting(spool)
-        try builder.listHeld(spool)
-        let due = builder.dueKeys()
+        let (due, _, plan) = try self.plan(&builder, spool)
         #expect(due.count == 3)
-        _ = try builder.collect(due, spool)
-        let plan = builder.finish()
         #expect(plan.lanes.count == 3 && plan.lanes.allSatisfy { $0.count == 4 }, "\(plan.lanes.map(\.count))")
         #expect(plan.more, "the rest waits for the next round")
         let all = try temporary.names("new").compactMap { QueueName(FileName($0)) }
@@ -41,12 +47,8 @@ import Testing
         let spool = try queue(temporary, keys: 10, each: 2)
         var builder = PlanBuilder(now: Timestamp.now(), parked: [], options: WorkerOptions())
         builder.laneBudget = 4
-        _ = try builder.listWaiting(spool)
-        try builder.listHeld(spool)
-        let due = builder.dueKeys()
-        #expect(due.count == 4 && builder.plan.more)
-        _ = try builder.collect(due, spool)
-        let plan = builder.finish()
+        let (due, more, plan) = try self.plan(&builder, spool)
+        #expect(due.count == 4 && more)
         #expect(plan.lanes.first?.first?.state.priority == 3, "the urgent key is among them, first")
         let heads = plan.lanes.dropFirst().map { $0[0].state.orderMicroseconds }
         #expect(heads == heads.sorted(), "then the oldest keys")
