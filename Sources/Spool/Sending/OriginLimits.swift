@@ -18,6 +18,8 @@ final class OriginLimits: Sendable {
         var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
         /// What the last run learned, read at the first request.
         var seeds: [String: OriginRecord]?
+        /// Something was learned since the last `records`.
+        var changed = false
     }
 
     let state = Mutex(State())
@@ -46,9 +48,11 @@ final class OriginLimits: Sendable {
     }
 
     /// What every origin used (and every one the last run knew of, for a week) has learned.
+    /// Nil when nothing was learned since the last call: a watcher's idle rounds write nothing.
     func records(now: Int64) -> [OriginRecord]? {
         state.withLock { state in
-            guard !state.windows.isEmpty else { return nil }
+            guard state.changed else { return nil }
+            state.changed = false
             var records = state.seeds ?? [:]
             records = records.filter { now - $0.value.updated < 7 * 86400 }
             for (origin, window) in state.windows { records[origin] = window.record(origin, now: now) }
@@ -91,6 +95,7 @@ final class OriginLimits: Sendable {
             let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
             if case let .success(response) = result { OriginLimits.apply(response, to: &window, now: now) }
             state.windows[origin] = window
+            state.changed = true
             return (changed, window, state.waiters.removeValue(forKey: origin) ?? [])
         }
         for waiter in waiters { waiter.resume() }
@@ -124,6 +129,4 @@ final class OriginLimits: Sendable {
         if let pause = limits.pauseSeconds { window.pause(until: now + pause, now: now) }
     }
 
-    /// Every origin's window now, for the statistics.
-    var snapshot: [String: OriginWindow] { state.withLock { $0.windows } }
 }

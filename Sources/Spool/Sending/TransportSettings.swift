@@ -45,6 +45,4 @@ public struct TLSFiles: Sendable, Equatable {
         self.keyFile = keyFile
     }
 
-    /// Whether the profile names no file at all.
-    public var isEmpty: Bool { caFile == nil && certificateFile == nil && keyFile == nil }
 }

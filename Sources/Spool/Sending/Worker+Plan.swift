@@ -253,13 +253,14 @@ struct PlanBuilder {
     /// behind a low one's place), then enqueue order; inside a lane, enqueue order alone.
     mutating func finish() -> Worker.Plan {
         var ranked: [(priority: Int, lane: [QueueEntry])] = []
-        for (_, queue) in queues {
+        for (key, queue) in queues {
             let dueSeconds = queue[0].state.dueSeconds
             if !options.flush, dueSeconds > now {
                 plan.nextDue = min(plan.nextDue ?? dueSeconds, dueSeconds)
                 continue
             }
-            ranked.append((queue.map(\.state.priority).max() ?? 0, queue))
+            // The key's whole queue, as the first pass saw it: a round may hold only its first operations.
+            ranked.append((heads[key]?.priority ?? 0, queue))
         }
         ranked.sort { $0.priority != $1.priority ? $0.priority > $1.priority : QueueEntry.precedes($0.lane[0], $1.lane[0]) }
         plan.lanes = ranked.map(\.lane)

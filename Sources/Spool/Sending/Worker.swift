@@ -121,7 +121,7 @@ public final class Worker: Sendable {
     }
 
     /// Keeps what the origins taught this run in the spool's `.origins`, for the next run and for
-    /// `spool-ctl stats`; nothing when no request was asked for.
+    /// `spool-ctl stats`; nothing when no request ended since the last save.
     public func saveOrigins() {
         guard let records = limits.records(now: Timestamp.now()) else { return }
         OriginRecord.write(records, to: spool)

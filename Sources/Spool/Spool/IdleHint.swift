@@ -26,9 +26,7 @@ struct IdleHint: Equatable {
 
     /// The hint in `spool`, if there is a readable one.
     static func read(_ spool: Spool) -> IdleHint? {
-        guard let fd = try? spool.root.open(fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return nil }
-        defer { fd.close() }
-        guard let (bytes, _) = try? fd.readAll(limit: 256) else { return nil }
+        guard let bytes = spool.readHint(fileName, limit: 256) else { return nil }
         let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int64($0) }
         guard fields.count == 3 else { return nil }
         return IdleHint(newModifiedNanoseconds: fields[0], curModifiedNanoseconds: fields[1], dueSeconds: fields[2])
@@ -42,13 +40,6 @@ struct IdleHint: Equatable {
 
     /// Writes the hint through `tmp/` and a rename, replacing the last one.
     func write(to spool: Spool) {
-        let temporary = FileName(UniqueName.next().id + ".idle")
-        let tmp = spool.directory(.tmp)
-        guard let fd = try? tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode) else { return }
-        let written = (try? fd.writeAll(Array("\(newModifiedNanoseconds) \(curModifiedNanoseconds) \(dueSeconds)\n".utf8))) != nil
-        fd.close()
-        if !written || (try? tmp.replace(temporary, in: spool.root, as: IdleHint.fileName)) == nil {
-            try? tmp.unlink(temporary)
-        }
+        spool.writeHint(IdleHint.fileName, "\(newModifiedNanoseconds) \(curModifiedNanoseconds) \(dueSeconds)\n")
     }
 }

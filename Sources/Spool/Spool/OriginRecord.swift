@@ -68,23 +68,12 @@ public struct OriginRecord: Sendable, Equatable {
 
     /// The records in `spool`, at most 4096 lines of 64 KiB in all; none when the file is missing or bad.
     public static func read(_ spool: Spool) -> [OriginRecord] {
-        guard let fd = try? spool.root.open(fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return [] }
-        defer { fd.close() }
-        guard let status = try? fd.status(), status.isRegularFile, let (bytes, _) = try? fd.readAll(limit: 64 * 1024) else { return [] }
+        guard let bytes = spool.readHint(fileName, limit: 64 * 1024) else { return [] }
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(4096).compactMap(OriginRecord.init(line:))
     }
 
-    /// Replaces the records in `spool` (written in tmp/, renamed over `.origins`): losing them in a crash
-    /// costs only what was learned, so there is no fsync.
+    /// Replaces the records in `spool`: losing them in a crash costs only what was learned.
     public static func write(_ records: [OriginRecord], to spool: Spool) {
-        let temporary = FileName(UniqueName.next().id + ".origins")
-        let tmp = spool.directory(.tmp)
-        guard let fd = try? tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode) else { return }
-        let text = records.sorted { $0.origin < $1.origin }.map { $0.line + "\n" }.joined()
-        let written = (try? fd.writeAll(Array(text.utf8))) != nil
-        fd.close()
-        if !written || (try? tmp.replace(temporary, in: spool.root, as: fileName)) == nil {
-            try? tmp.unlink(temporary)
-        }
+        spool.writeHint(fileName, records.sorted { $0.origin < $1.origin }.map { $0.line + "\n" }.joined())
     }
 }

@@ -40,10 +40,7 @@ extension Spool {
     /// Clears the retry time of a deferred operation in `new/`, so the next run sends it. Returns its new name,
     /// or nil when it was not deferred.
     public func sendNow(_ item: QueueItem) throws(ControlError) -> FileName? {
-        guard item.folder == .new, var name = QueueName(item.fileName), var state = name.state, state.dueSeconds > 0 else { return nil }
-        state.dueSeconds = 0
-        name.state = state
-        let target = name.fileName
+        guard item.folder == .new, let target = Spool.dueNow(item.fileName) else { return nil }
         do throws(Errno) {
             try withLock { held throws(Errno) in try makeDue(item.fileName, as: target, held) }
         } catch .noSuchFileOrDirectory {
@@ -57,16 +54,17 @@ extension Spool {
     /// Clears the retry time of every deferred operation in `new/` whose last error is one of `errors`, under
     /// one lock: what a watcher does when the network changes. Order per key holds, since the order stamp
     /// stays. Returns how many were made due.
+    /// The listing is made without the lock, which is held only for the renames: a name that moved
+    /// meanwhile is skipped.
     public func makeDue(deferredBy errors: Set<String>, now: Int64 = Timestamp.now()) throws(Errno) -> Int {
-        try withLock { held throws(Errno) in
-            var targets: [(FileName, FileName)] = []
-            try directory(.new).forEachEntry { fileName, _ in
-                guard var name = QueueName(fileName), var state = name.state, state.dueSeconds > now,
-                      let error = state.lastError, errors.contains(error) else { return }
-                state.dueSeconds = 0
-                name.state = state
-                targets.append((fileName, name.fileName))
-            }
+        var targets: [(FileName, FileName)] = []
+        try directory(.new).forEachEntry { fileName, _ in
+            guard let state = QueueName(fileName)?.state, state.dueSeconds > now, let error = state.lastError, errors.contains(error),
+                  let target = Spool.dueNow(fileName) else { return }
+            targets.append((fileName, target))
+        }
+        guard !targets.isEmpty else { return 0 }
+        return try withLock { held throws(Errno) in
             var made = 0
             for (name, target) in targets {
                 do throws(Errno) { try makeDue(name, as: target, held) } catch .noSuchFileOrDirectory { continue }
@@ -74,6 +72,15 @@ extension Spool {
             }
             return made
         }
+    }
+
+    /// The name of a deferred operation made due now (its retry time cleared, all else kept), or nil when it
+    /// is not deferred.
+    static func dueNow(_ fileName: FileName) -> FileName? {
+        guard var name = QueueName(fileName), var state = name.state, state.dueSeconds > 0 else { return nil }
+        state.dueSeconds = 0
+        name.state = state
+        return name.fileName
     }
 
     /// Removes an operation (and its reason) for good. Refuses one that a worker is sending.

@@ -171,12 +171,7 @@ extension Spool {
     /// ENOTCONN or ESTALE forever), so that a watcher exits and its supervisor opens the new ones; true
     /// while the path is out of reach as well.
     public var reachesItsPath: Bool {
-        func same(_ held: FileDescriptor, _ name: String) -> Bool {
-            let atPath = Result { () throws(Errno) in try FileDescriptor.currentDirectory.status(of: FileName(name)) }
-            guard case let .success(now) = atPath else { return true }
-            guard case let .success(status) = Result(catching: { () throws(Errno) in try held.status() }) else { return false }
-            return status.device == now.device && status.inode == now.inode
-        }
+        func same(_ held: FileDescriptor, _ name: String) -> Bool { held.isSameFile(as: FileName(name), in: .currentDirectory) }
         guard same(root, path) else { return false }
         for folder in Folder.allCases where !same(directory(folder), "\(path)/\(folder.rawValue)") { return false }
         return lock.reachesItsPath

@@ -63,9 +63,7 @@ final class SpoolLock: Sendable {
     var reachesItsPath: Bool {
         opened.withLock { opened in
             guard let opened, opened.owned else { return true }
-            guard case let .success(now) = Result(catching: { () throws(Errno) in try spool.root.status(of: FileName(".lock")) }) else { return true }
-            guard case let .success(held) = Result(catching: { () throws(Errno) in try opened.descriptor.status() }) else { return false }
-            return held.device == now.device && held.inode == now.inode
+            return opened.descriptor.isSameFile(as: FileName(".lock"), in: spool.root)
         }
     }
 }
