@@ -9,8 +9,9 @@ struct Config {
     var claimCount: Int { quick ? 2000 : 10_000 }
     var deliveryCount: Int { quick ? 1000 : 5000 }
     var curlCount: Int { quick ? 100 : 300 }
-    var idleRuns: Int { quick ? 10 : 20 }
-    var idleQueue: Int { 10_000 }
+    var idleRuns: Int { quick || large ? 10 : 20 }
+    /// Operations not due in the idle case: a million with `--large`.
+    var idleQueue: Int { large ? 1_000_000 : 10_000 }
     /// Queue sizes of the growth case, the first the baseline, and how many operations share a key.
     var growthSizes: (sizes: [Int], perKey: Int?) {
         if large { return ([10_000, 100_000, 1_000_000], 200) }

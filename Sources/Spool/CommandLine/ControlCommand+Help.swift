@@ -80,12 +80,14 @@ extension ControlCommand {
         "discard": """
             OVERVIEW: Remove operations for good, with their reasons. Asks first on a terminal.
 
-            USAGE: spool-ctl [--spool DIR] discard ID... [--yes]
+            USAGE: spool-ctl [--spool DIR] discard ID... | --all-failed | --all-conflict [--yes]
 
             ARGUMENTS:
               ID                      An operation id, or a path such as spool/failed/ID.
 
             OPTIONS:
+              --all-failed            Every operation in failed/ (as postsuper deletes ALL).
+              --all-conflict          Every operation in conflict/.
               --yes                   Do not ask.
               -h, --help              Show help information.
 

@@ -24,7 +24,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
 
     static let allowedFlags: [String: Set<String>] = [
         "list": ["--json"], "show": ["--json"], "stats": ["--json", "--prometheus"],
-        "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--yes"],
+        "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"],
     ]
 
     /// Parses `spool-ctl`'s arguments.
@@ -73,12 +73,10 @@ public struct ControlCommand: ParsedCommand, Sendable {
         case "show":
             if positionals.isEmpty { throw .missingArgument("ID") }
             if positionals.count > 1 { throw .unexpectedArgument(positionals[1]) }
-        case "retry":
+        case "retry", "discard":
             let bulk = flags.contains("--all-failed") || flags.contains("--all-conflict")
             if positionals.isEmpty && !bulk && !flags.contains("--now") { throw .missingArgument("ID") }
             if !positionals.isEmpty && bulk { throw .conflicting("ID", flags.contains("--all-failed") ? "--all-failed" : "--all-conflict") }
-        case "discard":
-            if positionals.isEmpty { throw .missingArgument("ID") }
         default:
             if let first = positionals.first { throw .unexpectedArgument(first) }
         }

@@ -58,7 +58,7 @@ struct ControlSession {
     }
 
     /// How many rows set the columns' widths before the listing streams: the rest keep them.
-    static let widthRows = 4096
+    static let widthRows = 256
 
     /// Prints as it reads: the first lines after one listing of the spool, whatever its size.
     func list() {
@@ -176,19 +176,39 @@ struct ControlSession {
 
     mutating func discard() {
         let interactive = isatty(STDIN_FILENO) != 0 && !command.flags.contains("--yes")
-        for argument in command.positionals {
-            guard let item = find(argument) else { continue }
-            if interactive {
-                Program.printError("discard \(item.id) from \(item.folder.rawValue)/? [y/N] ")
-                guard let answer = readLine(), answer.lowercased().hasPrefix("y") else { continue }
-            }
-            do {
-                try spool.discard(item)
-                Program.printOut("\(item.id): discarded\n")
-            } catch {
-                report(error)
+        var bulk: [Spool.Folder] = []
+        if command.flags.contains("--all-failed") { bulk.append(.failed) }
+        if command.flags.contains("--all-conflict") { bulk.append(.conflict) }
+        if !bulk.isEmpty {
+            // One question for the lot, as the count is not known before the listing streams.
+            if interactive && !ControlSession.confirm("discard every operation in \(bulk.map { $0.rawValue + "/" }.joined(separator: " and "))?") { return }
+            ControlSession.forEachItem(spool, bulk) { item in
+                discard(item)
+                return true
             }
         }
+        for argument in command.positionals {
+            guard let item = find(argument) else { continue }
+            if interactive && !ControlSession.confirm("discard \(item.id) from \(item.folder.rawValue)/?") { continue }
+            discard(item)
+        }
+    }
+
+    /// `discard` of one operation.
+    mutating func discard(_ item: QueueItem) {
+        do {
+            try spool.discard(item)
+            Program.printOut("\(item.id): discarded\n")
+        } catch {
+            report(error)
+        }
+    }
+
+    /// Asks on the terminal; true for an answer starting with y.
+    static func confirm(_ question: String) -> Bool {
+        Program.printError(question + " [y/N] ")
+        guard let answer = readLine() else { return false }
+        return answer.lowercased().hasPrefix("y")
     }
 
     mutating func check() {

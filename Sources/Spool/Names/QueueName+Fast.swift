@@ -65,4 +65,13 @@ extension QueueName {
             self.priority = priority
         }
     }
+
+    /// The `o=` stamp that a waiting or claimed name's state starts with, the rest unjudged: enough to sort a
+    /// listing, whose rows then read the name in full. Nil when the state does not start with `o=DIGITS`.
+    public static func orderStamp(_ name: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon + 3 < name.count,
+              name[colon + 1] == UInt8(ascii: "o"), name[colon + 2] == UInt8(ascii: "=") else { return nil }
+        let digits = name[(colon + 3)...].prefix { $0 >= 0x30 && $0 <= 0x39 }
+        return RetryState.decimal(digits)
+    }
 }

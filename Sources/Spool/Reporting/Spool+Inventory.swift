@@ -36,6 +36,11 @@ extension Spool {
         }
         let id = QueueName(FileName(String(text)))?.id ?? String(text)
         for folder in wanted {
+            // Filed operations keep their plain id as name: one lookup, not a listing per argument.
+            if folder == .failed || folder == .conflict, OperationID.isValid(id), (try? directory(folder).status(of: FileName(id))) != nil,
+               let item = item(folder, FileName(id), maxSize: Spool.defaultMaxDocumentSize * 64) {
+                return item
+            }
             var found: FileName?
             try directory(folder).forEachEntry { fileName, _ in
                 guard found == nil else { return }

@@ -33,10 +33,11 @@ extension Spool {
                 first.offer(key) { FileName(bytes: Array(raw)) }
             }
         }
-        keys.sort()
         for (key, fileName) in first.sorted() {
             if let item = item(folders[Int(key.folder)], fileName, maxSize: maxSize), !body(item) { return }
         }
+        // Sorted only now: `head` has its lines before this.
+        keys.sort()
         var start = first.count
         while start < keys.count {
             let batch = keys[start..<min(start + Spool.inventoryBatch, keys.count)]
@@ -64,7 +65,7 @@ extension Spool {
 
     /// An entry's enqueue order as `item` reads it: the name's stamp, a filed one's reason, else its time.
     func order(_ folder: Folder, _ raw: UnsafeBufferPointer<UInt8>) -> Int64 {
-        if folder == .new || folder == .cur, let facts = QueueName.Facts(raw) { return facts.orderMicroseconds }
+        if folder == .new || folder == .cur, let stamp = QueueName.orderStamp(raw) { return stamp }
         let fileName = FileName(bytes: Array(raw))
         let name = QueueName(fileName)
         if folder == .failed || folder == .conflict, let order = reason(of: name?.id ?? fileName.escaped, in: folder)["order"].flatMap({ Int64($0) }) {

@@ -130,6 +130,18 @@ import Testing
         let result = try Command.run("spool-ctl", ["--spool", spool.path, "discard", id])
         #expect(result.status == 0, "without a terminal it does not ask")
         #expect(spool.names("failed").isEmpty)
+
+        // The bulk form empties failed/ and leaves the waiting operation alone.
+        let filed = try (0..<3).map { _ in try spool.enqueue(["DELETE", server.baseURL + "/x"]) }
+        try spool.send()
+        let waiting = try spool.enqueue(["PUT", server.baseURL + "/y", "--not-before", "+2h"])
+        let all = try Command.run("spool-ctl", ["--spool", spool.path, "discard", "--all-failed"])
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdout == filed.map { "\($0): discarded\n" }.joined(), "in enqueue order")
+        #expect(spool.names("failed").isEmpty)
+        #expect(spool.waiting().map(\.id) == [waiting])
+        let both = try Command.run("spool-ctl", ["--spool", spool.path, "discard", "--all-failed", waiting])
+        #expect(both.status == 64 && both.stderr.contains("error:"))
     }
 
     @Test func checkFindsStaleClaimUnparsableFileAndWorldWritableFolder() throws {
