@@ -6,9 +6,12 @@
 #include <net/if.h>
 #include <sys/socket.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include "CSpool.h"
@@ -106,4 +109,74 @@ int cspool_netlink_drain(int fd) {
             }
         }
     }
+}
+
+// Handlers: posix_spawn and wait(2)'s status macros, which Swift cannot call or import.
+
+int cspool_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
+int cspool_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int errors, int *pid) {
+    // A parent that ignored SIGCHLD would have the kernel reap handlers before their status is read.
+    signal(SIGCHLD, SIG_DFL);
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int rc = posix_spawn_file_actions_init(&actions);
+    if (rc != 0) return rc;
+    rc = posix_spawnattr_init(&attributes);
+    if (rc != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return rc;
+    }
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, input, 0);
+    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, output, 1);
+    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, errors, 2);
+    // Nothing of spool-send's reaches the handler: not its working directory, descriptors or signal dispositions.
+    if (rc == 0) rc = posix_spawn_file_actions_addchdir_np(&actions, "/");
+    if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    if (rc == 0) rc = posix_spawnattr_setpgroup(&attributes, 0);
+    if (rc == 0) rc = posix_spawnattr_setsigmask(&attributes, &none);
+    if (rc == 0) rc = posix_spawnattr_setsigdefault(&attributes, &all);
+    if (rc == 0) rc = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t child = 0;
+    if (rc == 0) rc = posix_spawn(&child, path, &actions, &attributes, argv, envp);
+    if (rc == 0) *pid = child;
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    return rc;
+}
+
+int cspool_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int cspool_child_ended(int pid) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    int rc;
+    do { rc = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT); } while (rc != 0 && errno == EINTR);
+    if (rc != 0) return -1;
+    return info.si_pid == pid ? 1 : 0;
+}
+
+int cspool_reap(int pid, int *code, int *signal) {
+    int status = 0;
+    pid_t rc;
+    do { rc = waitpid(pid, &status, 0); } while (rc < 0 && errno == EINTR);
+    if (rc < 0) return -1;
+    *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    *signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    return 0;
 }

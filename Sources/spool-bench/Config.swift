@@ -18,6 +18,8 @@ struct Config {
         return (quick ? [500, 5000] : [1000, 20_000], nil)
     }
     var drops: Int { quick ? 50 : 200 }
+    /// Jobs in the handler case.
+    var handlerJobs: Int { quick ? 300 : 2000 }
     var wrkSeconds: Int { quick ? 1 : 3 }
     /// The spool's binaries: beside this one.
     let binaries: String

@@ -1,4 +1,4 @@
-// spool-bench: measures enqueue, claim, delivery, idle cost, growth and wake-up latency, each beside a
+// spool-bench: measures enqueue, claim, delivery, idle cost, growth, wake-up latency and handler jobs, each beside a
 // baseline measured in the same run, and prints a table. Not a test: nothing here asserts a time.
 import Glibc
 import Spool
@@ -19,12 +19,12 @@ if arguments.contains("-h") || arguments.contains("--help") {
           --large                 The growth case at 10,000, 100,000 and 1,000,000 queued operations
                                   (one key per 200), once each: it takes several minutes.
           --only CASE             Run only this case (enqueue, claims, delivery, https, far, idle, growth,
-                                  wakeup); repeat for more.
+                                  wakeup, handlers); repeat for more.
           -h, --help              Show help information.
         """)
     exit(0)
 }
-let cases = ["enqueue", "claims", "delivery", "https", "far", "idle", "growth", "wakeup"]
+let cases = ["enqueue", "claims", "delivery", "https", "far", "idle", "growth", "wakeup", "handlers"]
 var only = Set<String>()
 var index = 0
 while index < arguments.count {
@@ -62,6 +62,7 @@ if wanted("idle") { benchIdle(report, config) }
 if wanted("growth") { benchGrowth(report, config, server) }
 server.stop()
 if wanted("wakeup") { benchWakeup(report, config) }
+if wanted("handlers") { benchHandlers(report, config) }
 
 print("\n== Summary (\(fmt(now() - started)) s)\n")
 print(report.table())

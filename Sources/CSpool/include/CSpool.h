@@ -24,4 +24,23 @@ int cspool_netlink_open(void);
 /// Reads every message queued on `fd`: 1 when one from the kernel says an address or a default route was
 /// added or a link came up, 0 when none does, -1 with errno on an error.
 int cspool_netlink_drain(int fd);
+
+/// pipe2(2) with O_CLOEXEC, which Swift's Glibc module lacks.
+int cspool_pipe_cloexec(int fds[2]);
+
+/// Starts `path` with `argv` and `envp` (NULL-terminated) in a process group of its own, in `/`, with `input`,
+/// `output` and `errors` as descriptors 0, 1 and 2, every other descriptor closed and every signal at its
+/// default and unblocked. Returns 0 with the child's pid in `pid`, else an errno value.
+int cspool_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int errors, int *pid);
+
+/// A pidfd for `pid` (readable once it has ended), close-on-exec; -1 with errno (ENOSYS before Linux 5.3).
+int cspool_pidfd_open(int pid);
+
+/// 1 when child `pid` has ended, leaving it unreaped (so that its process group cannot be reused); 0 while
+/// it runs; -1 with errno.
+int cspool_child_ended(int pid);
+
+/// Reaps child `pid`: 0 with its exit code in `code` (or -1) and the signal that ended it in `signal` (or 0),
+/// -1 with errno.
+int cspool_reap(int pid, int *code, int *signal);
 #endif

@@ -92,7 +92,7 @@ struct ControlSession {
     func row(_ item: QueueItem) -> [String] {
         let key = item.operation.map { $0.key == $0.url ? "-" : $0.key } ?? "-"
         return [item.id, item.stateWord(now: now), String(item.attempts), item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
-                item.operation?.method ?? "?", item.operation?.url ?? "?", key, humanDuration(item.age(now: now)),
+                item.operation?.method ?? "?", item.operation.map { $0.handler == nil ? $0.url : $0.summary } ?? "?", key, humanDuration(item.age(now: now)),
                 item.reasonLine ?? item.lastError ?? "-"]
     }
 
@@ -111,7 +111,7 @@ struct ControlSession {
         rows.append(["enqueued:", "\(Timestamp.formatRFC3339(item.orderMicroseconds / 1_000_000)) (\(humanDuration(item.age(now: now))) ago)"])
         if let claim = item.claim { rows.append(["claimed by:", "pid \(claim.owner.pid) on \(claim.owner.host) since \(Timestamp.formatRFC3339(claim.since))"]) }
         if let operation = item.operation {
-            rows.append(["request:", "\(operation.method) \(operation.url)"])
+            rows.append(operation.handler == nil ? ["request:", operation.summary] : ["job:", operation.summary])
             if operation.key != operation.url { rows.append(["key:", operation.key]) }
         }
         if let problem = item.problem { rows.append(["problem:", problem]) }

@@ -2,7 +2,7 @@
 extension EnqueueCommand {
     /// The help text.
     public static let help = """
-        OVERVIEW: Queue one HTTP write in a spool, durably, and print its id.
+        OVERVIEW: Queue one HTTP write, or one job for a handler, in a spool, durably, and print its id.
 
         The operation is written to tmp/, fsynced, renamed into new/, and new/ is fsynced:
         exit status 0 means it survives a crash or power cut. spool-send delivers it later.
@@ -12,11 +12,14 @@ extension EnqueueCommand {
                              [--idempotency-key KEY] [--depends-on ID]... [--coalesce]
                              [--not-before TIME] [--expires TIME] [--max-attempts N] [--priority N] [--auth NAME]
                              [--max-size BYTES] [--max-queue COUNT] [--min-free BYTES]
+               spool-enqueue [--spool DIR] --handler NAME [--key KEY] [--body TEXT | --body-file FILE]
+                             [OPTIONS] [--] [ARG]...
                spool-enqueue [--spool DIR] --json FILE|-
 
         ARGUMENTS:
           METHOD                  The HTTP method (PUT, POST, PATCH, DELETE, ...).
           URL                     The target, an http:// or https:// URL.
+          ARG                     With --handler: an argument for the handler (after --, even one like -x).
 
         OPTIONS:
           --spool DIR             The spool directory (default: $SPOOL_DIR, else ./spool).
@@ -36,6 +39,9 @@ extension EnqueueCommand {
           --priority N            Send before lower priorities among due keys, -10 to 10 (default 0);
                                   never ahead of an earlier write of the same key.
           --auth NAME             Add the credentials of profile NAME from the auth directory at send time.
+          --handler NAME          A job instead of a request: spool-send runs program NAME from its handler
+                                  directory with the ARGs, the body on its standard input (default key:
+                                  handler:NAME, so one handler's jobs run one after another).
           --max-size BYTES        Refuse documents larger than BYTES (default: 1048576).
           --max-queue COUNT       Refuse (exit 75) when COUNT operations already wait in new/
                                   (default: $SPOOL_MAX_QUEUE, else 100000).

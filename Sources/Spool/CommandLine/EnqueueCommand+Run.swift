@@ -70,7 +70,13 @@ extension EnqueueCommand {
 
     /// The members of a document built from the arguments, in the order spool(5) lists them.
     func members() throws(EnqueueFailure) -> [(key: String, value: JSON)] {
-        var members: [(key: String, value: JSON)] = [("method", .string(positionals[0])), ("url", .string(positionals[1]))]
+        var members: [(key: String, value: JSON)]
+        if let handler = fields["handler"] {
+            members = [("handler", handler)]
+            if !positionals.isEmpty { members.append(("args", .array(positionals.map(JSON.string)))) }
+        } else {
+            members = [("method", .string(positionals[0])), ("url", .string(positionals[1]))]
+        }
         if !headers.isEmpty { members.append(("headers", .object(headers.map { (key: $0.0, value: $0.1) }))) }
         var extra = fields
         if let body { members.append(("body", .string(body))) }

@@ -5,11 +5,11 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     /// The program name in messages.
     public static let program = "spool-enqueue"
     /// One-line usage for errors.
-    public static let usage = "spool-enqueue [--spool DIR] METHOD URL [OPTIONS] | spool-enqueue [--spool DIR] --json FILE|-"
+    public static let usage = "spool-enqueue [--spool DIR] METHOD URL [OPTIONS] | --handler NAME [OPTIONS] [--] [ARG...] | --json FILE|-"
 
     /// `--spool`, if given.
     public var spool: String?
-    /// METHOD and URL.
+    /// METHOD and URL, or a handler's arguments.
     public var positionals: [String] = []
     /// `--header` lines, in order.
     public var headers: [(String, JSON)] = []
@@ -83,6 +83,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                 }
                 fields["priority"] = .number(String(n))
             case .option("--auth"): fields["auth"] = .string(try arguments.value(for: "--auth"))
+            case .option("--handler"): fields["handler"] = .string(try arguments.value(for: "--handler"))
             case let .option(name) where name == "--max-queue" || name == "--min-free":
                 try setLimit(name, try arguments.value(for: name))
                 explicitLimits.insert(name)
@@ -113,6 +114,10 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             if !headers.isEmpty { throw .conflicting("--json", "--header") }
             if let option = fields.keys.sorted().first { throw .conflicting("--json", "--" + EnqueueCommand.optionName(option)) }
             if !dependsOn.isEmpty { throw .conflicting("--json", "--depends-on") }
+        } else if fields["handler"] != nil {
+            // A job for a handler: the positionals are its arguments, and HTTP's options mean nothing.
+            if !headers.isEmpty { throw .conflicting("--handler", "--header") }
+            for field in ["if_match", "auth"] where fields[field] != nil { throw .conflicting("--handler", "--" + EnqueueCommand.optionName(field)) }
         } else {
             if positionals.count < 1 { throw .missingArgument("METHOD") }
             if positionals.count < 2 { throw .missingArgument("URL") }

@@ -1,11 +1,12 @@
 extension SendCommand {
     /// The text of `spool-send --help`.
     public static let help = """
-        OVERVIEW: Deliver the HTTP writes queued in a spool: in order per key, with backoff, once in effect.
+        OVERVIEW: Deliver the HTTP writes and handler jobs queued in a spool: in order per key, with backoff,
+        once in effect.
 
         USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS]
                           [--min-backoff S] [--max-backoff S] [--lifetime DURATION] [--auth-dir DIR]
-                          [--max-size BYTES] [--allow-origin ORIGIN]... [--lease S] [--poll S]
+                          [--handler-dir DIR] [--max-size BYTES] [--allow-origin ORIGIN]... [--lease S] [--poll S]
                           [--cacert FILE] [--proxy URL] [--noproxy HOSTS] [--http1.1] [--config FILE]
                           [-v | -q]
 
@@ -15,7 +16,7 @@ extension SendCommand {
           --watch                 Keep running: send files as they land in new/ (inotify) and retries when due.
           --flush                 Ignore retry times for this run, still in order (like postqueue -f).
           --concurrency N         Keys sent in parallel (default: 4).
-          --timeout SECONDS       Give up on one request after SECONDS in all (default: 30).
+          --timeout SECONDS       Give up on one request, or stop one handler, after SECONDS (default: 30).
           --min-backoff S         Delay after a first failed attempt, doubling after each (default: 30).
           --max-backoff S         Longest delay between attempts (default: 3600).
           --lifetime DURATION     Fail operations not delivered this long after enqueue (default: 5d).
@@ -25,6 +26,8 @@ extension SendCommand {
                                   hosts' drops raise no inotify event here (default: every 2s on NFS,
                                   FUSE, CIFS, Ceph or 9P, else inotify only).
           --auth-dir DIR          Credential profiles for operations with "auth" (default: $SPOOL_AUTH_DIR).
+          --handler-dir DIR       The programs that jobs with "handler" may run (default: $SPOOL_HANDLER_DIR,
+                                  else handler-dir in spool.conf, else none: such jobs wait).
           --max-size BYTES        Fail documents larger than BYTES (default: 1048576).
           --allow-origin ORIGIN   Send only to this origin (scheme://host[:port]); repeat for more
                                   (default: $SPOOL_ALLOW_ORIGINS, space-separated, else any origin).

@@ -18,6 +18,8 @@ public struct SendCommand: ParsedCommand, Sendable {
     public var transport = TransportSettings()
     /// `--auth-dir`, if given.
     public var authDirectory: String?
+    /// `--handler-dir`, if given.
+    public var handlerDirectory: String?
     /// `--config`, if given.
     public var configurationPath: String?
     /// `--lease`, if given: seconds after which another host's claim is presumed dead.
@@ -64,6 +66,7 @@ public struct SendCommand: ParsedCommand, Sendable {
             case .option("--max-backoff"): options.backoff.maximum = try seconds("--max-backoff", try arguments.value(for: "--max-backoff"))
             case .option("--lifetime"): options.lifetime = try seconds("--lifetime", try arguments.value(for: "--lifetime"))
             case .option("--auth-dir"): authDirectory = try arguments.value(for: "--auth-dir")
+            case .option("--handler-dir"): handlerDirectory = try arguments.value(for: "--handler-dir")
             case .option("--config"): configurationPath = try arguments.value(for: "--config")
             case .option("--lease"): lease = try seconds("--lease", try arguments.value(for: "--lease"))
             case .option("--poll"):
@@ -124,6 +127,7 @@ public struct SendCommand: ParsedCommand, Sendable {
         transport.connectionsPerOrigin = options.concurrency
         if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty { transport.caFile = file }
         options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))
+        options.handlerTimeout = transport.timeoutSeconds
     }
 
     /// Reads spool.conf(5) from `--config` or `SPOOL_CONFIG`, if either names one; exits 78 (EX_CONFIG) when
@@ -143,6 +147,13 @@ public struct SendCommand: ParsedCommand, Sendable {
         if transport.version == .http1_1 { given.version = .http1_1 }
         configuration.defaults = given.over(configuration.defaults)
         options.configuration = configuration
+        let handlers = HandlerDirectory.defaultPath(option: handlerDirectory, configured: configuration.handlerDirectory)
+        options.handlers = handlers.map(HandlerDirectory.init(path:))
+        if handlers != nil, let lease, Double(lease) <= transport.timeoutSeconds + HandlerProcess.grace {
+            // A handler has the grace period to stop after --timeout: another host must not take its job meanwhile.
+            Program.usageFailure(SendCommand.program, .invalidValue(option: "--lease", value: "\(lease)",
+                expected: "with handlers, a duration longer than --timeout plus \(Int(HandlerProcess.grace))s"), usage: SendCommand.usage)
+        }
     }
 
     /// The origins of `SPOOL_ALLOW_ORIGINS`: separated by spaces, commas or newlines.

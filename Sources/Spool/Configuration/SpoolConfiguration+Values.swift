@@ -36,6 +36,17 @@ extension SpoolConfiguration {
         }
     }
 
+    /// `handler-dir`: an absolute path, and a setting of the whole spool-send, not of one origin.
+    static func handlerDirectory(_ value: String, section: String, path: String, line: Int) throws(ConfigurationError) -> String {
+        guard section == "default" else {
+            throw .badValue(path: path, line: line, key: "handler-dir", value: value, expected: "the key in [default] only: handlers have no origin")
+        }
+        guard value.hasPrefix("/"), !value.utf8.contains(where: { $0 < 0x20 }) else {
+            throw .badValue(path: path, line: line, key: "handler-dir", value: value, expected: "an absolute path to the directory of handlers")
+        }
+        return value
+    }
+
     /// Requests per second from curl's `N/U` (U one of s, m, h, d), or nil.
     static func rate(_ text: String) -> Double? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)

@@ -10,7 +10,10 @@ public struct SpoolConfiguration: Sendable, Equatable {
     public var origins: [String: OriginSettings] = [:]
 
     /// The keys a section may set.
-    public static let keys = ["max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version"]
+    public static let keys = ["max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version", "handler-dir"]
+
+    /// The handler directory (`handler-dir`, in `[default]` only): where the programs that jobs name live.
+    public var handlerDirectory: String?
 
     /// No settings: what spool-send uses without `--config` or `SPOOL_CONFIG`.
     public init() {}
@@ -71,6 +74,10 @@ public struct SpoolConfiguration: Sendable, Equatable {
             guard SpoolConfiguration.keys.contains(key) else { throw .unknownKey(path: path, line: line, key: key) }
             guard section != nil else { throw .outsideSection(path: path, line: line, key: key) }
             guard section!.keys.insert(key).inserted else { throw .repeatedKey(path: path, line: line, key: key) }
+            if key == "handler-dir" {
+                configuration.handlerDirectory = try handlerDirectory(value, section: section!.name, path: path, line: line)
+                continue
+            }
             try SpoolConfiguration.set(key, value, in: &section!.settings, path: path, line: line)
         }
         close()

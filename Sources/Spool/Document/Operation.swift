@@ -1,14 +1,19 @@
-/// One queued HTTP write, read from its JSON document and checked field by field.
+/// One queued HTTP write, or a job for an admin's handler, read from its JSON document and checked field by field.
 ///
 /// The document itself is never rewritten by the worker: retry state lives in the file name,
 /// so fields a producer added for its own use survive untouched.
 public struct Operation: Sendable {
-    /// The HTTP method, as given.
+    /// The HTTP method, as given; `RUN` for a handler job.
     public let method: String
-    /// The target URL.
+    /// The target URL; `handler:NAME` for a handler job.
     public let url: String
-    /// The URL's scheme, host and port, lower-cased: `http://example.com:8080`.
+    /// The URL's scheme, host and port, lower-cased: `http://example.com:8080`; `handler:NAME` for a handler
+    /// job, so that a handler that cannot run stops its jobs as an unreachable origin stops its requests.
     public let origin: String
+    /// The handler a job names instead of a method and URL: a plain name in the handler directory.
+    public let handler: String?
+    /// The handler's arguments.
+    public let arguments: [String]
     /// Extra request headers in document order.
     public let headers: [(name: String, value: String)]
     /// The request body, decoded from `body` or `body_base64`; nil when neither is given.
@@ -37,6 +42,18 @@ public struct Operation: Sendable {
     public let auth: String?
     /// The whole document, unknown fields included.
     public let document: JSON
+
+    /// What the operation does, for people: `METHOD URL`, or the handler and its arguments.
+    public var summary: String {
+        guard let handler else { return "\(method) \(url)" }
+        return (["handler", handler] + arguments.map(Operation.shellQuoted)).joined(separator: " ")
+    }
+
+    /// A word as a POSIX shell would need it quoted to read it back: shown, never run.
+    static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.utf8.allSatisfy { HTTPSyntax.isAlphanumeric($0) || "-_./=:@%+,".utf8.contains($0) }
+        return plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
 
     /// Headers that the transport owns or that would let a document break the request framing.
     static let forbiddenHeaders: [String: String] = [
@@ -74,10 +91,21 @@ public struct Operation: Sendable {
         if document["body_file"] != nil {
             throw .invalidName(field: "body_file", value: "…", why: "is not supported: spool never reads files named in a document; put the body in \"body\" or \"body_base64\"")
         }
-        method = try fields.method()
-        guard let url = try fields.string("url") else { throw .missingField("url") }
-        self.url = url
-        origin = try Operation.origin(of: url)
+        handler = try fields.handler()
+        if let handler {
+            try fields.refuseHTTPFields(handler: handler)
+            method = "RUN"
+            url = "handler:\(handler)"
+            origin = url
+            arguments = try fields.arguments()
+        } else {
+            if document["args"] != nil { throw .conflictingFields("args", "url") }
+            method = try fields.method()
+            guard let url = try fields.string("url") else { throw .missingField("url") }
+            self.url = url
+            origin = try Operation.origin(of: url)
+            arguments = []
+        }
         headers = try fields.headers()
         (body, bodyIsJSON) = try fields.body()
         idempotencyKey = try fields.idempotencyKey()

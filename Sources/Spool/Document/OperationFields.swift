@@ -120,4 +120,44 @@ struct OperationFields {
         }
         return name
     }
+
+    /// The handler's name: letters, digits, `.`, `-` and `_`, not starting with `.`, so it can only name a
+    /// file directly inside the handler directory.
+    func handler() throws(OperationError) -> String? {
+        guard let name = try string("handler") else { return nil }
+        guard !name.isEmpty, name.utf8.count <= 64, name.first != ".",
+              name.utf8.allSatisfy({ HTTPSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
+        else {
+            throw .invalidName(field: "handler", value: name, why: "must be a handler name of letters, digits, '.', '-' and '_' not starting with '.' (no '/')")
+        }
+        return name
+    }
+
+    /// Fields that only an HTTP request has.
+    func refuseHTTPFields(handler: String) throws(OperationError) {
+        for field in ["method", "url", "headers", "if_match", "auth"] where document[field] != nil {
+            throw .conflictingFields("handler", field)
+        }
+    }
+
+    /// The most arguments a handler job carries, and their bytes in all.
+    static let argumentLimits = (count: 1024, bytes: 128 * 1024)
+
+    /// The handler's arguments: strings without NUL, which no program could receive.
+    func arguments() throws(OperationError) -> [String] {
+        guard let value = document["args"] else { return [] }
+        let expected = "an array of strings"
+        guard case let .array(items) = value else { throw .wrongType(field: "args", expected: expected, found: value.typeName) }
+        var arguments: [String] = [], bytes = 0
+        for item in items {
+            guard case let .string(text) = item else { throw .wrongType(field: "args", expected: expected, found: "an array holding a \(item.typeName)") }
+            guard !text.utf8.contains(0) else { throw .invalidName(field: "args", value: text, why: "contains a NUL character, which no program can receive") }
+            bytes += text.utf8.count + 1
+            arguments.append(text)
+        }
+        guard arguments.count <= OperationFields.argumentLimits.count, bytes <= OperationFields.argumentLimits.bytes else {
+            throw .invalidName(field: "args", value: "…", why: "holds more than \(OperationFields.argumentLimits.count) arguments or \(OperationFields.argumentLimits.bytes) bytes")
+        }
+        return arguments
+    }
 }

@@ -61,6 +61,10 @@ public struct QueueItem: Sendable {
             ("reason", optional(reasonLine)),
             ("size", .number(String(size))),
         ]
+        if let handler = operation?.handler {
+            members.append(("handler", .string(handler)))
+            members.append(("args", .array(operation!.arguments.map(JSON.string))))
+        }
         if let claim {
             members.append(("claimed_by", .string("\(claim.owner.host),\(claim.owner.pid)")))
             members.append(("claimed_at", .string(Timestamp.formatRFC3339(claim.since))))

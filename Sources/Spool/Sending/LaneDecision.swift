@@ -76,7 +76,8 @@ public enum LaneDecision {
     /// The action for the lane's next operation.
     public static func decide(_ facts: Facts) -> Action {
         let operation = facts.operation, entry = facts.entry
-        if let allowed = facts.allowedOrigins, !allowed.contains(operation.origin) {
+        // --allow-origin limits where requests go; the handler directory is the list of what may run.
+        if let allowed = facts.allowedOrigins, operation.handler == nil, !allowed.contains(operation.origin) {
             return .fail(FilingReason([("reason", "origin \(operation.origin) is not allowed (spool-send --allow-origin / SPOOL_ALLOW_ORIGINS); nothing was sent")]))
         }
         if facts.originBlocked { return .park(.originBlocked) }

@@ -5,8 +5,26 @@ import Synchronization
 extension Worker {
     /// Sends one claimed operation, with the origin's room `ticket`, and acts on the outcome. Returns
     /// whether the lane may go on.
-    func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int) async -> Bool {
-        var outcome: Outcome
+    func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int?) async -> Bool {
+        let outcome: Outcome?
+        if let handler = operation.handler {
+            state.withLock { $0.summary.attempts += 1 }
+            outcome = await runHandler(handler, claimed, operation)
+        } else if let ticket {
+            outcome = await send(claimed, operation, ticket: ticket)
+        } else {
+            preconditionFailure("a request is sent only with room at its origin")
+        }
+        guard let outcome else {
+            returnUnchanged(claimed)
+            return false
+        }
+        return act(on: outcome, claimed, operation)
+    }
+
+    /// Sends one request and says how it went; nil when the system, not the request, failed before sending.
+    func send(_ claimed: QueueEntry, _ operation: Operation, ticket: Int) async -> Outcome? {
+        let outcome: Outcome
         do {
             var request = HTTPRequest(operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
                                       userAgent: options.userAgent, profile: try profile(for: operation))
@@ -26,12 +44,16 @@ extension Worker {
             if case let .unreadable(path, errno) = error, errno.faultClass != .content && errno.faultClass != .vanished {
                 // The system, not the profile: nothing was sent, so no attempt is counted.
                 record(SpoolFault("read the auth profile", path, errno))
-                returnUnchanged(claimed)
-                return false
+                return nil
             }
             log.warning("\(claimed.id): \(error)")
             outcome = .retry(token: "auth", reason: error.description, retryAfter: nil, blocksOrigin: false)
         }
+        return outcome
+    }
+
+    /// Carries out what `AttemptDecision` makes of an outcome; returns whether the lane may go on.
+    func act(on outcome: Outcome, _ claimed: QueueEntry, _ operation: Operation) -> Bool {
         let action = AttemptDecision.decide(outcome, state: claimed.state, maxAttempts: operation.maxAttempts,
                                             nowMicroseconds: Timestamp.nowMicroseconds()) { attempts, retryAfter in
             options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)

@@ -32,21 +32,24 @@ extension Worker {
                 guard let next, coalesce(entry, into: next) else { return park(entry) }
                 continue
             }
-            // Room at the origin first: a claim is not held while waiting for it.
-            let ticket: Int
-            switch await limits.acquire(operation.origin) {
-            case let .go(granted):
-                ticket = granted
-                // The wait for room may have been long: a stop asked meanwhile comes first.
-                if isStopping {
-                    limits.finish(operation.origin, ticket: ticket, nil)
+            // Room at the origin first: a claim is not held while waiting for it. A handler job takes only
+            // its --concurrency slot.
+            var ticket: Int?
+            if operation.handler == nil {
+                switch await limits.acquire(operation.origin) {
+                case let .go(granted):
+                    ticket = granted
+                    // The wait for room may have been long: a stop asked meanwhile comes first.
+                    if isStopping {
+                        limits.finish(operation.origin, ticket: granted, nil)
+                        return park(entry)
+                    }
+                case let .paused(until):
+                    log.detail("\(entry.id): \(operation.origin) asked for a pause until \(Timestamp.formatRFC3339(Int64(until)))")
+                    let resume = Int64(min(until, Timestamp.nowSeconds() + RateLimitHeaders.longestPause).rounded(.up))
+                    state.withLock { $0.resumeAt = min($0.resumeAt ?? resume, resume) }
                     return park(entry)
                 }
-            case let .paused(until):
-                log.detail("\(entry.id): \(operation.origin) asked for a pause until \(Timestamp.formatRFC3339(Int64(until)))")
-                let resume = Int64(min(until, Timestamp.nowSeconds() + RateLimitHeaders.longestPause).rounded(.up))
-                state.withLock { $0.resumeAt = min($0.resumeAt ?? resume, resume) }
-                return park(entry)
             }
             let claimed: QueueEntry?
             do throws(Errno) { claimed = try lock.withLock { held throws(Errno) in try spool.claim(entry, held) } } catch {
@@ -55,7 +58,7 @@ extension Worker {
             }
             // Lost: another worker took it (or the disk failed), and owns the rest of this key.
             guard LaneDecision.afterClaim(won: claimed != nil) == .claim, let claimed else {
-                limits.finish(operation.origin, ticket: ticket, nil)
+                if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
                 return park(entry)
             }
             guard await attempt(claimed, operation, ticket: ticket) else { return }

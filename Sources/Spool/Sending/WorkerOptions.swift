@@ -16,6 +16,10 @@ public struct WorkerOptions: Sendable {
     public var userAgent = "spool-send/\(Version.current)"
     /// Where credential profiles live, if anywhere.
     public var credentials: Credentials?
+    /// The admin's handler directory, if any: without one, handler jobs wait.
+    public var handlers: HandlerDirectory?
+    /// Seconds a handler may run before it is stopped (`--timeout`, as for a request).
+    public var handlerTimeout = 30.0
     /// Origins (`scheme://host[:port]`) operations may be sent to; nil allows every origin.
     public var allowedOrigins: Set<String>?
     /// Messages.

@@ -1,3 +1,5 @@
+import Glibc
+
 /// One directory entry's name as the raw bytes the kernel gave, which need not be valid UTF-8.
 public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The name's bytes, without a terminating NUL.
@@ -59,5 +61,17 @@ extension String {
     /// The string padded on the left with zeros to at least `width` characters.
     func leftPadded(to width: Int, with pad: Character = "0") -> String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
+
+extension FileName {
+    /// `path` from `/`, against the working directory when it is relative: for a program that runs
+    /// elsewhere (a handler runs in `/`).
+    public static func absolutePath(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (directory == "/" ? "" : directory) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
     }
 }

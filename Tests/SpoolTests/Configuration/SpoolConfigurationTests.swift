@@ -11,6 +11,8 @@ import Testing
             max-concurrency = 8
             rate = 600/m   # ten a second
 
+            handler-dir = /etc/spool/handlers
+
             [https://API.example.com:443]
             max-concurrency = 2
             initial-concurrency = 1
@@ -25,6 +27,7 @@ import Testing
         #expect(api.caFile == "/etc/ssl/private/ca.pem" && api.proxy == "http://proxy.example.com:3128" && api.version == .http1_1)
         let other = configuration.settings(for: "http://127.0.0.1:8080")
         #expect(other.maxConcurrency == 8 && other.rate == 10 && other.caFile == nil && other.version == nil)
+        #expect(configuration.handlerDirectory == "/etc/spool/handlers")
     }
 
     @Test(arguments: [
@@ -38,6 +41,8 @@ import Testing
         ("[default]\njust words", "spool.conf line 2: neither '[section]' nor 'key = value'"),
         ("[default]\nburst = 2\nburst = 3", "spool.conf line 3: 'burst' is set twice"),
         ("[default]\ncacert = relative.pem", "spool.conf line 2: cacert = relative.pem: expected an absolute path"),
+        ("[default]\nhandler-dir = handlers", "spool.conf line 2: handler-dir = handlers: expected an absolute path"),
+        ("[https://a.example]\nhandler-dir = /etc/spool/handlers", "spool.conf line 2: handler-dir = /etc/spool/handlers: expected the key in [default] only"),
         ("[default]\nhttp-version = 3", "spool.conf line 2: http-version = 3: expected 1.1"),
     ])
     func errorsNameTheLineAndTheKey(text: String, message: String) {

@@ -8,10 +8,7 @@ final class TemporarySpool {
     let path: String
 
     init() {
-        var template = Array("/tmp/spool-test-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        directory = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+        directory = makeTemporaryDirectory("spool-test")
         path = directory + "/spool"
         _ = try! Spool(path: path)
     }
@@ -40,4 +37,12 @@ final class TemporarySpool {
         _ = FileManager.default.createFile(atPath: file, contents: Data(contents.utf8))
         if let modified { try! FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: file) }
     }
+}
+
+/// A new directory `/tmp/PREFIX-XXXXXX`, mode 0700; the caller removes it.
+func makeTemporaryDirectory(_ prefix: String) -> String {
+    var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    precondition(made != nil, "mkdtemp failed")
+    return String(cString: made!)
 }

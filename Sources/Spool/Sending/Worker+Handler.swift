@@ -1,0 +1,57 @@
+import Dispatch
+import Glibc
+
+/// One attempt of a handler job: the program found in the admin's directory, run on a thread of its own
+/// (it blocks), its exit status read as an outcome. Nothing here moves the job: `attempt` does.
+extension Worker {
+    /// Runs handler `name` for a claimed job and says how it went; nil when the system, not the handler,
+    /// failed before it could run (the job then goes back unchanged, as a request would).
+    func runHandler(_ name: String, _ claimed: QueueEntry, _ operation: Operation) async -> Outcome? {
+        let program: String
+        do throws(HandlerError) {
+            guard let directory = options.handlers else { throw .noDirectory(handler: name) }
+            program = try directory.program(name)
+        } catch {
+            return cannotRun(claimed, error)
+        }
+        let process = HandlerProcess(program: program, arguments: [program] + operation.arguments,
+                                     environment: handlerEnvironment(name, claimed, operation), input: operation.body ?? [],
+                                     timeout: options.handlerTimeout)
+        log.detail("running \(claimed.id): \(operation.summary)")
+        let ran: Result<HandlerProcess.Result, Errno> = await withCheckedContinuation { continuation in
+            // A queue of its own, which gets a thread of its own: a handler may block for its whole timeout,
+            // and on Linux the global queues are the threads Swift's tasks run on.
+            DispatchQueue(label: "spool.handler").async {
+                continuation.resume(returning: Result { () throws(Errno) in try process.run() })
+            }
+        }
+        switch ran {
+        case let .success(result): return Outcome.classify(handler: name, result, timeout: options.handlerTimeout)
+        case let .failure(error): return cannotRun(claimed, .cannotStart(path: program, error))
+        }
+    }
+
+    /// A job whose handler cannot be run waits, and so do the handler's other jobs for the rest of the run;
+    /// nil when the cause is the system's (no descriptors, no memory, a failing disk): that is a fault.
+    func cannotRun(_ claimed: QueueEntry, _ error: HandlerError) -> Outcome? {
+        if case let .unreadable(path, errno) = error, errno.faultClass != .content, errno.faultClass != .vanished, errno.faultClass != .permission {
+            record(SpoolFault("look at the handler", path, errno))
+            return nil
+        }
+        if case let .cannotStart(path, errno) = error, errno.faultClass == .resource {
+            record(SpoolFault("start the handler", path, errno))
+            return nil
+        }
+        log.warning("\(claimed.id): \(error); nothing was run")
+        return .retry(token: "handler", reason: error.description, retryAfter: nil, blocksOrigin: true)
+    }
+
+    /// A clean environment: a fixed PATH and what the job is, nothing of spool-send's own.
+    func handlerEnvironment(_ name: String, _ claimed: QueueEntry, _ operation: Operation) -> [String] {
+        let key = operation.idempotencyKey ?? IdempotencyKey.derived(id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
+                                                                      method: operation.method, url: operation.url, body: operation.body)
+        return ["PATH=/usr/local/bin:/usr/bin:/bin", "SPOOL_HANDLER=\(name)", "SPOOL_ID=\(claimed.id)",
+                "SPOOL_ATTEMPT=\(claimed.state.attempts + 1)", "SPOOL_IDEMPOTENCY_KEY=\(key)", "SPOOL_KEY=\(operation.key)",
+                "SPOOL_DIR=\(FileName.absolutePath(spool.path))"]
+    }
+}
