@@ -6,7 +6,11 @@
 #include <net/if.h>
 #include <sys/socket.h>
 #include <signal.h>
-#include <spawn.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -117,39 +121,89 @@ int cspool_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
 
+// The child's half, between fork and exec: system calls only, nothing that allocates or locks. The errno of
+// a step that fails goes to `report`, which exec closes (close-on-exec) when all went well.
+static void spawn_child(const char *path, char *const argv[], char *const envp[], int input, int output, int errors,
+                        int report, pid_t parent, int last) {
+    int failed;
+    // Dies with spool-send: a job whose worker is gone must not run on beside the run that recovers it,
+    // which would run it a second time at once and could start the key's next job beside it.
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) goto fail;
+    if (setpgid(0, 0) != 0) goto fail;
+    // Nothing of spool-send's reaches the handler: not its signal dispositions, mask, descriptors or directory.
+    for (int number = 1; number < NSIG; number++) {
+        if (number == SIGKILL || number == SIGSTOP) continue;
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = SIG_DFL;
+        (void)sigaction(number, &action, NULL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    if (sigprocmask(SIG_SETMASK, &none, NULL) != 0) goto fail;
+    if (dup2(input, 0) < 0 || dup2(output, 1) < 0 || dup2(errors, 2) < 0) goto fail;
+    if (chdir("/") != 0) goto fail;
+    // close_range (Linux 5.9) also closes what another thread opened after `last` was found.
+    int closed = 0;
+#ifdef SYS_close_range
+    closed = (report <= 3 || syscall(SYS_close_range, 3U, (unsigned)report - 1, 0U) == 0)
+        && syscall(SYS_close_range, (unsigned)report + 1, ~0U, 0U) == 0;
+#endif
+    for (int fd = 3; !closed && fd <= last; fd++) {
+        if (fd != report) (void)close(fd);
+    }
+    execve(path, argv, envp);
+fail:
+    failed = errno;
+    ssize_t ignored = write(report, &failed, sizeof failed);
+    (void)ignored;
+    _exit(127);
+}
+
 int cspool_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int errors, int *pid) {
     // A parent that ignored SIGCHLD would have the kernel reap handlers before their status is read.
     signal(SIGCHLD, SIG_DFL);
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    int rc = posix_spawn_file_actions_init(&actions);
-    if (rc != 0) return rc;
-    rc = posix_spawnattr_init(&attributes);
-    if (rc != 0) {
-        posix_spawn_file_actions_destroy(&actions);
-        return rc;
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) return errno;
+    // The highest descriptor the child may hold, found now: the child must not read /proc or allocate.
+    int last = report[0] > report[1] ? report[0] : report[1];
+    DIR *fds = opendir("/proc/self/fd");
+    if (fds != NULL) {
+        struct dirent *entry;
+        while ((entry = readdir(fds)) != NULL) {
+            int fd = atoi(entry->d_name);
+            if (fd > last) last = fd;
+        }
+        closedir(fds);
+    } else {
+        struct rlimit limit;
+        last = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 65536 ? (int)limit.rlim_cur : 65536;
     }
-    sigset_t none, all;
-    sigemptyset(&none);
+    // Signals stay blocked across fork, so that no handler of spool-send's runs in the child.
+    sigset_t all, original;
     sigfillset(&all);
-    sigdelset(&all, SIGKILL);
-    sigdelset(&all, SIGSTOP);
-    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, input, 0);
-    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, output, 1);
-    if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, errors, 2);
-    // Nothing of spool-send's reaches the handler: not its working directory, descriptors or signal dispositions.
-    if (rc == 0) rc = posix_spawn_file_actions_addchdir_np(&actions, "/");
-    if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    if (rc == 0) rc = posix_spawnattr_setpgroup(&attributes, 0);
-    if (rc == 0) rc = posix_spawnattr_setsigmask(&attributes, &none);
-    if (rc == 0) rc = posix_spawnattr_setsigdefault(&attributes, &all);
-    if (rc == 0) rc = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    pid_t child = 0;
-    if (rc == 0) rc = posix_spawn(&child, path, &actions, &attributes, argv, envp);
-    if (rc == 0) *pid = child;
-    posix_spawnattr_destroy(&attributes);
-    posix_spawn_file_actions_destroy(&actions);
-    return rc;
+    pthread_sigmask(SIG_SETMASK, &all, &original);
+    pid_t parent = getpid();
+    pid_t child = fork();
+    if (child == 0) spawn_child(path, argv, envp, input, output, errors, report[1], parent, last);
+    int forkError = child < 0 ? errno : 0;
+    pthread_sigmask(SIG_SETMASK, &original, NULL);
+    close(report[1]);
+    if (child < 0) {
+        close(report[0]);
+        return forkError;
+    }
+    int failed = 0;
+    ssize_t n;
+    do { n = read(report[0], &failed, sizeof failed); } while (n < 0 && errno == EINTR);
+    close(report[0]);
+    if (n == (ssize_t)sizeof failed) {
+        int status;
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+        return failed;
+    }
+    *pid = child;
+    return 0;
 }
 
 int cspool_pidfd_open(int pid) {

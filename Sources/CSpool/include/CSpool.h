@@ -29,8 +29,9 @@ int cspool_netlink_drain(int fd);
 int cspool_pipe_cloexec(int fds[2]);
 
 /// Starts `path` with `argv` and `envp` (NULL-terminated) in a process group of its own, in `/`, with `input`,
-/// `output` and `errors` as descriptors 0, 1 and 2, every other descriptor closed and every signal at its
-/// default and unblocked. Returns 0 with the child's pid in `pid`, else an errno value.
+/// `output` and `errors` as descriptors 0, 1 and 2, every other descriptor closed, every signal at its
+/// default and unblocked, and SIGKILL as its parent-death signal. Returns 0 with the child's pid in `pid`
+/// once it has exec'd, else an errno value (the exec's own, for a program that cannot be run).
 int cspool_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int errors, int *pid);
 
 /// A pidfd for `pid` (readable once it has ended), close-on-exec; -1 with errno (ENOSYS before Linux 5.3).

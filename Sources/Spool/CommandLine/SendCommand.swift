@@ -149,10 +149,10 @@ public struct SendCommand: ParsedCommand, Sendable {
         options.configuration = configuration
         let handlers = HandlerDirectory.defaultPath(option: handlerDirectory, configured: configuration.handlerDirectory)
         options.handlers = handlers.map(HandlerDirectory.init(path:))
-        if handlers != nil, let lease, Double(lease) <= transport.timeoutSeconds + HandlerProcess.grace {
-            // A handler has the grace period to stop after --timeout: another host must not take its job meanwhile.
+        if handlers != nil, let lease, Double(lease) <= transport.timeoutSeconds + HandlerProcess.longestOverrun {
+            // A handler may run this long past --timeout before it is given up: no other host may take its job meanwhile.
             Program.usageFailure(SendCommand.program, .invalidValue(option: "--lease", value: "\(lease)",
-                expected: "with handlers, a duration longer than --timeout plus \(Int(HandlerProcess.grace))s"), usage: SendCommand.usage)
+                expected: "with handlers, a duration longer than --timeout plus \(Int(HandlerProcess.longestOverrun))s"), usage: SendCommand.usage)
         }
     }
 

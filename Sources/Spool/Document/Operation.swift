@@ -99,7 +99,7 @@ public struct Operation: Sendable {
             origin = url
             arguments = try fields.arguments()
         } else {
-            if document["args"] != nil { throw .conflictingFields("args", "url") }
+            // `args` beside a URL stays what it was before handlers: the producer's own field.
             method = try fields.method()
             guard let url = try fields.string("url") else { throw .missingField("url") }
             self.url = url

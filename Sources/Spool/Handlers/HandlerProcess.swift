@@ -24,6 +24,8 @@ public struct HandlerProcess: Sendable {
 
     /// Seconds between SIGTERM and SIGKILL.
     public static let grace = 5.0
+    /// The longest a run lasts past its timeout: the grace, then as long again for SIGKILL to take.
+    public static let longestOverrun = 2 * grace
 
     let program: String
     let arguments: [String]
