@@ -6,7 +6,6 @@
 #include <net/if.h>
 #include <sys/socket.h>
 #include <signal.h>
-#include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -121,11 +120,10 @@ int cspool_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
 
-// The child's half, between fork and exec: system calls only, nothing that allocates or locks. The errno of
-// a step that fails goes to `report`, which exec closes (close-on-exec) when all went well.
+// The child's half, between vfork and exec: system calls only, nothing that allocates or locks (it runs on
+// its parent's memory). The errno of a step that fails goes to `*failed` before the child exits.
 static void spawn_child(const char *path, char *const argv[], char *const envp[], int input, int output, int errors,
-                        int report, pid_t parent, int last) {
-    int failed;
+                        pid_t parent, int last, volatile int *failed) {
     // Dies with spool-send: a job whose worker is gone must not run on beside the run that recovers it,
     // which would run it a second time at once and could start the key's next job beside it.
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) goto fail;
@@ -138,66 +136,42 @@ static void spawn_child(const char *path, char *const argv[], char *const envp[]
         action.sa_handler = SIG_DFL;
         (void)sigaction(number, &action, NULL);
     }
+    if (dup2(input, 0) < 0 || dup2(output, 1) < 0 || dup2(errors, 2) < 0) goto fail;
+    if (chdir("/") != 0) goto fail;
+    int closed = 0;
+#ifdef SYS_close_range
+    closed = syscall(SYS_close_range, 3U, ~0U, 0U) == 0;
+#endif
+    for (int fd = 3; !closed && fd <= last; fd++) (void)close(fd);
     sigset_t none;
     sigemptyset(&none);
     if (sigprocmask(SIG_SETMASK, &none, NULL) != 0) goto fail;
-    if (dup2(input, 0) < 0 || dup2(output, 1) < 0 || dup2(errors, 2) < 0) goto fail;
-    if (chdir("/") != 0) goto fail;
-    // close_range (Linux 5.9) also closes what another thread opened after `last` was found.
-    int closed = 0;
-#ifdef SYS_close_range
-    closed = (report <= 3 || syscall(SYS_close_range, 3U, (unsigned)report - 1, 0U) == 0)
-        && syscall(SYS_close_range, (unsigned)report + 1, ~0U, 0U) == 0;
-#endif
-    for (int fd = 3; !closed && fd <= last; fd++) {
-        if (fd != report) (void)close(fd);
-    }
     execve(path, argv, envp);
 fail:
-    failed = errno;
-    ssize_t ignored = write(report, &failed, sizeof failed);
-    (void)ignored;
+    *failed = errno;
     _exit(127);
 }
 
 int cspool_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int errors, int *pid) {
     // A parent that ignored SIGCHLD would have the kernel reap handlers before their status is read.
     signal(SIGCHLD, SIG_DFL);
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0) return errno;
-    // The highest descriptor the child may hold, found now: the child must not read /proc or allocate.
-    int last = report[0] > report[1] ? report[0] : report[1];
-    DIR *fds = opendir("/proc/self/fd");
-    if (fds != NULL) {
-        struct dirent *entry;
-        while ((entry = readdir(fds)) != NULL) {
-            int fd = atoi(entry->d_name);
-            if (fd > last) last = fd;
-        }
-        closedir(fds);
-    } else {
-        struct rlimit limit;
-        last = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 65536 ? (int)limit.rlim_cur : 65536;
-    }
-    // Signals stay blocked across fork, so that no handler of spool-send's runs in the child.
+    // Without close_range (before Linux 5.9) the child closes descriptors one by one up to the limit.
+    struct rlimit limit;
+    int last = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 65536 ? (int)limit.rlim_cur : 65536;
+    // Signals stay blocked across vfork, so that no handler of spool-send's runs in the child.
     sigset_t all, original;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &original);
     pid_t parent = getpid();
-    pid_t child = fork();
-    if (child == 0) spawn_child(path, argv, envp, input, output, errors, report[1], parent, last);
+    volatile int failed = 0;
+    // vfork, as posix_spawn does: no copy of a large process's page tables for each handler.
+    pid_t child = vfork();
+    if (child == 0) spawn_child(path, argv, envp, input, output, errors, parent, last, &failed);
     int forkError = child < 0 ? errno : 0;
     pthread_sigmask(SIG_SETMASK, &original, NULL);
-    close(report[1]);
-    if (child < 0) {
-        close(report[0]);
-        return forkError;
-    }
-    int failed = 0;
-    ssize_t n;
-    do { n = read(report[0], &failed, sizeof failed); } while (n < 0 && errno == EINTR);
-    close(report[0]);
-    if (n == (ssize_t)sizeof failed) {
+    if (child < 0) return forkError;
+    // The parent resumes once the child has exec'd or exited; `failed` says which.
+    if (failed != 0) {
         int status;
         while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
         return failed;
