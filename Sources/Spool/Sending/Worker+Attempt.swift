@@ -8,7 +8,6 @@ extension Worker {
     func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int?) async -> Bool {
         let outcome: Outcome?
         if let handler = operation.handler {
-            state.withLock { $0.summary.attempts += 1 }
             outcome = await runHandler(handler, claimed, operation)
         } else if let ticket {
             outcome = await send(claimed, operation, ticket: ticket)

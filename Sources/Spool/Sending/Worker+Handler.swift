@@ -17,6 +17,8 @@ extension Worker {
         let process = HandlerProcess(program: program, arguments: [program] + operation.arguments,
                                      environment: handlerEnvironment(name, claimed, operation), input: operation.body ?? [],
                                      timeout: options.handlerTimeout)
+        // Counted as a request is: once the program is known, not for a handler directory that fails.
+        state.withLock { $0.summary.attempts += 1 }
         log.detail("running \(claimed.id): \(operation.summary)")
         let ran: Result<HandlerProcess.Result, Errno> = await withCheckedContinuation { continuation in
             // A queue of its own, which gets a thread of its own: a handler may block for its whole timeout,
