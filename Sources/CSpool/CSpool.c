@@ -123,7 +123,7 @@ int cspool_pipe_cloexec(int fds[2]) {
 // The child's half, between vfork and exec: system calls only, nothing that allocates or locks (it runs on
 // its parent's memory). The errno of a step that fails goes to `*failed` before the child exits.
 static void spawn_child(const char *path, char *const argv[], char *const envp[], int input, int output, int errors,
-                        pid_t parent, int last, volatile int *failed) {
+                        pid_t parent, volatile int *failed) {
     // Dies with spool-send: a job whose worker is gone must not run on beside the run that recovers it,
     // which would run it a second time at once and could start the key's next job beside it.
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) goto fail;
@@ -142,7 +142,12 @@ static void spawn_child(const char *path, char *const argv[], char *const envp[]
 #ifdef SYS_close_range
     closed = syscall(SYS_close_range, 3U, ~0U, 0U) == 0;
 #endif
-    for (int fd = 3; !closed && fd <= last; fd++) (void)close(fd);
+    if (!closed) {
+        // Before Linux 5.9: one by one, up to the limit.
+        struct rlimit limit;
+        int last = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 65536 ? (int)limit.rlim_cur : 65536;
+        for (int fd = 3; fd <= last; fd++) (void)close(fd);
+    }
     sigset_t none;
     sigemptyset(&none);
     if (sigprocmask(SIG_SETMASK, &none, NULL) != 0) goto fail;
@@ -155,9 +160,6 @@ fail:
 int cspool_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int errors, int *pid) {
     // A parent that ignored SIGCHLD would have the kernel reap handlers before their status is read.
     signal(SIGCHLD, SIG_DFL);
-    // Without close_range (before Linux 5.9) the child closes descriptors one by one up to the limit.
-    struct rlimit limit;
-    int last = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 65536 ? (int)limit.rlim_cur : 65536;
     // Signals stay blocked across vfork, so that no handler of spool-send's runs in the child.
     sigset_t all, original;
     sigfillset(&all);
@@ -166,7 +168,7 @@ int cspool_spawn(const char *path, char *const argv[], char *const envp[], int i
     volatile int failed = 0;
     // vfork, as posix_spawn does: no copy of a large process's page tables for each handler.
     pid_t child = vfork();
-    if (child == 0) spawn_child(path, argv, envp, input, output, errors, parent, last, &failed);
+    if (child == 0) spawn_child(path, argv, envp, input, output, errors, parent, &failed);
     int forkError = child < 0 ? errno : 0;
     pthread_sigmask(SIG_SETMASK, &original, NULL);
     if (child < 0) return forkError;

@@ -133,11 +133,7 @@ struct ControlSession {
     }
 
     mutating func retry() {
-        let flags = command.flags
-        // The bulk forms act on each operation as it is read: bounded memory over any number of them.
-        var bulk: [Spool.Folder] = []
-        if flags.contains("--all-failed") { bulk.append(.failed) }
-        if flags.contains("--all-conflict") { bulk.append(.conflict) }
+        let flags = command.flags, bulk = bulkFolders
         var acted = false
         if !bulk.isEmpty {
             ControlSession.forEachItem(spool, bulk) { item in
@@ -160,6 +156,12 @@ struct ControlSession {
         }
     }
 
+    /// The folders `--all-failed` and `--all-conflict` name: acted on as the listing reads each operation,
+    /// in bounded memory over any number of them.
+    var bulkFolders: [Spool.Folder] {
+        [("--all-failed", Spool.Folder.failed), ("--all-conflict", .conflict)].filter { command.flags.contains($0.0) }.map(\.1)
+    }
+
     /// `retry` of one operation.
     mutating func retry(_ item: QueueItem) {
         do {
@@ -176,9 +178,7 @@ struct ControlSession {
 
     mutating func discard() {
         let interactive = isatty(STDIN_FILENO) != 0 && !command.flags.contains("--yes")
-        var bulk: [Spool.Folder] = []
-        if command.flags.contains("--all-failed") { bulk.append(.failed) }
-        if command.flags.contains("--all-conflict") { bulk.append(.conflict) }
+        let bulk = bulkFolders
         if !bulk.isEmpty {
             // One question for the lot, as the count is not known before the listing streams.
             if interactive && !ControlSession.confirm("discard every operation in \(bulk.map { $0.rawValue + "/" }.joined(separator: " and "))?") { return }

@@ -112,23 +112,22 @@ struct OperationFields {
     }
 
     func auth() throws(OperationError) -> String? {
-        guard let name = try string("auth") else { return nil }
-        guard !name.isEmpty, name.utf8.count <= 64, name.first != ".",
-              name.utf8.allSatisfy({ HTTPSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
-        else {
-            throw .invalidName(field: "auth", value: name, why: "must be a profile name of letters, digits, '.', '-' and '_' not starting with '.'")
-        }
-        return name
+        try fileName("auth", what: "a profile name")
     }
 
-    /// The handler's name: letters, digits, `.`, `-` and `_`, not starting with `.`, so it can only name a
-    /// file directly inside the handler directory.
+    /// The handler's name, which can only name a file directly inside the handler directory.
     func handler() throws(OperationError) -> String? {
-        guard let name = try string("handler") else { return nil }
+        try fileName("handler", what: "a handler name")
+    }
+
+    /// A name looked up in an admin's directory (auth profiles, handlers): letters, digits, `.`, `-` and `_`,
+    /// not starting with `.`, at most 64 bytes, so it can only name a file directly inside that directory.
+    func fileName(_ field: String, what: String) throws(OperationError) -> String? {
+        guard let name = try string(field) else { return nil }
         guard !name.isEmpty, name.utf8.count <= 64, name.first != ".",
               name.utf8.allSatisfy({ HTTPSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
         else {
-            throw .invalidName(field: "handler", value: name, why: "must be a handler name of letters, digits, '.', '-' and '_' not starting with '.' (no '/')")
+            throw .invalidName(field: field, value: name, why: "must be \(what) of letters, digits, '.', '-' and '_' not starting with '.' (no '/')")
         }
         return name
     }

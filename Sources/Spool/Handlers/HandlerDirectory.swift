@@ -27,16 +27,16 @@ public struct HandlerDirectory: Sendable, Equatable {
         defer { directory.close() }
         let folder: FileStatus
         do { folder = try directory.status() } catch { throw .unreadable(path: path, error) }
-        guard folder.mode & 0o022 == 0 else { throw .directoryTooOpen(path: path, mode: folder.mode) }
+        guard folder.mode & 0o022 == 0 else { throw .directoryTooOpen(path: path, mode: folder.permissions) }
         guard HandlerDirectory.isTrusted(folder.owner) else { throw .foreignOwner(path: path, owner: folder.owner, isDirectory: true) }
         let file: FileStatus
         do { file = try directory.status(of: FileName(name)) } catch {
             throw error == .noSuchFileOrDirectory ? .missing(path: program) : .unreadable(path: program, error)
         }
-        if file.mode & S_IFMT == S_IFLNK { throw .symbolicLink(path: program) }
+        if file.isSymbolicLink { throw .symbolicLink(path: program) }
         guard file.isRegularFile else { throw .notRegular(path: program) }
-        guard file.mode & 0o022 == 0 else { throw .tooOpen(path: program, mode: file.mode) }
-        guard file.mode & 0o111 != 0 else { throw .notExecutable(path: program, mode: file.mode) }
+        guard file.mode & 0o022 == 0 else { throw .tooOpen(path: program, mode: file.permissions) }
+        guard file.mode & 0o111 != 0 else { throw .notExecutable(path: program, mode: file.permissions) }
         guard HandlerDirectory.isTrusted(file.owner) else { throw .foreignOwner(path: program, owner: file.owner, isDirectory: false) }
         return program
     }

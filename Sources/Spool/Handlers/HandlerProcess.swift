@@ -44,15 +44,19 @@ public struct HandlerProcess: Sendable {
 
     /// Runs it to its end; blocks the calling thread. Throws only when it could not be started.
     public func run() throws(Errno) -> Result {
-        let stdin = try FileDescriptor.pipe()
-        let stdout: (read: FileDescriptor, write: FileDescriptor), stderr: (read: FileDescriptor, write: FileDescriptor)
-        do { stdout = try FileDescriptor.pipe() } catch { stdin.read.close(); stdin.write.close(); throw error }
-        do { stderr = try FileDescriptor.pipe() } catch { [stdin.read, stdin.write, stdout.read, stdout.write].forEach { $0.close() }; throw error }
+        let pipes = try HandlerProcess.pipes(3)
+        let (stdin, stdout, stderr) = (pipes[0], pipes[1], pipes[2])
         let pid: Int32
-        do { pid = try spawn(stdin.read, stdout.write, stderr.write) } catch {
-            [stdin.read, stdin.write, stdout.read, stdout.write, stderr.read, stderr.write].forEach { $0.close() }
+        do {
+            // Our ends only (each end of a pipe is its own open file): a blocking one would hold the
+            // supervisor past the handler's deadline.
+            for fd in [stdin.write, stdout.read, stderr.read] { try fd.setNonBlocking() }
+            pid = try spawn(stdin.read, stdout.write, stderr.write)
+        } catch {
+            pipes.forEach { $0.read.close(); $0.write.close() }
             throw error
         }
+        // The child's ends are the child's now.
         [stdin.read, stdout.write, stderr.write].forEach { $0.close() }
         let exit = cspool_pidfd_open(pid)
         var streams = HandlerStreams(input: input.isEmpty ? nil : stdin.write, output: stdout.read, errors: stderr.read,
@@ -62,9 +66,25 @@ public struct HandlerProcess: Sendable {
         streams.closeAll()
         var code: Int32 = 0, signal: Int32 = 0
         // A handler that SIGKILL did not end (stuck in the kernel) is left unreaped rather than waited for.
-        let reaped = ended && cspool_reap(pid, &code, &signal) == 0
-        let ending: Ending = timedOut && reaped ? .timedOut : !reaped ? .unknown : signal != 0 ? .signaled(signal) : .exited(code)
+        let ending: Ending
+        if !ended || cspool_reap(pid, &code, &signal) != 0 {
+            ending = .unknown
+        } else {
+            ending = timedOut ? .timedOut : signal != 0 ? .signaled(signal) : .exited(code)
+        }
         return Result(ending: ending, output: streams.outputTail, errors: streams.errorTail)
+    }
+
+    /// `count` new pipes, or none: those made before a failure are closed.
+    static func pipes(_ count: Int) throws(Errno) -> [(read: FileDescriptor, write: FileDescriptor)] {
+        var made: [(read: FileDescriptor, write: FileDescriptor)] = []
+        do {
+            for _ in 0..<count { made.append(try FileDescriptor.pipe()) }
+        } catch {
+            made.forEach { $0.read.close(); $0.write.close() }
+            throw error
+        }
+        return made
     }
 
     func spawn(_ input: FileDescriptor, _ output: FileDescriptor, _ errors: FileDescriptor) throws(Errno) -> Int32 {

@@ -13,12 +13,12 @@ struct HandlerStreams {
     var errorTail = OutputTail()
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
+    /// Our ends of the handler's streams, already non-blocking.
     init(input: FileDescriptor?, output: FileDescriptor, errors: FileDescriptor, exit: FileDescriptor?) {
         self.input = input
         self.output = output
         self.errors = errors
         self.exit = exit
-        for fd in [input, output, errors].compactMap({ $0 }) { try? fd.setNonBlocking() }
     }
 
     /// Whether the handler may still read or write any of them.

@@ -91,11 +91,13 @@ final class OriginLimits: Sendable {
     func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportFailure>?) {
         let now = Timestamp.nowSeconds()
         let (changed, window, waiters) = state.withLock { state in
-            var window = state.windows[origin] ?? newWindow(origin, &state)
+            // `acquire` made the window that issued the ticket, and windows are never removed.
+            var window = state.windows[origin]!
             let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
             if case let .success(response) = result { OriginLimits.apply(response, to: &window, now: now) }
             state.windows[origin] = window
-            state.changed = true
+            // Only an answer (or its absence after sending) teaches `.origins` anything.
+            if result != nil { state.changed = true }
             return (changed, window, state.waiters.removeValue(forKey: origin) ?? [])
         }
         for waiter in waiters { waiter.resume() }

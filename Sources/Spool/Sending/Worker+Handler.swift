@@ -54,6 +54,6 @@ extension Worker {
                                                                       method: operation.method, url: operation.url, body: operation.body)
         return ["PATH=/usr/local/bin:/usr/bin:/bin", "SPOOL_HANDLER=\(name)", "SPOOL_ID=\(claimed.id)",
                 "SPOOL_ATTEMPT=\(claimed.state.attempts + 1)", "SPOOL_IDEMPOTENCY_KEY=\(key)", "SPOOL_KEY=\(operation.key)",
-                "SPOOL_DIR=\(FileName.absolutePath(spool.path))"]
+                "SPOOL_DIR=\(absoluteSpoolPath)"]
     }
 }

@@ -92,7 +92,8 @@ extension Worker {
         for fileName in names where !isStopping {
             do throws(SpoolFault) {
                 if let entry = try spool.intake(fileName, maxSize: options.maxSize, log: log, held) {
-                    builder.note(entry.state.keyHash, orderMicroseconds: entry.state.orderMicroseconds, dueSeconds: entry.state.dueSeconds)
+                    builder.note(entry.state.keyHash, orderMicroseconds: entry.state.orderMicroseconds, dueSeconds: entry.state.dueSeconds,
+                                 priority: entry.state.priority)
                 }
             } catch {
                 record(error)
@@ -137,7 +138,7 @@ struct PlanBuilder {
         self.options = options
     }
 
-    mutating func note(_ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int = 0) {
+    mutating func note(_ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int) {
         guard let head = heads[keyHash] else {
             heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: priority)
             return
@@ -184,68 +185,75 @@ struct PlanBuilder {
     /// The keys to form lanes for, at most `laneBudget` of them, those that go first; the others' earliest
     /// due time goes into the plan.
     mutating func dueKeys() -> Set<UInt64> {
-        var keys: [UInt64] = []
+        var keys: [(key: UInt64, head: Head)] = []
         for (key, head) in heads where !held.contains(key) {
             if parked.contains(key) {
                 // Not this run's any more, but a watcher must wake when it becomes due.
                 if head.dueSeconds > now { plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds) }
             } else if options.flush || head.dueSeconds <= now || head.tied {
-                keys.append(key)
+                keys.append((key, head))
             } else {
                 plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds)
             }
         }
-        guard keys.count > laneBudget else { return Set(keys) }
+        guard keys.count > laneBudget else { return Set(keys.map(\.key)) }
         // More due keys than a round holds: the rest are due still, and the next round takes them.
         let first = keys.sorted { a, b in
-            let (x, y) = (heads[a]!, heads[b]!)
-            return x.priority != y.priority ? x.priority > y.priority : x.orderMicroseconds < y.orderMicroseconds
+            a.head.priority != b.head.priority ? a.head.priority > b.head.priority : a.head.orderMicroseconds < b.head.orderMicroseconds
         }.prefix(laneBudget)
         plan.more = true
-        return Set(first)
+        return Set(first.map(\.key))
     }
 
-    /// The second pass: the first waiting operations of each due key, at most `roundBudget` in all, kept in
-    /// order as they are found (a later one is parsed only if it goes before one kept). Returns the names the
-    /// full parser refused.
+    /// The second pass: the first waiting operations of each due key, at most `roundBudget` in all. Returns
+    /// the names the full parser refused.
     mutating func collect(_ dueKeys: Set<UInt64>, _ spool: Spool) throws(Errno) -> [FileName] {
         listing = "\(spool.path)/new"
         let perLane = max(2, roundBudget / max(1, dueKeys.count))
         var unreadable: [FileName] = []
-        var found: [UInt64: [QueueEntry]] = [:]
+        var found: [UInt64: Kept] = [:]
         var dropped = false
         try spool.directory(.new).forEachRawEntry { raw, _ in
             guard let facts = QueueName.Facts(raw), !facts.claimed, dueKeys.contains(facts.keyHash) else { return }
-            if let last = found[facts.keyHash]?.last, found[facts.keyHash]!.count >= perLane,
-               facts.orderMicroseconds > last.state.orderMicroseconds {
+            // Later than every one kept: not parsed at all.
+            if let cutoff = found[facts.keyHash]?.cutoff, facts.orderMicroseconds > cutoff {
                 dropped = true
                 return
             }
             let fileName = FileName(bytes: Array(raw))
             guard let name = QueueName(fileName) else { return unreadable.append(fileName) }
-            let entry = QueueEntry(fileName: fileName, name: name)
-            var queue = found[facts.keyHash] ?? []
-            found[facts.keyHash] = nil
-            queue.insert(entry, at: PlanBuilder.position(of: entry, in: queue))
-            if queue.count > perLane {
-                queue.removeLast()
-                dropped = true
-            }
-            found[facts.keyHash] = queue
+            if found[facts.keyHash, default: Kept()].add(QueueEntry(fileName: fileName, name: name), keeping: perLane) { dropped = true }
+        }
+        queues = [:]
+        for (key, var kept) in found {
+            if kept.trim(to: perLane) { dropped = true }
+            queues[key] = kept.entries
         }
         if dropped { plan.more = true }
-        queues = found
         return unreadable
     }
 
-    /// Where `entry` goes in a queue sorted by `QueueEntry.precedes`.
-    static func position(of entry: QueueEntry, in queue: [QueueEntry]) -> Int {
-        var low = 0, high = queue.count
-        while low < high {
-            let middle = (low + high) / 2
-            if QueueEntry.precedes(queue[middle], entry) { low = middle + 1 } else { high = middle }
+    /// One key's first operations as `collect` finds them, in directory order: sorted and cut back to the
+    /// limit whenever they reach twice it (so a key's pass costs n log n, not a shift per insertion).
+    struct Kept {
+        var entries: [QueueEntry] = []
+        /// The order stamp past which an operation cannot be among the first, once known.
+        var cutoff: Int64?
+
+        /// Adds one; returns whether some were dropped to stay within twice `limit`.
+        mutating func add(_ entry: QueueEntry, keeping limit: Int) -> Bool {
+            entries.append(entry)
+            return entries.count >= 2 * limit && trim(to: limit)
         }
-        return low
+
+        /// Sorts by `QueueEntry.precedes` and keeps the first `limit`; returns whether any were dropped.
+        mutating func trim(to limit: Int) -> Bool {
+            entries.sort(by: QueueEntry.precedes)
+            guard entries.count > limit else { return false }
+            entries.removeLast(entries.count - limit)
+            cutoff = entries[limit - 1].state.orderMicroseconds
+            return true
+        }
     }
 
     /// The lanes in order, each sorted; a lane whose first operation is not due yet only sets the next due time.

@@ -27,6 +27,9 @@ public final class Worker: Sendable {
     /// Each origin's window, rate and pause, learned across a watcher's runs.
     let limits: OriginLimits
 
+    /// The spool's path from `/`, for handlers (`SPOOL_DIR`), which run there: found once, not per job.
+    let absoluteSpoolPath: String
+
     /// How long the last look at the queue took: a watcher paces itself by it, so that a stream of new files
     /// does not keep it listing a large queue instead of sending.
     public var lastPlanDuration: Double { planSeconds.withLock { $0 } }
@@ -51,6 +54,7 @@ public final class Worker: Sendable {
         self.transport = transport
         self.options = options
         self.lock = spool.lock
+        absoluteSpoolPath = FileName.absolutePath(spool.path)
         limits = OriginLimits(configuration: options.configuration, concurrency: options.concurrency, log: options.log) { [spool] in
             OriginRecord.read(spool)
         }
