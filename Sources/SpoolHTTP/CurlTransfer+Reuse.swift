@@ -13,8 +13,11 @@ extension CurlTransfer {
     /// linger here; it is only ever used after getsockname confirms it is still that connection.
     static let sockets = Mutex<[Int32: UInt16]>([:])
 
-    func watchReuse(_ context: UnsafeMutableRawPointer) {
-        ccurl_setopt_socket_callback(easy, Int32(CCURLOPT_SOCKOPTFUNCTION), CurlTransfer.onSocket)
+    /// Asks libcurl to call `beforeRequest` once the connection is up: to tell the worker so, and on plain
+    /// http to check a reused connection.
+    func watchBeforeRequest(_ context: UnsafeMutableRawPointer, checkReuse: Bool) {
+        checksReuse = checkReuse
+        if checkReuse { ccurl_setopt_socket_callback(easy, Int32(CCURLOPT_SOCKOPTFUNCTION), CurlTransfer.onSocket) }
         ccurl_setopt_prerequest_callback(easy, Int32(CCURLOPT_PREREQFUNCTION), CurlTransfer.beforeRequest)
         pointer(CCURLOPT_PREREQDATA, context)
     }
@@ -26,6 +29,8 @@ extension CurlTransfer {
 
     static let beforeRequest: ccurl_prerequest_callback = { context, remoteIP, _, remotePort, localPort in
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+        transfer.onConnected?()
+        guard transfer.checksReuse else { return 0 }
         let peer = Endpoint(address: remoteIP.map { String(cString: $0) } ?? "", port: UInt16(truncatingIfNeeded: remotePort))
         guard let socket = CurlTransfer.socket(boundTo: UInt16(truncatingIfNeeded: localPort), peer: peer) else { return 0 }
         var byte: UInt8 = 0

@@ -22,6 +22,10 @@ final class CurlTransfer: @unchecked Sendable {
     private var http1 = false
     /// Set by the check before sending (CurlTransfer+Reuse.swift).
     var staleConnection = false
+    /// Whether that check runs: on plain http only.
+    var checksReuse = false
+    /// The request's `onConnected`, called from the same callback.
+    var onConnected: (@Sendable () -> Void)?
     private var retriedFresh = false
     private var kept: [UInt8] = []
     /// How much of a response body is kept for reasons; the rest is read and dropped.
@@ -67,7 +71,8 @@ final class CurlTransfer: @unchecked Sendable {
         pointer(CCURLOPT_HEADERDATA, context)
         ccurl_setopt_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), CurlTransfer.onBody)
         pointer(CCURLOPT_WRITEDATA, context)
-        if !secure { watchReuse(context) }
+        onConnected = request.onConnected
+        watchBeforeRequest(context, checkReuse: !secure)
         if let file = request.tls.caFile ?? request.route.caFile ?? settings.caFile { string(CCURLOPT_CAINFO, file) }
         if let file = request.tls.certificateFile { string(CCURLOPT_SSLCERT, file) }
         if let file = request.tls.keyFile { string(CCURLOPT_SSLKEY, file) }

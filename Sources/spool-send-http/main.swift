@@ -5,6 +5,7 @@ import SpoolHTTP
 
 var command = SendCommand.fromCommandLine()
 command.loadConfiguration()
+command.requireUsableTLSFiles()
 command.requireDescriptors()
 let spool = command.openSpool()
 await command.send(spool, through: CurlTransport(settings: command.transport))

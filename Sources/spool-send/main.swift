@@ -7,6 +7,7 @@ import Spool
 
 var command = SendCommand.fromCommandLine()
 command.loadConfiguration()
+command.requireUsableTLSFiles()
 command.exitUnlessSenderNeeded()
 let sender = Program.siblingExecutable("spool-send-http")
 var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) } + [nil]

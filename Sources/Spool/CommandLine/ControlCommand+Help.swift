@@ -12,6 +12,7 @@ extension ControlCommand {
               -h, --help              Show help information.
 
             SUBCOMMANDS:
+              init                    Create the spool (the only subcommand that does: the others refuse a missing one).
               list                    One line per operation, oldest first.
               show                    One operation in full: document, retry state and reason.
               stats                   Counts, oldest pending age, next due time, bytes on disk.
@@ -20,6 +21,17 @@ extension ControlCommand {
               check                   Verify the spool and report what is wrong; exit 0 only when healthy.
 
               See 'spool-ctl <subcommand> --help' for the options of each.
+
+            """,
+        "init": """
+            OVERVIEW: Create the spool and its five folders (mode 0700), synced to disk; an existing spool is left as
+            it is. spool-enqueue also creates the spool it drops into; spool-send and the other subcommands refuse
+            a path that is not a spool (exit 66), so that a mistyped --spool is an error, not a new empty spool.
+
+            USAGE: spool-ctl [--spool DIR] init
+
+            OPTIONS:
+              -h, --help              Show help information.
 
             """,
         "list": """
@@ -96,13 +108,17 @@ extension ControlCommand {
             OVERVIEW: Verify the spool: layout, modes, stale claims, unreadable files, stray files in the spool root.
             Prints one line per problem; exit status 0 only when the spool is healthy.
 
-            With a configuration (--config FILE or $SPOOL_CONFIG), also validates it as spool-send reads it:
-            exit status 78 when it cannot be used.
+            Also validates what spool-send reads outside the spool, as it reads it: the configuration and the
+            TLS files it names, every auth profile (mode, lines, the TLS files it names) and every program in
+            the handler directory. Exit status 78 when any of those cannot be used.
 
-            USAGE: spool-ctl [--spool DIR] check [--config FILE]
+            USAGE: spool-ctl [--spool DIR] check [--config FILE] [--auth-dir DIR] [--handler-dir DIR]
 
             OPTIONS:
               --config FILE           The spool.conf(5) to validate (default: $SPOOL_CONFIG).
+              --auth-dir DIR          The auth profiles to validate (default: $SPOOL_AUTH_DIR).
+              --handler-dir DIR       The handler directory to validate (default: $SPOOL_HANDLER_DIR, else
+                                      handler-dir in the configuration).
               -h, --help              Show help information.
 
             """,

@@ -5,7 +5,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
     /// The program name in messages.
     public static let program = "spool-ctl"
     /// One-line usage for errors.
-    public static let usage = "spool-ctl [--spool DIR] list|show|stats|retry|discard|check [OPTIONS]"
+    public static let usage = "spool-ctl [--spool DIR] init|list|show|stats|retry|discard|check [OPTIONS]"
 
     /// `--spool`, if given.
     public var spool: String?
@@ -19,6 +19,10 @@ public struct ControlCommand: ParsedCommand, Sendable {
     public var ifMatch: String?
     /// `check --config`: the spool.conf(5) to validate.
     public var configurationPath: String?
+    /// `check --auth-dir`: the auth profiles to validate.
+    public var authDirectory: String?
+    /// `check --handler-dir`: the handler directory to validate.
+    public var handlerDirectory: String?
     /// The help text asked for with `-h`, if any.
     public var help: String?
 
@@ -43,6 +47,10 @@ public struct ControlCommand: ParsedCommand, Sendable {
             case .option("--config"):
                 guard chosen == "check" else { throw .unknownOption("--config") }
                 configurationPath = try arguments.value(for: "--config")
+            case let .option(name) where name == "--auth-dir" || name == "--handler-dir":
+                guard chosen == "check" else { throw .unknownOption(name) }
+                let value = try arguments.value(for: name)
+                if name == "--auth-dir" { authDirectory = value } else { handlerDirectory = value }
             case let .option(name):
                 guard let chosen, ControlCommand.allowedFlags[chosen]?.contains(name) == true else { throw .unknownOption(name) }
                 try arguments.noValue(for: name)
@@ -77,6 +85,12 @@ public struct ControlCommand: ParsedCommand, Sendable {
             let bulk = flags.contains("--all-failed") || flags.contains("--all-conflict")
             if positionals.isEmpty && !bulk && !flags.contains("--now") { throw .missingArgument("ID") }
             if !positionals.isEmpty && bulk { throw .conflicting("ID", flags.contains("--all-failed") ? "--all-failed" : "--all-conflict") }
+            // Each resource has its own version: one ETag over many operations would silently lift the
+            // conflict protection of every write it does not belong to.
+            if ifMatch != nil && (bulk || positionals.count > 1) {
+                throw .invalidValue(option: "--if-match", value: ifMatch!, expected: "one operation ID: each resource has its own version, so give one retry --if-match per id")
+            }
+            if ifMatch != nil && flags.contains("--now") { throw .conflicting("--if-match", "--now") }
         default:
             if let first = positionals.first { throw .unexpectedArgument(first) }
         }

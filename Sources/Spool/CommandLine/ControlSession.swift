@@ -222,15 +222,30 @@ struct ControlSession {
         checkConfiguration()
     }
 
-    /// Validates spool.conf(5) as spool-send would read it, when `--config` or `SPOOL_CONFIG` names one.
+    /// Validates spool.conf(5) as spool-send would read it, when `--config` or `SPOOL_CONFIG` names one, and
+    /// what spool-send reads at send time: the TLS files, the auth profiles and the handler directory. Any
+    /// problem there makes the status 78 (EX_CONFIG), as it stops spool-send.
     mutating func checkConfiguration() {
-        guard let path = SpoolConfiguration.defaultPath(option: command.configurationPath) else { return }
-        do {
-            let configuration = try SpoolConfiguration.load(path: path)
-            Program.printOut("\(path): ok (\(configuration.origins.count) origin section(s))\n")
-        } catch {
-            Program.printOut("\(error)\n")
-            status = ExitCode.configuration
+        let path = SpoolConfiguration.defaultPath(option: command.configurationPath)
+        var configuration: SpoolConfiguration?
+        if let path {
+            do {
+                configuration = try SpoolConfiguration.load(path: path)
+                Program.printOut("\(path): ok (\(configuration!.origins.count) origin section(s))\n")
+            } catch {
+                Program.printOut("\(error)\n")
+                status = ExitCode.configuration
+            }
+        }
+        let credentials = Credentials.defaultDirectory(option: command.authDirectory).map(Credentials.init(directory:))
+        let handlers = HandlerDirectory.defaultPath(option: command.handlerDirectory, configured: configuration?.handlerDirectory)
+            .map(HandlerDirectory.init(path:))
+        let setup = SetupCheck(configuration: configuration, path: path, credentials: credentials, handlers: handlers)
+        for finding in setup.findings { Program.printOut("\(finding.path): \(finding.problem)\n") }
+        if !setup.findings.isEmpty { status = ExitCode.configuration }
+        if setup.findings.isEmpty {
+            if let credentials { Program.printOut("\(credentials.directory): ok (\(credentials.profileNames().count) auth profile(s))\n") }
+            if let handlers { Program.printOut("\(handlers.path): ok (handler directory)\n") }
         }
     }
 }
@@ -239,11 +254,15 @@ extension ControlCommand {
     /// Carries out the command on its spool and returns the exit status.
     public func run() -> Int32 {
         let spool: Spool
-        do { spool = try Spool(path: Spool.defaultPath(option: self.spool)) } catch {
+        let path = Spool.defaultPath(option: self.spool)
+        // Only `init` makes a spool: a reader pointed at a mistyped path says so instead of making one.
+        let existed = subcommand == "init" && (try? Spool(path: path, create: false)) != nil
+        do { spool = try Spool(path: path, create: subcommand == "init") } catch {
             Program.fail(ControlCommand.program, error.description, code: error.exitCode)
         }
         var session = ControlSession(command: self, spool: spool, now: Timestamp.now())
         switch subcommand {
+        case "init": Program.printOut(existed ? "\(path): already a spool\n" : "\(path): spool created\n")
         case "list": session.list()
         case "show": session.show()
         case "stats": session.stats()

@@ -9,7 +9,7 @@ extension EnqueueCommand {
 
         USAGE: spool-enqueue [--spool DIR] METHOD URL [--header 'Name: value']...
                              [--body TEXT | --body-file FILE] [--if-match ETAG] [--key KEY]
-                             [--idempotency-key KEY] [--depends-on ID]... [--coalesce]
+                             [--idempotency-key KEY] [--depends-on ID]... [--coalesce] [--allow-get]
                              [--not-before TIME] [--expires TIME] [--max-attempts N] [--priority N] [--auth NAME]
                              [--max-size BYTES] [--max-queue COUNT] [--min-free BYTES]
                spool-enqueue [--spool DIR] --handler NAME [--key KEY] [--body TEXT | --body-file FILE]
@@ -17,7 +17,7 @@ extension EnqueueCommand {
                spool-enqueue [--spool DIR] --json FILE|-
 
         ARGUMENTS:
-          METHOD                  The HTTP method (PUT, POST, PATCH, DELETE, ...).
+          METHOD                  The HTTP method (PUT, POST, PATCH, DELETE, ...), in upper case.
           URL                     The target, an http:// or https:// URL.
           ARG                     With --handler: an argument for the handler (after --, even one like -x).
 
@@ -33,6 +33,8 @@ extension EnqueueCommand {
           --idempotency-key KEY   Idempotency-Key to send (default: a new random key).
           --depends-on ID         Send only after operation ID is done; repeat for more.
           --coalesce              Let a newer write with the same key replace this one before it is sent.
+          --allow-get             Queue a GET, HEAD or OPTIONS for its effect (a heartbeat URL): nobody
+                                  reads its answer. Without it they are refused: spool queues writes.
           --not-before TIME       Do not send before TIME (RFC 3339, @EPOCH, or +DURATION such as +10m).
           --expires TIME          Give up at TIME (same forms) and file the operation in failed/.
           --max-attempts N        Give up after N attempts (1 to 1000).

@@ -76,6 +76,7 @@ extension EnqueueCommand {
             if !positionals.isEmpty { members.append(("args", .array(positionals.map(JSON.string)))) }
         } else {
             members = [("method", .string(positionals[0])), ("url", .string(positionals[1]))]
+            if let allow = fields["allow_get"] { members.append(("allow_get", allow)) }
         }
         if !headers.isEmpty { members.append(("headers", .object(headers.map { (key: $0.0, value: $0.1) }))) }
         var extra = fields

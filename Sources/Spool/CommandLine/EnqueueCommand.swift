@@ -70,6 +70,9 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             case .option("--coalesce"):
                 try arguments.noValue(for: "--coalesce")
                 fields["coalesce"] = .bool(true)
+            case .option("--allow-get"):
+                try arguments.noValue(for: "--allow-get")
+                fields["allow_get"] = .bool(true)
             case .option("--not-before"): fields["not_before"] = try time("--not-before")
             case .option("--expires"): fields["expires_at"] = try time("--expires")
             case .option("--max-attempts"):

@@ -5,8 +5,9 @@ extension SendCommand {
         once in effect.
 
         USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS]
-                          [--min-backoff S] [--max-backoff S] [--lifetime DURATION] [--auth-dir DIR]
-                          [--handler-dir DIR] [--max-size BYTES] [--allow-origin ORIGIN]... [--lease S] [--poll S]
+                          [--min-backoff DURATION] [--max-backoff DURATION] [--lifetime DURATION]
+                          [--auth-dir DIR] [--handler-dir DIR] [--max-size BYTES] [--allow-origin ORIGIN]...
+                          [--lease DURATION] [--poll DURATION]
                           [--cacert FILE] [--proxy URL] [--noproxy HOSTS] [--http1.1] [--config FILE]
                           [-v | -q]
 
@@ -17,8 +18,8 @@ extension SendCommand {
           --flush                 Ignore retry times for this run, still in order (like postqueue -f).
           --concurrency N         Keys sent in parallel (default: 4).
           --timeout SECONDS       Give up on one request, or stop one handler, after SECONDS (default: 30).
-          --min-backoff S         Delay after a first failed attempt, doubling after each (default: 30).
-          --max-backoff S         Longest delay between attempts (default: 3600).
+          --min-backoff DURATION  Delay after a first failed attempt, doubling after each (default: 30).
+          --max-backoff DURATION  Longest delay between attempts (default: 3600).
           --lifetime DURATION     Fail operations not delivered this long after enqueue (default: 5d).
           --lease DURATION        Presume another host's claim dead after this long; longer than --timeout
                                   plus the clock skew between hosts (default: --timeout + 5m).
@@ -30,7 +31,8 @@ extension SendCommand {
                                   else handler-dir in spool.conf, else none: such jobs wait).
           --max-size BYTES        Fail documents larger than BYTES (default: 1048576).
           --allow-origin ORIGIN   Send only to this origin (scheme://host[:port]); repeat for more
-                                  (default: $SPOOL_ALLOW_ORIGINS, space-separated, else any origin).
+                                  (default: $SPOOL_ALLOW_ORIGINS, separated by spaces, commas or
+                                  newlines, else any origin).
           --cacert FILE           Trust the CA certificates in FILE (PEM) instead of the system's
                                   (default: $SPOOL_CA_FILE); an auth profile's cacert overrides it.
           --proxy URL             Send every request through this proxy (default: http_proxy, https_proxy,

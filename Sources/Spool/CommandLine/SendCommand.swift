@@ -85,8 +85,11 @@ public struct SendCommand: ParsedCommand, Sendable {
                 options.allowedOrigins = (options.allowedOrigins ?? []).union([origin])
             case let .option(name) where SendCommand.transportOptions.contains(name):
                 try parseTransportOption(name, &arguments)
-            case .option("-v"), .option("--verbose"): level = .verbose
-            case .option("-q"), .option("--quiet"): level = .quiet
+            case let .option(name) where ["-v", "--verbose", "-q", "--quiet"].contains(name):
+                // The synopsis says `-v | -q`: asking for both is a mistake to show, not a choice to guess.
+                let asked: Log.Level = name.hasPrefix("-v") || name == "--verbose" ? .verbose : .quiet
+                if level != .normal, level != asked { throw .conflicting("-v", "-q") }
+                level = asked
             case let .option(name): throw .unknownOption(name)
             case let .positional(value): throw .unexpectedArgument(value)
             }
@@ -156,6 +159,20 @@ public struct SendCommand: ParsedCommand, Sendable {
         }
     }
 
+    /// Exits 78 (EX_CONFIG), before anything is moved, when a TLS file named by the command line, spool.conf(5)
+    /// or an auth profile cannot be used: otherwise every https operation would spend an attempt on a TLS
+    /// error. A profile that cannot be read at all is left to send time, where only its operations wait.
+    public func requireUsableTLSFiles() {
+        var problem = TLSFileCheck.firstProblem(in: options.configuration, path: SpoolConfiguration.defaultPath(option: configurationPath))
+        if problem == nil, let credentials = options.credentials {
+            for (name, profile) in credentials.readableProfiles() {
+                problem = TLSFileCheck.problems(in: profile, name: "\(credentials.directory)/\(name)").first
+                if problem != nil { break }
+            }
+        }
+        if let problem { Program.fail(SendCommand.program, "\(problem); nothing was sent", code: ExitCode.configuration) }
+    }
+
     /// The origins of `SPOOL_ALLOW_ORIGINS`: separated by spaces, commas or newlines.
     static func origins(_ list: String) throws(UsageError) -> Set<String> {
         var origins = Set<String>()
@@ -198,10 +215,11 @@ public struct SendCommand: ParsedCommand, Sendable {
         rlim_t(32 + 4 * concurrency)
     }
 
-    /// Opens the spool named on the command line, or exits 73/74 with the reason.
+    /// Opens the spool named on the command line, or exits 66/74 with the reason: the sender never makes a
+    /// spool, so a mistyped `--spool` in a cron line fails every run instead of watching an empty one.
     public func openSpool() -> Spool {
         do {
-            let opened = try Spool(path: Spool.defaultPath(option: spool))
+            let opened = try Spool(path: Spool.defaultPath(option: spool), create: false)
             try opened.requireWritable()
             return opened
         } catch {

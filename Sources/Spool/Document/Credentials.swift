@@ -63,6 +63,19 @@ public struct Credentials: Sendable {
         return profile
     }
 
+    /// The names of the profiles in the directory (its entries but hidden ones), sorted; empty when it
+    /// cannot be listed.
+    public func profileNames() -> [String] {
+        guard let dir = try? FileDescriptor.currentDirectory.open(FileName(directory), O_RDONLY | O_DIRECTORY) else { return [] }
+        defer { dir.close() }
+        return ((try? dir.entries()) ?? []).filter { !$0.isHidden }.compactMap(\.string).sorted()
+    }
+
+    /// Every profile that can be read, with its name.
+    public func readableProfiles() -> [(name: String, profile: Profile)] {
+        profileNames().compactMap { name in (try? profile(name)).map { (name, $0) } }
+    }
+
     /// A `name = value` line, told from a header line by its `=` before any `:` (`=` is not a token
     /// character, so no header name holds one).
     static func setting(_ text: Substring, path: String, line: Int) throws(CredentialError) -> (name: String, value: String)? {

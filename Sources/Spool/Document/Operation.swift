@@ -70,6 +70,13 @@ public struct Operation: Sendable {
         "if-match": "use the \"if_match\" field",
     ]
 
+    /// RFC 9110's methods and PATCH (RFC 5789): a lower-case spelling of one of them is refused.
+    public static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
+    /// Methods that only read: queued only with `allow_get`, as nobody is there to read the answer.
+    public static let readMethods: Set<String> = ["GET", "HEAD", "OPTIONS"]
+    /// Methods that make no sense later and elsewhere: a tunnel and a loop-back of the request.
+    public static let neverQueuedMethods: Set<String> = ["CONNECT", "TRACE"]
+
     /// The accepted range of `max_attempts`.
     public static let maxAttemptsRange = 1...1000
     /// The accepted range of `priority`.

@@ -5,6 +5,9 @@ public enum OperationError: Error, Equatable, CustomStringConvertible {
     case missingField(String)
     case wrongType(field: String, expected: String, found: String)
     case invalidMethod(String)
+    case methodCase(String, String)
+    case readMethod(String)
+    case unqueueableMethod(String)
     case invalidURL(String, why: String)
     case invalidHeaderName(String)
     case invalidHeaderValue(name: String)
@@ -23,6 +26,9 @@ public enum OperationError: Error, Equatable, CustomStringConvertible {
         case let .missingField(field): "missing required field \"\(field)\""
         case let .wrongType(field, expected, found): "field \"\(field)\" must be \(expected), found \(found)"
         case let .invalidMethod(method): "\"method\" \(quoted(method)) is not an HTTP method token (letters such as PUT, POST, DELETE)"
+        case let .methodCase(method, upper): "\"method\" \(quoted(method)) is not \(upper): methods are case-sensitive and a server refuses \(quoted(method)); write \(upper)"
+        case let .readMethod(method): "\"method\" \(method) only reads, and nobody reads the answer of a queued request; spool queues writes (PUT, POST, PATCH, DELETE). To send it for its effect (a heartbeat URL), add \"allow_get\": true (spool-enqueue --allow-get)"
+        case let .unqueueableMethod(method): "\"method\" \(method) cannot be queued: it means something only on a live connection"
         case let .invalidURL(url, why): "\"url\" \(quoted(url)) \(why)"
         case let .invalidHeaderName(name): "header name \(quoted(name)) is not an HTTP token"
         case let .invalidHeaderValue(name): "header \(quoted(name)) has a value containing CR, LF or NUL"

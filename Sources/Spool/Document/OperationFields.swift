@@ -19,7 +19,21 @@ struct OperationFields {
         guard !method.isEmpty, method.utf8.count <= 32, method.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else {
             throw .invalidMethod(method)
         }
+        // Methods are case-sensitive (RFC 9110, 9.1): `put` is not PUT, and a server answers it 501 or 405,
+        // which would file the write. A lower-case form of a standard method is a typo, not a new method.
+        let upper = method.uppercased()
+        if upper != method, Operation.standardMethods.contains(upper) { throw .methodCase(method, upper) }
+        if Operation.neverQueuedMethods.contains(method) { throw .unqueueableMethod(method) }
+        if Operation.readMethods.contains(method), try !allowGet() { throw .readMethod(method) }
         return method
+    }
+
+    /// `allow_get`: the producer says that a GET, HEAD or OPTIONS is wanted for its effect (a heartbeat URL),
+    /// since nobody reads the answer of a queued request.
+    func allowGet() throws(OperationError) -> Bool {
+        guard let value = document["allow_get"] else { return false }
+        guard case let .bool(flag) = value else { throw .wrongType(field: "allow_get", expected: "true or false", found: value.typeName) }
+        return flag
     }
 
     func headers() throws(OperationError) -> [(name: String, value: String)] {

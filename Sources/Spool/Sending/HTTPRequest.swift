@@ -15,6 +15,10 @@ public struct HTTPRequest: Sendable {
     /// How to reach the origin, from spool.conf(5) and the command line (CA file, proxy, HTTP version);
     /// nil settings leave the engine's own.
     public var route = OriginSettings()
+    /// Called by the engine, on its own thread, once the connection is up and the request is about to go
+    /// out (after TCP and any proxy and TLS handshakes), maybe more than once: an origin's probe waits
+    /// for this, not for the answer, so a slow server delays the lanes behind it by a handshake at most.
+    public var onConnected: (@Sendable () -> Void)?
 
     /// The request for one attempt of `operation`: its method, URL, headers and body, plus `Idempotency-Key`
     /// (the document's, or one derived from the operation so that it is the same on every attempt), `If-Match`,

@@ -20,6 +20,10 @@ final class OriginLimits: Sendable {
         var seeds: [String: OriginRecord]?
         /// Something was learned since the last `records`.
         var changed = false
+        /// Origins that answered, or took a connection, since the run began. Until one has, its first request
+        /// is a probe and no other goes beside it: a refused or unreachable origin costs one attempt per
+        /// run, not a window's.
+        var answered: Set<String> = []
     }
 
     let state = Mutex(State())
@@ -60,11 +64,23 @@ final class OriginLimits: Sendable {
         }
     }
 
+    /// A run begins: every origin must answer a probe again before it gets more than one request at once,
+    /// since whatever made the last run's transport fail may still be true.
+    func startRun() {
+        state.withLock { $0.answered.removeAll() }
+    }
+
+    /// How many requests `origin` may have in flight now: its window, or one until it answered in this run.
+    static func room(_ origin: String, _ state: State) -> Int {
+        state.answered.contains(origin) ? Int(state.windows[origin]!.window) : 1
+    }
+
     /// Waits until a request to `origin` may go, or says that the origin is paused.
     func acquire(_ origin: String) async -> Grant {
         while true {
             let admission = state.withLock { state in
                 if state.windows[origin] == nil { state.windows[origin] = newWindow(origin, &state) }
+                if state.windows[origin]!.inFlight >= OriginLimits.room(origin, state) { return OriginWindow.Admission.full }
                 return state.windows[origin]!.admit(now: Timestamp.nowSeconds())
             }
             switch admission {
@@ -75,8 +91,7 @@ final class OriginLimits: Sendable {
                 await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                     // Checked again under the lock, so that a finish between the two cannot be missed.
                     let roomNow = state.withLock { state -> Bool in
-                        let window = state.windows[origin]!
-                        if window.inFlight < Int(window.window) { return true }
+                        if state.windows[origin]!.inFlight < OriginLimits.room(origin, state) { return true }
                         state.waiters[origin, default: []].append(waiter)
                         return false
                     }
@@ -84,6 +99,15 @@ final class OriginLimits: Sendable {
                 }
             }
         }
+    }
+
+    /// The probe's connection to `origin` is up: the lanes waiting behind it may go, up to the window.
+    func connected(_ origin: String) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard state.answered.insert(origin).inserted else { return [] }
+            return state.waiters.removeValue(forKey: origin) ?? []
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Reports how the request of `ticket` to `origin` ended (nil when nothing was sent), and wakes the
@@ -98,6 +122,7 @@ final class OriginLimits: Sendable {
             state.windows[origin] = window
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
+            if case .success = result { state.answered.insert(origin) }
             return (changed, window, state.waiters.removeValue(forKey: origin) ?? [])
         }
         for waiter in waiters { waiter.resume() }

@@ -28,10 +28,14 @@ extension Worker {
             var request = HTTPRequest(operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
                                       userAgent: options.userAgent, profile: try profile(for: operation))
             request.route = options.configuration.settings(for: operation.origin)
+            request.onConnected = { [limits, origin = operation.origin] in limits.connected(origin) }
             state.withLock { $0.summary.attempts += 1 }
             log.detail("sending \(claimed.id): \(operation.method) \(operation.url)")
             guard let transport else { preconditionFailure("Worker.run needs a transport") }
             let result = await transport.send(request)
+            // Blocked before the window wakes the lanes waiting behind this request (the origin's probe): they
+            // must find the origin blocked, not send.
+            if case let .failure(failure) = result, failure.blocksOrigin { state.withLock { _ = $0.blockedOrigins.insert(operation.origin) } }
             limits.finish(operation.origin, ticket: ticket, result)
             if case let .failure(.tls(message)) = result {
                 // Never retried into success by waiting: an operator must fix a CA, a certificate or a key.

@@ -39,8 +39,9 @@ extension Worker {
                 switch await limits.acquire(operation.origin) {
                 case let .go(granted):
                     ticket = granted
-                    // The wait for room may have been long: a stop asked meanwhile comes first.
-                    if isStopping {
+                    // The wait for room may have been long: a stop asked meanwhile comes first, and so does a
+                    // transport failure of the request this lane waited behind (the origin's probe).
+                    if isStopping || state.withLock({ $0.blockedOrigins.contains(operation.origin) }) {
                         limits.finish(operation.origin, ticket: granted, nil)
                         return park(entry)
                     }

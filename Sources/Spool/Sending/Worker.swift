@@ -95,6 +95,7 @@ public final class Worker: Sendable {
     /// Sends everything that is due, round after round, until a round sends nothing.
     public func run() async -> RunSummary {
         state.withLock { $0 = RunState() }
+        limits.startRun()
         var nextDue: Int64?
         while !isStopping {
             state.withLock { $0.completed.removeAll() }

@@ -49,9 +49,12 @@ public final class Spool: Sendable {
         return "spool"
     }
 
-    /// Opens the spool at `path`, creating it (one level) and any missing folder with mode 0700.
+    /// Opens the spool at `path`. With `create`, as a producer or `spool-ctl init` opens it, a missing spool
+    /// (one level) and any missing folder are made with mode 0700; without it, as readers and the sender open
+    /// it, a path that is not yet a spool is refused (`noSuchSpool`), so that a mistyped path is an error
+    /// rather than a new, empty spool that a cron job watches forever (Postfix's rule too).
     /// Refuses a path that is a symbolic link or not a directory, and folders on another file system.
-    public init(path: String) throws(SpoolError) {
+    public init(path: String, create: Bool = true) throws(SpoolError) {
         self.path = path
         let cwd = FileDescriptor.currentDirectory
         let name = FileName(path)
@@ -61,6 +64,7 @@ public final class Spool: Sendable {
             if status.isSymbolicLink { throw .symbolicLink(path: path) }
             if !status.isDirectory { throw .notADirectory(path: path) }
         case .failure(.noSuchFileOrDirectory):
+            guard create else { throw .noSuchSpool(path: path, missing: nil) }
             do {
                 try cwd.makeDirectory(name, mode: Spool.directoryMode)
                 created = true
@@ -78,7 +82,7 @@ public final class Spool: Sendable {
             var madeFolder = false
             for folder in Folder.allCases {
                 let folderPath = "\(path)/\(folder.rawValue)"
-                let fd = try Spool.openFolder(root, folder.rawValue, path: folderPath, created: &madeFolder)
+                let fd = try Spool.openFolder(root, folder.rawValue, path: folderPath, create: create, spool: path, created: &madeFolder)
                 folders.append(fd)
                 guard (try? fd.status().device) == device else { throw SpoolError.otherFileSystem(path: folderPath, spool: path) }
             }
@@ -97,10 +101,12 @@ public final class Spool: Sendable {
         if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }
     }
 
-    static func openFolder(_ root: FileDescriptor, _ name: String, path: String, created: inout Bool) throws(SpoolError) -> FileDescriptor {
+    static func openFolder(_ root: FileDescriptor, _ name: String, path: String, create: Bool, spool: String,
+                           created: inout Bool) throws(SpoolError) -> FileDescriptor {
         do {
             return try root.openDirectory(FileName(name))
         } catch .noSuchFileOrDirectory {
+            guard create else { throw .noSuchSpool(path: spool, missing: name) }
             do {
                 try root.makeDirectory(FileName(name), mode: directoryMode)
                 created = true

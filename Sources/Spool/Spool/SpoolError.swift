@@ -7,6 +7,9 @@ public enum SpoolError: Error, CustomStringConvertible {
     case otherFileSystem(path: String, spool: String)
     case io(path: String, Errno)
     case notWritable(path: String, Errno)
+    /// A reader or the sender was pointed at a path that is not a spool: nothing there, or a directory
+    /// without the folder `missing`.
+    case noSuchSpool(path: String, missing: String?)
 
     public var description: String {
         switch self {
@@ -17,11 +20,13 @@ public enum SpoolError: Error, CustomStringConvertible {
         case let .otherFileSystem(path, spool): "\(path) is on another file system than \(spool); every spool folder must be on one file system so that moves are atomic renames"
         case let .io(path, error): "\(path): \(error)"
         case let .notWritable(path, error): "\(path) cannot be written (\(error)); nothing was moved. Remount it read-write or run as the spool's owner"
+        case let .noSuchSpool(path, nil): "no spool at \(path): check the path, or create the spool with 'spool-ctl --spool \(path) init'"
+        case let .noSuchSpool(path, missing?): "\(path) is not a spool (it has no \(missing)/): check the path, or complete it with 'spool-ctl --spool \(path) init'"
         }
     }
 
     /// The sysexits code for this error: 75 when the fault passes (open files, memory, a network file system
-    /// out of reach), else 73 when the spool cannot be created, 74 otherwise.
+    /// out of reach), else 73 when the spool cannot be created, 66 when there is no spool to open, 74 otherwise.
     public var exitCode: Int32 {
         switch self {
         case let .cannotCreate(_, error), let .cannotOpen(_, error), let .io(_, error), let .notWritable(_, error):
@@ -30,6 +35,8 @@ public enum SpoolError: Error, CustomStringConvertible {
             return ExitCode.ioError
         case .symbolicLink, .notADirectory, .otherFileSystem:
             return ExitCode.ioError
+        case .noSuchSpool:
+            return ExitCode.noInput
         }
     }
 }

@@ -6,22 +6,27 @@ import Testing
 @Suite struct TriggerTests {
     static let root = ManPageTests.root
 
+    /// spool(5)'s drop protocol in POSIX sh, run as the page prints it (only its URL pointed at the test
+    /// server), three times from the directory holding the spool.
     @Test func shellProducerNeedsNoBinary() throws {
         let spool = TemporarySpool()
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
+        let example = try #require(try ManPageExamples.blocks(in: "spool.5").first { $0.contains("spool/tmp/$name") },
+                                   "spool(5) shows the drop protocol in sh")
+        let script = example.replacingOccurrences(of: "http://127.0.0.1:8080", with: server.baseURL)
         var ids: [String] = []
-        for i in 0..<3 {
-            let drop = try Command.run("\(Self.root)/bin/spool-drop", ["PUT", server.baseURL + "/shell", "line \"\(i)\"\nsecond"],
-                                       environment: ["SPOOL_DIR": spool.path])
+        for _ in 0..<3 {
+            let drop = try Command.run("/bin/sh", ["-c", "cd \"$1\" && \(script)", "sh", spool.directory])
             #expect(drop.status == 0, "\(drop.stderr)")
             ids.append(drop.stdout.trimmingCharacters(in: .newlines))
         }
         #expect(spool.names("tmp").isEmpty)
-        #expect(spool.names("new") == ids.sorted())
+        #expect(spool.names("new") == ids.sorted(), "the names sort in drop order")
         try spool.send()
-        #expect(server.requests.map(\.text) == (0..<3).map { "line \"\($0)\"\nsecond" }, "delivered in drop order, body intact")
-        #expect(spool.names("new").isEmpty)
+        #expect(server.requests.map(\.text) == ["hello", "hello", "hello"])
+        #expect(server.requests.map(\.path) == ["/notes/1", "/notes/1", "/notes/1"])
+        #expect(spool.names("new").isEmpty && spool.names("failed").isEmpty)
     }
 
     @Test func installPutsBinariesAndManPagesInPlace() throws {

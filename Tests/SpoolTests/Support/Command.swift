@@ -25,9 +25,11 @@ enum Command {
     static func path(_ program: String) -> String { "\(products)/\(program)" }
 
     /// Starts a program without waiting for it.
-    static func start(_ program: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> (Process, Pipe, Pipe) {
+    static func start(_ program: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil,
+                      workingDirectory: String? = nil) throws -> (Process, Pipe, Pipe) {
         _ = TestServer.ignoreBrokenPipes
         let process = Process()
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
         process.executableURL = URL(fileURLWithPath: program.hasPrefix("/") ? program : path(program))
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
@@ -54,8 +56,8 @@ enum Command {
     /// so a hang fails the test instead of stalling the run.
     @discardableResult
     static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil,
-                    timeout: Double = 120) throws -> CommandResult {
-        let (process, out, err) = try start(program, arguments, environment: environment, stdin: stdin)
+                    timeout: Double = 120, workingDirectory: String? = nil) throws -> CommandResult {
+        let (process, out, err) = try start(program, arguments, environment: environment, stdin: stdin, workingDirectory: workingDirectory)
         let pid = process.processIdentifier
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak process] in
             if process?.isRunning == true { kill(pid, SIGKILL) }

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// A mistyped spool path is an error, not a new empty spool: only producers and `spool-ctl init` make one.
+@Suite struct SpoolPathTests {
+    @Test func readersAndTheSenderRefuseAPathThatIsNoSpool() throws {
+        let temporary = TemporarySpool()
+        let typo = temporary.directory + "/outbx"
+        for arguments in [["list"], ["stats"], ["show", "some-id"], ["check"], ["retry", "--now"]] {
+            let result = try Command.run("spool-ctl", ["--spool", typo] + arguments)
+            #expect(result.status == 66, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("spool-ctl: error: no spool at \(typo)") && result.stderr.contains("spool-ctl --spool \(typo) init"), "\(result.stderr)")
+        }
+        for mode in ["--once", "--watch"] {
+            let send = try Command.run("spool-send", ["--spool", typo, mode], timeout: 20)
+            #expect(send.status == 66, "\(mode) from cron fails every run: \(send.stderr)")
+            #expect(send.stderr.contains("no spool at \(typo)"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: typo), "nothing was created")
+
+        // A directory that is not a spool (no new/) is refused the same way, and left as it is.
+        try FileManager.default.createDirectory(atPath: typo, withIntermediateDirectories: false)
+        let half = try Command.run("spool-send", ["--spool", typo, "--once"])
+        #expect(half.status == 66 && half.stderr.contains("is not a spool (it has no tmp/)"), "\(half.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: typo).isEmpty)
+    }
+
+    @Test func initAndProducersCreateTheSpool() throws {
+        let temporary = TemporarySpool()
+        let fresh = temporary.directory + "/outbox"
+        let made = try Command.run("spool-ctl", ["--spool", fresh, "init"])
+        #expect(made.status == 0 && made.stdout == "\(fresh): spool created\n", "\(made.stderr)")
+        for folder in ["tmp", "new", "cur", "failed", "conflict"] {
+            var status = stat()
+            #expect(stat("\(fresh)/\(folder)", &status) == 0 && status.st_mode & 0o777 == 0o700, "\(folder)/ is there, mode 0700")
+        }
+        let again = try Command.run("spool-ctl", ["--spool", fresh, "init"])
+        #expect(again.status == 0 && again.stdout == "\(fresh): already a spool\n")
+        #expect(try Command.run("spool-ctl", ["--spool", fresh, "list"]).status == 0)
+        #expect(try Command.run("spool-send", ["--spool", fresh, "--once"]).status == 0)
+        #expect(try Command.run("spool-ctl", ["--spool", fresh, "init", "extra"]).status == 64)
+
+        let produced = temporary.directory + "/produced"
+        let enqueue = try Command.run("spool-enqueue", ["--spool", produced, "PUT", "http://127.0.0.1:9/x"])
+        #expect(enqueue.status == 0, "a producer makes its spool: \(enqueue.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: produced + "/new").count == 1)
+    }
+
+    /// The launchers keep the programs' own rule: `--spool`, else `$SPOOL_DIR`, else `./spool` where they run.
+    @Test func launchersUseTheSpoolOfTheCurrentDirectory() throws {
+        let temporary = TemporarySpool()
+        let launcher = try String(contentsOfFile: Repository.root + "/bin/launcher", encoding: .utf8)
+        #expect(!launcher.contains("SPOOL_DIR="), "the launcher sets no spool of its own")
+        let id = try Command.run("spool-enqueue", ["PUT", "http://127.0.0.1:9/here"], workingDirectory: temporary.directory)
+        #expect(id.status == 0, "\(id.stderr)")
+        #expect(temporary.names("new").count == 1, "./spool is the spool of the directory the program runs in")
+        let elsewhere = try Command.run("spool-ctl", ["list"], workingDirectory: "/")
+        #expect(elsewhere.status == 66 && elsewhere.stderr.contains("no spool at spool"), "\(elsewhere.stderr)")
+    }
+}
