@@ -17,6 +17,7 @@ extension ControlCommand {
               show                    One operation in full: document, retry state and reason.
               stats                   Counts, oldest pending age, next due time, bytes on disk.
               retry                   Move operations from failed/ or conflict/ back to new/, or send deferred ones now.
+              flush                   Send every deferred operation to one origin now, lifting its pause.
               discard                 Remove operations for good.
               check                   Verify the spool and report what is wrong; exit 0 only when healthy.
 
@@ -37,12 +38,15 @@ extension ControlCommand {
         "list": """
             OVERVIEW: List operations, oldest first: id, state, attempts, next attempt, method, URL, key, age, reason.
 
-            USAGE: spool-ctl [--spool DIR] list [new|cur|failed|conflict|all] [--json]
+            USAGE: spool-ctl [--spool DIR] list [new|cur|failed|conflict|all] [--origin ORIGIN]
+                             [--older-than DURATION] [--json]
 
             ARGUMENTS:
               new|cur|failed|conflict|all   Which folder to list (default: all).
 
             OPTIONS:
+              --origin ORIGIN         Only operations to ORIGIN (scheme://host[:port]).
+              --older-than DURATION   Only operations enqueued at least DURATION ago (30m, 4h, 2d).
               --json                  One JSON object per line, with stable field names, for jq.
               -h, --help              Show help information.
 
@@ -86,6 +90,20 @@ extension ControlCommand {
               --if-match ETAG         Replace the stale version with ETAG (after looking at the server);
                                       the operation also gets a new idempotency key, being a new request.
               --now                   Clear the retry time of deferred operations in new/ (all, without IDs).
+              -h, --help              Show help information.
+
+            """,
+        "flush": """
+            OVERVIEW: Make every deferred operation to one origin due now, in its place in the order, and lift the
+            pause the origin asked for (Retry-After, a used-up quota), so that the next spool-send run sends to it
+            at once (Postfix's site flush, postqueue's s). Asks first on a terminal. A running watcher keeps the
+            pause it holds in memory until it is restarted.
+
+            USAGE: spool-ctl [--spool DIR] flush --origin ORIGIN [--yes]
+
+            OPTIONS:
+              --origin ORIGIN         The origin (scheme://host[:port]).
+              --yes                   Do not ask.
               -h, --help              Show help information.
 
             """,

@@ -5,7 +5,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
     /// The program name in messages.
     public static let program = "spool-ctl"
     /// One-line usage for errors.
-    public static let usage = "spool-ctl [--spool DIR] init|list|show|stats|retry|discard|check [OPTIONS]"
+    public static let usage = "spool-ctl [--spool DIR] init|list|show|stats|retry|flush|discard|check [OPTIONS]"
 
     /// `--spool`, if given.
     public var spool: String?
@@ -19,6 +19,10 @@ public struct ControlCommand: ParsedCommand, Sendable {
     public var ifMatch: String?
     /// `check --config`: the spool.conf(5) to validate.
     public var configurationPath: String?
+    /// `--origin`: the one origin `flush` and `list` act on, as `Operation.origin` writes it.
+    public var origin: String?
+    /// `list --older-than`: only operations enqueued at least this many seconds ago.
+    public var olderThan: Int64?
     /// `check --auth-dir`: the auth profiles to validate.
     public var authDirectory: String?
     /// `check --handler-dir`: the handler directory to validate.
@@ -28,7 +32,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
 
     static let allowedFlags: [String: Set<String>] = [
         "list": ["--json"], "show": ["--json"], "stats": ["--json", "--prometheus"],
-        "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"],
+        "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"], "flush": ["--yes"],
     ]
 
     /// Parses `spool-ctl`'s arguments.
@@ -47,6 +51,20 @@ public struct ControlCommand: ParsedCommand, Sendable {
             case .option("--config"):
                 guard chosen == "check" else { throw .unknownOption("--config") }
                 configurationPath = try arguments.value(for: "--config")
+            case .option("--origin"):
+                guard chosen == "list" || chosen == "flush" else { throw .unknownOption("--origin") }
+                let text = try arguments.value(for: "--origin")
+                guard let origin = try? Operation.origin(of: text), ControlCommand.isBareOrigin(text) else {
+                    throw .invalidValue(option: "--origin", value: text, expected: "an origin such as https://api.example.com or http://127.0.0.1:8080")
+                }
+                self.origin = origin
+            case .option("--older-than"):
+                guard chosen == "list" else { throw .unknownOption("--older-than") }
+                let text = try arguments.value(for: "--older-than")
+                guard let seconds = Timestamp.parseDuration(text) else {
+                    throw .invalidValue(option: "--older-than", value: text, expected: "a duration such as 30m, 4h or 2d")
+                }
+                olderThan = seconds
             case let .option(name) where name == "--auth-dir" || name == "--handler-dir":
                 guard chosen == "check" else { throw .unknownOption(name) }
                 let value = try arguments.value(for: name)
@@ -69,6 +87,13 @@ public struct ControlCommand: ParsedCommand, Sendable {
         try validate()
     }
 
+    /// Whether a URL names nothing past its origin (a trailing `/` at most): `--origin` takes no path.
+    static func isBareOrigin(_ text: String) -> Bool {
+        guard let scheme = text.firstRange(of: "://") else { return false }
+        let rest = text[scheme.upperBound...].drop { $0 != "/" && $0 != "?" && $0 != "#" }
+        return rest.isEmpty || rest == "/"
+    }
+
     /// The checks that need the whole command line.
     func validate() throws(UsageError) {
         if flags.contains("--json") && flags.contains("--prometheus") { throw .conflicting("--json", "--prometheus") }
@@ -78,6 +103,9 @@ public struct ControlCommand: ParsedCommand, Sendable {
             if let which = positionals.first, which != "all", Spool.Folder(rawValue: which) == nil || which == "tmp" {
                 throw .invalidValue(option: "list", value: which, expected: "new, cur, failed, conflict or all")
             }
+        case "flush":
+            if let first = positionals.first { throw .unexpectedArgument(first) }
+            if origin == nil { throw .missingArgument("--origin ORIGIN") }
         case "show":
             if positionals.isEmpty { throw .missingArgument("ID") }
             if positionals.count > 1 { throw .unexpectedArgument(positionals[1]) }

@@ -66,6 +66,7 @@ struct ControlSession {
         let folders: [Spool.Folder] = which == "all" ? [.new, .cur, .failed, .conflict] : [Spool.Folder(rawValue: which)!]
         if command.flags.contains("--json") {
             ControlSession.forEachItem(spool, folders) { item in
+                guard selected(item) else { return true }
                 Program.printOut(item.json(now: now).text + "\n")
                 return true
             }
@@ -74,6 +75,7 @@ struct ControlSession {
         var rows = [["ID", "STATE", "ATTEMPTS", "NEXT", "METHOD", "URL", "KEY", "AGE", "REASON"]]
         var widths: [Int]?
         ControlSession.forEachItem(spool, folders) { item in
+            guard selected(item) else { return true }
             rows.append(row(item))
             if let widths {
                 Program.printOut(ControlSession.table(rows, widths: widths))
@@ -86,6 +88,13 @@ struct ControlSession {
             return true
         }
         if widths == nil, rows.count > 1 { Program.printOut(ControlSession.table(rows)) }
+    }
+
+    /// Whether `list`'s filters keep `item`: `--origin` and `--older-than`.
+    func selected(_ item: QueueItem) -> Bool {
+        if let origin = command.origin, item.operation?.origin != origin { return false }
+        if let olderThan = command.olderThan, item.age(now: now) < olderThan { return false }
+        return true
     }
 
     /// One line of `list`.
@@ -268,6 +277,7 @@ extension ControlCommand {
         case "stats": session.stats()
         case "retry": session.retry()
         case "discard": session.discard()
+        case "flush": session.flush()
         case "check": session.check()
         default: break
         }

@@ -1,0 +1,36 @@
+import Glibc
+
+/// `spool-ctl flush --origin O`, Postfix's `postqueue -s`: every deferred operation to one origin made due
+/// now, in its place in the order, and the pause the origin asked for lifted, so that the next run sends to
+/// it at once.
+extension ControlSession {
+    mutating func flush() {
+        guard let origin = command.origin else { return }
+        let records = OriginRecord.read(spool)
+        let pause = records.first { $0.origin == origin }.map(\.pausedUntil).flatMap { $0 > now ? $0 : nil }
+        if isatty(STDIN_FILENO) != 0 && !command.flags.contains("--yes") {
+            let lifting = pause.map { " and lift its pause until \(Timestamp.formatRFC3339($0))" } ?? ""
+            if !ControlSession.confirm("send every deferred operation to \(origin) now\(lifting)?") { return }
+        }
+        if let pause {
+            var kept = records
+            for index in kept.indices where kept[index].origin == origin { kept[index].pausedUntil = 0 }
+            OriginRecord.write(kept, to: spool)
+            Program.printOut("\(origin): pause until \(Timestamp.formatRFC3339(pause)) lifted\n")
+        }
+        var made = 0
+        ControlSession.forEachItem(spool, [.new]) { item in
+            guard item.operation?.origin == origin, (item.dueSeconds ?? 0) > now else { return true }
+            do throws(ControlError) {
+                if try spool.sendNow(item) != nil {
+                    Program.printOut("\(item.id): due now\n")
+                    made += 1
+                }
+            } catch {
+                report(error)
+            }
+            return true
+        }
+        Program.printOut("\(origin): \(made) deferred operation(s) due now\n")
+    }
+}
