@@ -22,7 +22,10 @@ extension SendCommand {
         // The sender meets any fault again and reports it after sending what it can; a failing storage or
         // nothing to send ends here.
         if !due || faults.stopsRun { SendCommand.exitIfFaulted(faults) }
-        if !due { exit(0) }
+        if !due {
+            options.log.detail("nothing due")
+            exit(0)
+        }
     }
 
     /// Sends what is due through `transport`, once or (with `--watch`) until stopped, and exits with the
@@ -38,8 +41,10 @@ extension SendCommand {
         var lastHousekeeping = Timestamp.now()
         let poll = pollSeconds ?? (watch && spool.mayBeShared ? SendCommand.sharedPollSeconds : nil)
         var networkRetry = NetworkRetry()
+        if watch { options.log.detail("watching \(spool.path)/new (pid \(getpid()), --concurrency \(options.concurrency))") }
         while true {
             let summary = await worker.run()
+            if !watch || !summary.isEmpty { options.log.detail(summary.line) }
             worker.returnStranded()
             worker.saveOrigins()
             let faults = worker.takeFaults()
@@ -75,6 +80,7 @@ extension SendCommand {
                 if pause > 0.001 { usleep(UInt32(pause * 1e6)) }
             }
         }
+        if watch { options.log.detail("stopped; every operation is in its place") }
         exit(0)
     }
 }

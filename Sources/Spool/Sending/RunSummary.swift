@@ -17,4 +17,14 @@ public struct RunSummary: Sendable, Equatable {
 
     /// An empty summary.
     public init() {}
+
+    /// Whether the run did anything at all.
+    public var isEmpty: Bool { attempts + done + deferred + failed + conflicts + coalesced == 0 }
+
+    /// The run in one line, for `-v`: `3 sent: 2 done, 1 deferred, 0 failed, 0 conflict; next at T`.
+    public var line: String {
+        var text = "\(attempts) sent: \(done) done, \(deferred) deferred, \(failed) failed, \(conflicts) conflict"
+        if coalesced > 0 { text += ", \(coalesced) coalesced" }
+        return text + "; " + (nextDue.map { "next at \(Timestamp.formatRFC3339($0))" } ?? "nothing else waits")
+    }
 }

@@ -35,7 +35,7 @@ extension Worker {
             let result = await transport.send(request)
             // Blocked before the window wakes the lanes waiting behind this request (the origin's probe): they
             // must find the origin blocked, not send.
-            if case let .failure(failure) = result, failure.blocksOrigin { state.withLock { _ = $0.blockedOrigins.insert(operation.origin) } }
+            if case let .failure(failure) = result, failure.blocksOrigin { state.withLock { $0.blockedOrigins[operation.origin] = failure.token } }
             limits.finish(operation.origin, ticket: ticket, result)
             if case let .failure(.tls(message)) = result {
                 // Never retried into success by waiting: an operator must fix a CA, a certificate or a key.
@@ -74,7 +74,7 @@ extension Worker {
             }
             return true
         case let .file(destination, reason):
-            guard file(claimed, to: destination, reason: reason) else {
+            guard file(claimed, to: destination, reason: reason, operation) else {
                 strand(claimed)
                 return true
             }
@@ -92,7 +92,7 @@ extension Worker {
                 $0.summary.deferred += 1
                 $0.parkedKeys.insert(claimed.state.keyHash)
                 $0.resumeAt = min($0.resumeAt ?? next.dueSeconds, next.dueSeconds)
-                if blocksOrigin { $0.blockedOrigins.insert(operation.origin) }
+                if blocksOrigin, $0.blockedOrigins[operation.origin] == nil { $0.blockedOrigins[operation.origin] = next.lastError ?? "failed" }
             }
             return false
         }
@@ -106,20 +106,22 @@ extension Worker {
 
     /// Files an operation in `failed/`; returns whether this worker moved it.
     @discardableResult
-    func fail(_ entry: QueueEntry, from folder: Spool.Folder, reason: FilingReason) -> Bool {
-        guard file(entry, from: folder, to: .failed, reason: reason) else { return false }
+    func fail(_ entry: QueueEntry, from folder: Spool.Folder, reason: FilingReason, _ operation: Operation? = nil) -> Bool {
+        guard file(entry, from: folder, to: .failed, reason: reason, operation) else { return false }
         state.withLock { $0.summary.failed += 1 }
         return true
     }
 
     /// Moves an operation to `failed/` or `conflict/` with its reason; returns whether this worker moved it.
     @discardableResult
-    func file(_ entry: QueueEntry, from folder: Spool.Folder = .cur, to destination: Spool.Folder, reason: FilingReason) -> Bool {
+    func file(_ entry: QueueEntry, from folder: Spool.Folder = .cur, to destination: Spool.Folder, reason: FilingReason,
+              _ operation: Operation? = nil) -> Bool {
         var fields = reason
         if let last = entry.state.lastError, fields["last-error"] == nil { fields.fields.append(("last-error", last)) }
         // Kept so that `spool-ctl retry` can put the operation back in its original place in the order.
         fields.fields.append(("order", "\(entry.state.orderMicroseconds)"))
-        let (moved, fault) = spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: fields, log: log)
+        let (moved, fault) = spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: fields,
+                                        what: operation?.summary, log: log)
         if let fault { record(fault) }
         return moved
     }

@@ -22,11 +22,12 @@ extension Worker {
                 break
             case .wait:
                 return
-            case .park:
+            case let .park(why):
+                if why == .originBlocked { countWaiting(operation.origin) }
                 park(entry)
                 return
             case let .fail(reason):
-                guard fail(entry, from: .new, reason: reason) else { return park(entry) }
+                guard fail(entry, from: .new, reason: reason, operation) else { return park(entry) }
                 continue
             case .coalesce:
                 guard let next, coalesce(entry, into: next) else { return park(entry) }
@@ -41,14 +42,20 @@ extension Worker {
                     ticket = granted
                     // The wait for room may have been long: a stop asked meanwhile comes first, and so does a
                     // transport failure of the request this lane waited behind (the origin's probe).
-                    if isStopping || state.withLock({ $0.blockedOrigins.contains(operation.origin) }) {
+                    let blocked = state.withLock { $0.blockedOrigins[operation.origin] != nil }
+                    if blocked { countWaiting(operation.origin) }
+                    if isStopping || blocked {
                         limits.finish(operation.origin, ticket: granted, nil)
                         return park(entry)
                     }
                 case let .paused(until):
                     log.detail("\(entry.id): \(operation.origin) asked for a pause until \(Timestamp.formatRFC3339(Int64(until)))")
                     let resume = Int64(min(until, Timestamp.nowSeconds() + RateLimitHeaders.longestPause).rounded(.up))
-                    state.withLock { $0.resumeAt = min($0.resumeAt ?? resume, resume) }
+                    state.withLock {
+                        $0.resumeAt = min($0.resumeAt ?? resume, resume)
+                        $0.pausedOrigins[operation.origin] = until
+                    }
+                    countWaiting(operation.origin)
                     return park(entry)
                 }
             }
@@ -110,7 +117,7 @@ extension Worker {
     /// The facts `LaneDecision` looks at, gathered from the run's state and, for dependencies and
     /// coalescing, from the spool.
     func facts(_ entry: QueueEntry, _ operation: Operation, next: QueueEntry?, now: Int64, plan: Plan) -> LaneDecision.Facts {
-        let blocked = state.withLock { $0.blockedOrigins.contains(operation.origin) }
+        let blocked = state.withLock { $0.blockedOrigins[operation.origin] != nil }
         var facts = LaneDecision.Facts(entry: entry, operation: operation, now: now, lifetime: options.lifetime,
                                        allowedOrigins: options.allowedOrigins, originBlocked: blocked,
                                        claimSuffixLength: Claim(owner: .current, since: now).suffix.count)
@@ -165,6 +172,11 @@ extension Worker {
             }
         }
         return false
+    }
+
+    /// One more operation waits on its stopped or paused origin, for the run's report.
+    func countWaiting(_ origin: String) {
+        state.withLock { $0.waitingOnOrigin[origin, default: 0] += 1 }
     }
 
     func park(_ entry: QueueEntry) {

@@ -36,8 +36,13 @@ public final class Worker: Sendable {
 
     struct RunState {
         var summary = RunSummary()
-        /// Origins that failed at the transport level: nothing more is sent to them this run.
-        var blockedOrigins: Set<String> = []
+        /// Origins that failed at the transport level, with the failure's token: nothing more is sent to
+        /// them this run.
+        var blockedOrigins: [String: String] = [:]
+        /// Operations left waiting in this run because their origin was stopped or paused, per origin.
+        var waitingOnOrigin: [String: Int] = [:]
+        /// Origins that asked for a pause, met in this run, and until when.
+        var pausedOrigins: [String: Double] = [:]
         /// Keys that must wait for the rest of this run (deferred, lost a claim race, origin blocked).
         var parkedKeys: Set<UInt64> = []
         /// Ids done in this round, for `depends_on`: the round's index of what is present was listed before
@@ -118,10 +123,33 @@ public final class Worker: Sendable {
             let after = state.withLock { $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done }
             if after == before { break }
         }
+        reportOrigins()
         return state.withLock { run in
             var summary = run.summary
             summary.nextDue = [nextDue, run.resumeAt].compactMap { $0 }.min()
             return summary
+        }
+    }
+
+    /// Pauses announced by a watcher's earlier runs, so that each is said once, not at every run.
+    let announcedPauses = Mutex<[String: Double]>([:])
+
+    /// Says, once at the default level, which origins this run could not send to and how many operations
+    /// wait on each: a stopped origin each run, a pause once.
+    func reportOrigins() {
+        let (blocked, paused, waiting) = state.withLock { ($0.blockedOrigins, $0.pausedOrigins, $0.waitingOnOrigin) }
+        // A handler that cannot run was logged with its reason already.
+        for (origin, token) in blocked.sorted(by: { $0.key < $1.key }) where !origin.hasPrefix("handler:") {
+            log.notice("\(origin): \(token); nothing more is sent to it in this run (\(waiting[origin, default: 0]) more operation(s) held back)")
+        }
+        for (origin, until) in paused.sorted(by: { $0.key < $1.key }) where blocked[origin] == nil {
+            let new = announcedPauses.withLock { announced in
+                defer { announced[origin] = until }
+                return announced[origin] != until
+            }
+            if new {
+                log.notice("\(origin): paused until \(Timestamp.formatRFC3339(Int64(until.rounded(.up)))) (Retry-After or a used-up quota); \(waiting[origin, default: 0]) operation(s) held back; 'spool-ctl flush --origin \(origin)' lifts it")
+            }
         }
     }
 

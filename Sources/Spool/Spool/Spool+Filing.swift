@@ -3,8 +3,9 @@ extension Spool {
     /// and `conflict/`, for intake and workers alike. Returns whether this call moved it (false when
     /// another worker moved it first, or when a fault left it where it was) and the fault, if any: a
     /// failed fsync after the move comes with `moved` true.
+    /// `what` says what the operation does (`PUT https://…`), when it could be read, for the log line.
     public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason,
-                     log: Log) -> (moved: Bool, fault: SpoolFault?) {
+                     what summary: String? = nil, log: Log) -> (moved: Bool, fault: SpoolFault?) {
         let filed: String
         var fault: SpoolFault?
         do {
@@ -19,7 +20,8 @@ extension Spool {
             }
         }
         // The id says which operation; a name that is not a queue name is shown as it was.
-        let what = QueueName(name)?.id == id ? id : "\(folder.rawValue)/\(name.escaped)"
+        var what = QueueName(name)?.id == id ? id : "\(folder.rawValue)/\(name.escaped)"
+        if let summary { what += " (\(summary))" }
         log.warning("\(what) -> \(destination.rawValue)/\(filed): \(reason["reason"] ?? reason.fields.first?.1 ?? "")")
         return (true, fault)
     }
