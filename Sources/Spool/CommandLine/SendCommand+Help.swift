@@ -6,6 +6,7 @@ extension SendCommand {
 
         USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS]
                           [--min-backoff DURATION] [--max-backoff DURATION] [--lifetime DURATION]
+                          [--warn-after DURATION]
                           [--auth-dir DIR] [--handler-dir DIR] [--max-size BYTES] [--allow-origin ORIGIN]...
                           [--lease DURATION] [--poll DURATION]
                           [--cacert FILE] [--proxy URL] [--noproxy HOSTS] [--http1.1] [--config FILE]
@@ -21,6 +22,9 @@ extension SendCommand {
           --min-backoff DURATION  Delay after a first failed attempt, doubling after each (default: 30).
           --max-backoff DURATION  Longest delay between attempts (default: 3600).
           --lifetime DURATION     Fail operations not delivered this long after enqueue (default: 5d).
+          --warn-after DURATION   Say once, on standard error, that an operation will not be delivered this
+                                  long after enqueue (like Postfix's delay_warning_time; default: none,
+                                  else warn-after in spool.conf).
           --lease DURATION        Presume another host's claim dead after this long; longer than --timeout
                                   plus the clock skew between hosts (default: --timeout + 5m).
           --poll DURATION         With --watch, also look at new/ this often: on a shared spool other

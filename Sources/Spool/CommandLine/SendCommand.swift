@@ -27,6 +27,8 @@ public struct SendCommand: ParsedCommand, Sendable {
     /// `--poll`: with `--watch`, look at `new/` at least this often (another host's drops raise no inotify
     /// event here).
     public var pollSeconds: Int64?
+    /// `--warn-after`, if given: goes under spool.conf's origin sections, over its `[default]`.
+    public var warnAfter: Int64?
     /// `-v` / `-q`.
     public var level = Log.Level.normal
     /// `-h` / `--help`.
@@ -65,6 +67,10 @@ public struct SendCommand: ParsedCommand, Sendable {
             case .option("--min-backoff"): options.backoff.minimum = try seconds("--min-backoff", try arguments.value(for: "--min-backoff"))
             case .option("--max-backoff"): options.backoff.maximum = try seconds("--max-backoff", try arguments.value(for: "--max-backoff"))
             case .option("--lifetime"): options.lifetime = try seconds("--lifetime", try arguments.value(for: "--lifetime"))
+            case .option("--warn-after"):
+                let value = try seconds("--warn-after", try arguments.value(for: "--warn-after"))
+                guard value > 0 else { throw .invalidValue(option: "--warn-after", value: "\(value)", expected: "a duration of at least 1s") }
+                warnAfter = value
             case .option("--auth-dir"): authDirectory = try arguments.value(for: "--auth-dir")
             case .option("--handler-dir"): handlerDirectory = try arguments.value(for: "--handler-dir")
             case .option("--config"): configurationPath = try arguments.value(for: "--config")
@@ -148,6 +154,7 @@ public struct SendCommand: ParsedCommand, Sendable {
         given.proxy = transport.proxy
         given.noProxy = transport.noProxy
         if transport.version == .http1_1 { given.version = .http1_1 }
+        given.warnAfter = warnAfter
         configuration.defaults = given.over(configuration.defaults)
         options.configuration = configuration
         let handlers = HandlerDirectory.defaultPath(option: handlerDirectory, configured: configuration.handlerDirectory)

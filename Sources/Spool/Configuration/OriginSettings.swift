@@ -17,6 +17,8 @@ public struct OriginSettings: Sendable, Equatable {
     public var noProxy: String?
     /// The HTTP version to ask for (`http-version`).
     public var version: TransportSettings.Version?
+    /// Report an operation still waiting this many seconds after its enqueue, once (`warn-after`).
+    public var warnAfter: Int64?
 
     /// No settings.
     public init() {}
@@ -32,6 +34,7 @@ public struct OriginSettings: Sendable, Equatable {
         merged.proxy = proxy ?? fallback.proxy
         merged.noProxy = noProxy ?? fallback.noProxy
         merged.version = version ?? fallback.version
+        merged.warnAfter = warnAfter ?? fallback.warnAfter
         return merged
     }
 }

@@ -24,6 +24,9 @@ extension SpoolConfiguration {
         case "proxy":
             guard !value.isEmpty, !value.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { throw bad("a proxy URL such as http://proxy.example.com:3128") }
             settings.proxy = value
+        case "warn-after":
+            guard let seconds = Timestamp.parseDuration(value), seconds > 0 else { throw bad("a duration such as 30m, 4h or 1d") }
+            settings.warnAfter = seconds
         case "noproxy":
             guard !value.utf8.contains(where: { $0 < 0x20 }) else { throw bad("host names separated by commas, or *") }
             settings.noProxy = value

@@ -10,7 +10,7 @@ public struct SpoolConfiguration: Sendable, Equatable {
     public var origins: [String: OriginSettings] = [:]
 
     /// The keys a section may set.
-    public static let keys = ["max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version", "handler-dir"]
+    public static let keys = ["max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version", "warn-after", "handler-dir"]
 
     /// The handler directory (`handler-dir`, in `[default]` only): where the programs that jobs name live.
     public var handlerDirectory: String?

@@ -88,6 +88,7 @@ extension Worker {
                 // Moved by another worker (recovery of a claim it took for stale): it owns the operation now.
             }
             log.detail("\(claimed.id): \(reason); attempt \(next.attempts), next at \(Timestamp.formatRFC3339(next.dueSeconds))")
+            warnIfDelayed(claimed, operation, next: next, reason: reason)
             state.withLock {
                 $0.summary.deferred += 1
                 $0.parkedKeys.insert(claimed.state.keyHash)
@@ -96,6 +97,15 @@ extension Worker {
             }
             return false
         }
+    }
+
+    /// Says once, at the default level, that an operation will not be delivered within `warn-after`.
+    func warnIfDelayed(_ claimed: QueueEntry, _ operation: Operation, next: RetryState, reason: String) {
+        guard let warnAfter = options.configuration.settings(for: operation.origin).warnAfter else { return }
+        let enqueued = claimed.state.orderMicroseconds / 1_000_000
+        guard DelayWarning.due(enqueued: enqueued, previousDue: claimed.state.dueSeconds, nextDue: next.dueSeconds, warnAfter: warnAfter) else { return }
+        log.notice("\(claimed.id) (\(operation.summary)): delayed: not delivered \(humanDuration(warnAfter)) after its enqueue at "
+            + "\(Timestamp.formatRFC3339(enqueued)); \(next.attempts) attempt(s), last: \(reason); next at \(Timestamp.formatRFC3339(next.dueSeconds))")
     }
 
     func profile(for operation: Operation) throws(CredentialError) -> Credentials.Profile {
