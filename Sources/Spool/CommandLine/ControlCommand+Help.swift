@@ -14,6 +14,7 @@ extension ControlCommand {
             SUBCOMMANDS:
               init                    Create the spool (the only subcommand that does: the others refuse a missing one).
               list                    One line per operation, oldest first.
+              shape                   Waiting operations by origin and age, as Postfix's qshape.
               show                    One operation in full: document, retry state and reason.
               stats                   Counts, oldest pending age, next due time, bytes on disk.
               retry                   Move operations from failed/ or conflict/ back to new/, or send deferred ones now.
@@ -48,6 +49,20 @@ extension ControlCommand {
               --origin ORIGIN         Only operations to ORIGIN (scheme://host[:port]).
               --older-than DURATION   Only operations enqueued at least DURATION ago (30m, 4h, 2d).
               --json                  One JSON object per line, with stable field names, for jq.
+              -h, --help              Show help information.
+
+            """,
+        "shape": """
+            OVERVIEW: Count waiting operations by origin (rows) and age in minutes (columns), as Postfix's qshape:
+            a column holds those at most that old and newer than the column before. Ages come from file names;
+            one document is read per ordering key to learn its origin.
+
+            USAGE: spool-ctl [--spool DIR] shape [waiting|new|cur|failed|conflict|all]
+
+            ARGUMENTS:
+              waiting|new|cur|failed|conflict|all   Which folders (default: waiting, that is new and cur).
+
+            OPTIONS:
               -h, --help              Show help information.
 
             """,

@@ -5,7 +5,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
     /// The program name in messages.
     public static let program = "spool-ctl"
     /// One-line usage for errors.
-    public static let usage = "spool-ctl [--spool DIR] init|list|show|stats|retry|flush|discard|check [OPTIONS]"
+    public static let usage = "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|discard|check [OPTIONS]"
 
     /// `--spool`, if given.
     public var spool: String?
@@ -32,7 +32,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
 
     static let allowedFlags: [String: Set<String>] = [
         "list": ["--json"], "show": ["--json"], "stats": ["--json", "--prometheus"],
-        "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"], "flush": ["--yes"],
+        "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"], "flush": ["--yes"], "shape": [],
     ]
 
     /// Parses `spool-ctl`'s arguments.
@@ -98,10 +98,11 @@ public struct ControlCommand: ParsedCommand, Sendable {
     func validate() throws(UsageError) {
         if flags.contains("--json") && flags.contains("--prometheus") { throw .conflicting("--json", "--prometheus") }
         switch subcommand {
-        case "list":
+        case "list", "shape":
             if positionals.count > 1 { throw .unexpectedArgument(positionals[1]) }
-            if let which = positionals.first, which != "all", Spool.Folder(rawValue: which) == nil || which == "tmp" {
-                throw .invalidValue(option: "list", value: which, expected: "new, cur, failed, conflict or all")
+            if let which = positionals.first, which != "all", !(subcommand == "shape" && which == "waiting"),
+               Spool.Folder(rawValue: which) == nil || which == "tmp" {
+                throw .invalidValue(option: subcommand, value: which, expected: subcommand == "shape" ? "waiting, new, cur, failed, conflict or all" : "new, cur, failed, conflict or all")
             }
         case "flush":
             if let first = positionals.first { throw .unexpectedArgument(first) }

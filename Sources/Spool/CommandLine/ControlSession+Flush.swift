@@ -4,6 +4,19 @@ import Glibc
 /// now, in its place in the order, and the pause the origin asked for lifted, so that the next run sends to
 /// it at once.
 extension ControlSession {
+    /// `spool-ctl shape`: waiting operations by origin and age, as qshape prints a Postfix queue.
+    func shape() {
+        let which = command.positionals.first ?? "waiting"
+        let folders: [Spool.Folder] = switch which {
+        case "waiting": [.new, .cur]
+        case "all": [.new, .cur, .failed, .conflict]
+        default: [Spool.Folder(rawValue: which)!]
+        }
+        do { Program.printOut(try SpoolShape(spool: spool, folders: folders, now: now).text) } catch {
+            Program.fail(program, "cannot list \(spool.path): \(error)", code: ExitCode.ioError)
+        }
+    }
+
     mutating func flush() {
         guard let origin = command.origin else { return }
         let records = OriginRecord.read(spool)

@@ -278,6 +278,7 @@ extension ControlCommand {
         case "retry": session.retry()
         case "discard": session.discard()
         case "flush": session.flush()
+        case "shape": session.shape()
         case "check": session.check()
         default: break
         }

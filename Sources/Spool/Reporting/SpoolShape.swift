@@ -1,0 +1,65 @@
+/// Postfix's qshape for a spool: waiting operations by origin (rows) and age (columns), so that an admin sees
+/// at a glance which server is behind and since when.
+///
+/// Ages come from names alone (`o=`). The origin is not in a name, so one document is read per ordering key
+/// (its first operation found): a key groups the writes to one resource, which have one origin. The cost is
+/// one listing of the folders plus one small read per key, whatever the number of operations per key.
+public struct SpoolShape: Sendable {
+    /// The columns' upper bounds in minutes, as qshape's: an operation at most 5 minutes old counts under 5.
+    public static let bucketMinutes: [Int64] = [5, 10, 20, 40, 80, 160, 320, 640, 1280]
+    /// The row of operations whose name says nothing of its key yet (dropped, not admitted by a run).
+    public static let unadmitted = "(dropped, not yet admitted)"
+    /// The row of keys whose first document could not be read.
+    public static let unreadable = "(unreadable)"
+
+    /// Counts per origin: one per column and one for older than the last, in `bucketMinutes` order.
+    public private(set) var rows: [String: [Int]] = [:]
+
+    /// The shape of the operations in `folders` of `spool` at `now` (epoch seconds).
+    public init(spool: Spool, folders: [Spool.Folder] = [.new, .cur], now: Int64) throws(Errno) {
+        let columns = SpoolShape.bucketMinutes.count + 1
+        var byKey: [UInt64: (counts: [Int], folder: Spool.Folder, name: FileName)] = [:]
+        for folder in folders {
+            try spool.directory(folder).forEachRawEntry { name, _ in
+                guard let first = name.first, first != UInt8(ascii: ".") else { return }
+                guard let facts = QueueName.Facts(name) else {
+                    rows[SpoolShape.unadmitted, default: Array(repeating: 0, count: columns)][0] += 1
+                    return
+                }
+                let column = SpoolShape.column(ageSeconds: now - facts.orderMicroseconds / 1_000_000)
+                if byKey[facts.keyHash] == nil { byKey[facts.keyHash] = (Array(repeating: 0, count: columns), folder, FileName(bytes: Array(name))) }
+                byKey[facts.keyHash]!.counts[column] += 1
+            }
+        }
+        for (_, key) in byKey {
+            let origin = (try? spool.readOperation(key.folder, key.name, maxSize: Spool.defaultMaxDocumentSize))??.operation.origin
+            var row = rows[origin ?? SpoolShape.unreadable, default: Array(repeating: 0, count: columns)]
+            for (i, count) in key.counts.enumerated() { row[i] += count }
+            rows[origin ?? SpoolShape.unreadable] = row
+        }
+    }
+
+    /// The column of an operation this many seconds old.
+    public static func column(ageSeconds: Int64) -> Int {
+        bucketMinutes.firstIndex { max(0, ageSeconds) <= $0 * 60 } ?? bucketMinutes.count
+    }
+
+    /// The table as qshape prints it: a TOTAL row first, then origins by count, largest first.
+    public var text: String {
+        let columns = SpoolShape.bucketMinutes.count + 1
+        var total = Array(repeating: 0, count: columns)
+        for row in rows.values { for (i, count) in row.enumerated() { total[i] += count } }
+        // Origins by count, largest first (then by name); the rows that are not origins last.
+        func order(_ row: (key: String, value: [Int])) -> (Int, Int, String) { (row.key.hasPrefix("(") ? 1 : 0, -row.value.reduce(0, +), row.key) }
+        let sorted = rows.sorted { order($0) < order($1) }
+        let lines = [("", ["T"] + SpoolShape.bucketMinutes.map(String.init) + ["\(SpoolShape.bucketMinutes.last!)+"]),
+                     ("TOTAL", [String(total.reduce(0, +))] + total.map(String.init))]
+            + sorted.map { ($0.key, [String($0.value.reduce(0, +))] + $0.value.map(String.init)) }
+        let nameWidth = lines.map(\.0.count).max() ?? 0
+        let widths = (0...columns).map { i in lines.map { $0.1[i].count }.max() ?? 1 }
+        return lines.map { name, cells in
+            String(repeating: " ", count: nameWidth - name.count) + name
+                + cells.enumerated().map { i, cell in " " + String(repeating: " ", count: widths[i] - cell.count) + cell }.joined()
+        }.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import Spool
+
+/// `spool-ctl shape`, qshape for a spool: origins by rows, ages by columns, from names and one read per key.
+@Suite struct ShapeTests {
+    @Test func originsByAgeAsQshapePrintsThem() throws {
+        let spool = TemporarySpool()
+        let now = Timestamp.now()
+        // Two keys to api.example (3 and 1 operations), one to b.example, aged 1m, 15m, 2h and 2 days.
+        let drops: [(String, UInt64, Int64, String)] = [("a1", 1, 60, "http://api.example/x"), ("a2", 1, 900, "http://api.example/x"),
+                                                        ("a3", 1, 7200, "http://api.example/x"), ("a4", 2, 172_800, "http://api.example/y"),
+                                                        ("b1", 3, 900, "https://b.example/z")]
+        for (id, key, age, url) in drops {
+            let name = QueueName(id: id, state: RetryState(orderMicroseconds: (now - age) * 1_000_000, keyHash: key))
+            spool.drop("new", name.fileName.escaped, #"{"method":"PUT","url":"\#(url)"}"#)
+        }
+        spool.drop("new", "plain-drop", #"{"method":"PUT","url":"http://api.example/x"}"#)
+        let result = try Command.run("spool-ctl", ["--spool", spool.path, "shape"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = result.lines.map { $0.split(separator: " ").map(String.init) }
+        #expect(rows.first == ["T", "5", "10", "20", "40", "80", "160", "320", "640", "1280", "1280+"], "\(result.stdout)")
+        #expect(rows.count == 5, "\(result.stdout)")
+        #expect(rows[1] == ["TOTAL", "6", "2", "0", "2", "0", "0", "1", "0", "0", "0", "1"], "\(result.stdout)")
+        #expect(rows[2] == ["http://api.example", "4", "1", "0", "1", "0", "0", "1", "0", "0", "0", "1"], "\(result.stdout)")
+        #expect(rows[3] == ["https://b.example", "1", "0", "0", "1", "0", "0", "0", "0", "0", "0", "0"], "\(result.stdout)")
+        #expect(rows[4].first == "(dropped," && rows[4].suffix(11) == ["1", "1", "0", "0", "0", "0", "0", "0", "0", "0", "0"], "\(result.stdout)")
+        // The columns line up under their headings.
+        let heading = result.lines[0], total = result.lines[1]
+        #expect(heading.count == total.count && heading.hasSuffix("1280+"))
+        #expect(try Command.run("spool-ctl", ["--spool", spool.path, "shape", "tmp"]).status == 64)
+        #expect(try Command.run("spool-ctl", ["--spool", spool.path, "shape", "failed"]).lines.count == 2, "an empty folder: the headings and TOTAL")
+    }
+
+    @Test func columnsAreQshapesBuckets() {
+        #expect(SpoolShape.column(ageSeconds: 0) == 0)
+        #expect(SpoolShape.column(ageSeconds: 300) == 0)
+        #expect(SpoolShape.column(ageSeconds: 301) == 1)
+        #expect(SpoolShape.column(ageSeconds: 1280 * 60) == 8)
+        #expect(SpoolShape.column(ageSeconds: 1280 * 60 + 1) == 9)
+        #expect(SpoolShape.column(ageSeconds: -5) == 0, "a clock step back counts as new")
+    }
+}
