@@ -43,7 +43,8 @@ enum Fixtures {
         for i in 0..<count {
             let item = keys.map { i % $0 } ?? (sameKey ? 0 : i)
             let url = "\(base)/item/\(item)"
-            let state = RetryState(orderMicroseconds: start + Int64(i), keyHash: OrderingKey.hash(url), dueSeconds: dueSeconds)
+            var state = RetryState(orderMicroseconds: start + Int64(i), keyHash: OrderingKey.hash(url), dueSeconds: dueSeconds)
+            state.originHash = OrderingKey.originHash((try? Operation.origin(of: base)) ?? base)
             let name = QueueName(id: "bench\(i)", state: state).fileName.string!
             writeText("\(spool)/new/\(name)", document(i, base: base, item: item) + "\n")
         }

@@ -19,6 +19,8 @@ extension ControlCommand {
               stats                   Counts, oldest pending age, next due time, bytes on disk.
               retry                   Move operations from failed/ or conflict/ back to new/, or send deferred ones now.
               flush                   Send every deferred operation to one origin now, lifting its pause.
+              hold                    Keep waiting operations from being sent, in their place, until released.
+              release                 Let held operations go again, in their order.
               discard                 Remove operations for good.
               check                   Verify the spool and report what is wrong; exit 0 only when healthy.
 
@@ -55,7 +57,7 @@ extension ControlCommand {
         "shape": """
             OVERVIEW: Count waiting operations by origin (rows) and age in minutes (columns), as Postfix's qshape:
             a column holds those at most that old and newer than the column before. Ages come from file names;
-            one document is read per ordering key to learn its origin.
+            origins too (h=), and one document is read per origin to print its name.
 
             USAGE: spool-ctl [--spool DIR] shape [waiting|new|cur|failed|conflict|all]
 
@@ -63,6 +65,37 @@ extension ControlCommand {
               waiting|new|cur|failed|conflict|all   Which folders (default: waiting, that is new and cur).
 
             OPTIONS:
+              -h, --help              Show help information.
+
+            """,
+        "hold": """
+            OVERVIEW: Put waiting operations on hold, as Postfix's postsuper does: no run sends them, nor anything after
+            them in their key, until 'spool-ctl release'. They stay in new/, with s=held in their name (ls shows
+            it), their order, attempts and retry time kept. An operation being sent is refused (exit 75).
+
+            USAGE: spool-ctl [--spool DIR] hold ID... | --origin ORIGIN | --key KEY
+
+            ARGUMENTS:
+              ID                      An operation id, or a path such as spool/new/ID.
+
+            OPTIONS:
+              --origin ORIGIN         Every waiting operation to ORIGIN (scheme://host[:port]).
+              --key KEY               Every waiting operation with this ordering key.
+              -h, --help              Show help information.
+
+            """,
+        "release": """
+            OVERVIEW: Take held operations off hold. They go in their place in their key
+            at their next attempt time ('spool-ctl retry --now ID' or 'flush --origin' for at once).
+
+            USAGE: spool-ctl [--spool DIR] release ID... | --origin ORIGIN | --key KEY
+
+            ARGUMENTS:
+              ID                      An operation id, or a path such as spool/new/ID.
+
+            OPTIONS:
+              --origin ORIGIN         Every held operation to ORIGIN (scheme://host[:port]).
+              --key KEY               Every held operation with this ordering key.
               -h, --help              Show help information.
 
             """,

@@ -5,7 +5,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
     /// The program name in messages.
     public static let program = "spool-ctl"
     /// One-line usage for errors.
-    public static let usage = "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|discard|check [OPTIONS]"
+    public static let usage = "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|hold|release|discard|check [OPTIONS]"
 
     /// `--spool`, if given.
     public var spool: String?
@@ -21,6 +21,8 @@ public struct ControlCommand: ParsedCommand, Sendable {
     public var configurationPath: String?
     /// `--origin`: the one origin `flush` and `list` act on, as `Operation.origin` writes it.
     public var origin: String?
+    /// `hold --key` and `release --key`: the ordering key whose waiting operations to act on.
+    public var key: String?
     /// `list --older-than`: only operations enqueued at least this many seconds ago.
     public var olderThan: Int64?
     /// `check --auth-dir`: the auth profiles to validate.
@@ -32,7 +34,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
 
     static let allowedFlags: [String: Set<String>] = [
         "list": ["--json"], "show": ["--json"], "stats": ["--json", "--prometheus"],
-        "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"], "flush": ["--yes"], "shape": [],
+        "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"], "flush": ["--yes"], "shape": [], "hold": [], "release": [],
     ]
 
     /// Parses `spool-ctl`'s arguments.
@@ -52,12 +54,17 @@ public struct ControlCommand: ParsedCommand, Sendable {
                 guard chosen == "check" else { throw .unknownOption("--config") }
                 configurationPath = try arguments.value(for: "--config")
             case .option("--origin"):
-                guard chosen == "list" || chosen == "flush" else { throw .unknownOption("--origin") }
+                guard ["list", "flush", "hold", "release"].contains(chosen) else { throw .unknownOption("--origin") }
                 let text = try arguments.value(for: "--origin")
                 guard let origin = try? Operation.origin(of: text), ControlCommand.isBareOrigin(text) else {
                     throw .invalidValue(option: "--origin", value: text, expected: "an origin such as https://api.example.com or http://127.0.0.1:8080")
                 }
                 self.origin = origin
+            case .option("--key"):
+                guard chosen == "hold" || chosen == "release" else { throw .unknownOption("--key") }
+                let value = try arguments.value(for: "--key")
+                guard !value.isEmpty else { throw .invalidValue(option: "--key", value: value, expected: "an ordering key, as list shows it") }
+                key = value
             case .option("--older-than"):
                 guard chosen == "list" else { throw .unknownOption("--older-than") }
                 let text = try arguments.value(for: "--older-than")
@@ -107,6 +114,13 @@ public struct ControlCommand: ParsedCommand, Sendable {
         case "flush":
             if let first = positionals.first { throw .unexpectedArgument(first) }
             if origin == nil { throw .missingArgument("--origin ORIGIN") }
+        case "hold", "release":
+            // One way to choose: ids, or every waiting operation of an origin or of a key.
+            let ways = [!positionals.isEmpty, origin != nil, key != nil].filter { $0 }.count
+            if ways == 0 { throw .missingArgument("ID, --origin ORIGIN or --key KEY") }
+            if ways > 1 {
+                throw .conflicting(positionals.isEmpty ? "--origin" : "ID", key != nil ? "--key" : "--origin")
+            }
         case "show":
             if positionals.isEmpty { throw .missingArgument("ID") }
             if positionals.count > 1 { throw .unexpectedArgument(positionals[1]) }

@@ -279,6 +279,8 @@ extension ControlCommand {
         case "discard": session.discard()
         case "flush": session.flush()
         case "shape": session.shape()
+        case "hold": session.hold()
+        case "release": session.release()
         case "check": session.check()
         default: break
         }

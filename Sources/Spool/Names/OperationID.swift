@@ -45,7 +45,7 @@ public enum OperationID {
 }
 
 /// Retry state kept in a queue file's name after the id:
-/// `ID:o=ORDER,k=KEYHASH[,p=PRIORITY][,a=ATTEMPTS][,t=DUE][,e=ERROR]`.
+/// `ID:o=ORDER,k=KEYHASH[,h=ORIGINHASH][,p=PRIORITY][,a=ATTEMPTS][,t=DUE][,e=ERROR][,s=held]`.
 ///
 /// Keeping it in the name lets a worker order and skip waiting operations from a directory listing alone,
 /// without opening them, and lets an operator read it with `ls`.
@@ -62,6 +62,11 @@ public struct RetryState: Equatable, Sendable {
     public var lastError: String? = nil
     /// The document's `priority` (-10 to 10), so that the planner orders lanes from names alone.
     public var priority = 0
+    /// `OrderingKey.originHash` of the operation's origin, so that `spool-ctl shape` groups by origin from
+    /// names alone; 0 when the name does not say (written before names carried it).
+    public var originHash: UInt32 = 0
+    /// Put on hold by `spool-ctl hold`: no run sends it, nor anything after it in its key, until released.
+    public var held = false
 
     /// A state for an operation that was never tried.
     public init(orderMicroseconds: Int64, keyHash: UInt64, priority: Int = 0, attempts: Int = 0, dueSeconds: Int64 = 0, lastError: String? = nil) {
@@ -73,7 +78,14 @@ public struct RetryState: Equatable, Sendable {
         self.lastError = lastError
     }
 
-    /// Reads the bytes after the `:`: comma-separated `o=`, `k=`, `a=`, `t=`, `e=` fields, `o` and `k` required.
+    /// The state of `operation` as admitted or enqueued: never tried, due at its `not_before`.
+    public init(for operation: Operation, orderMicroseconds: Int64) {
+        self.init(orderMicroseconds: orderMicroseconds, keyHash: OrderingKey.hash(operation.key), priority: operation.priority,
+                  dueSeconds: operation.notBefore ?? 0)
+        originHash = OrderingKey.originHash(operation.origin)
+    }
+
+    /// Reads the bytes after the `:`: comma-separated `o=`, `k=`, `h=`, `p=`, `a=`, `t=`, `e=`, `s=` fields, `o` and `k` required.
     public init?(bytes: ArraySlice<UInt8>) {
         var orderMicroseconds: Int64?, keyHash: UInt64?
         var i = bytes.startIndex
@@ -90,6 +102,9 @@ public struct RetryState: Equatable, Sendable {
             case UInt8(ascii: "k"):
                 guard value.count == 16, let n = RetryState.hex(value) else { return nil }
                 keyHash = n
+            case UInt8(ascii: "h"):
+                guard value.count == 8, let n = RetryState.hex(value), n != 0 else { return nil }
+                originHash = UInt32(n)
             case UInt8(ascii: "p"):
                 guard let n = RetryState.priority(value) else { return nil }
                 priority = n
@@ -99,6 +114,9 @@ public struct RetryState: Equatable, Sendable {
             case UInt8(ascii: "t"):
                 guard let n = RetryState.decimal(value) else { return nil }
                 dueSeconds = n
+            case UInt8(ascii: "s"):
+                guard value.elementsEqual("held".utf8) else { return nil }
+                held = true
             case UInt8(ascii: "e"):
                 guard RetryState.isErrorToken(String(decoding: value, as: UTF8.self)) else { return nil }
                 lastError = String(decoding: value, as: UTF8.self)
@@ -152,10 +170,12 @@ public struct RetryState: Equatable, Sendable {
     /// The text written after the `:`.
     public var text: String {
         var out = "o=\(orderMicroseconds),k=\(OrderingKey.hex(keyHash))"
+        if originHash != 0 { out += ",h=" + String(originHash, radix: 16).leftPadded(to: 8) }
         if priority != 0 { out += ",p=\(priority)" }
         if attempts > 0 { out += ",a=\(attempts)" }
         if dueSeconds > 0 { out += ",t=\(dueSeconds)" }
         if let lastError { out += ",e=\(lastError)" }
+        if held { out += ",s=held" }
         return out
     }
 
@@ -175,6 +195,12 @@ public enum OrderingKey {
             h = h &* 0x0000_0100_0000_01B3
         }
         return h
+    }
+
+    /// A 32-bit hash of an origin for `h=`, never 0 (which means absent): the 64-bit hash's halves folded.
+    public static func originHash(_ origin: String) -> UInt32 {
+        let h = hash(origin)
+        return max(1, UInt32(truncatingIfNeeded: h ^ (h >> 32)))
     }
 
     /// 16 lower-case hex digits.

@@ -12,15 +12,19 @@ extension QueueName {
         public var claimed: Bool
         /// The priority (`p=`), 0 when absent.
         public var priority: Int
+        /// The origin's hash (`h=`), 0 when absent.
+        public var originHash: UInt32
+        /// On hold (`s=held`).
+        public var held: Bool
 
-        /// Reads `ID:o=…,k=…[,p=…][,a=…][,t=…][,e=…][@…]`; nil for any other name (a plain name, or one that only the
+        /// Reads `ID:o=…,k=…[,h=…][,p=…][,a=…][,t=…][,e=…][,s=held][@…]`; nil for any other name (a plain name, or one that only the
         /// full parser can judge), which callers then hand to `QueueName`.
         public init?(_ name: UnsafeBufferPointer<UInt8>) {
             guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon > 0, colon <= OperationID.maxLength else { return nil }
             guard OperationID.isValid(bytes: name[0..<colon]) else { return nil }
             var i = colon + 1
             var orderMicroseconds: Int64 = -1, keyHash: UInt64?, dueSeconds: Int64 = 0
-            var claimed = false, priority = 0
+            var claimed = false, held = false, priority = 0, originHash: UInt32 = 0
             while i < name.count {
                 guard i + 2 < name.count, name[i + 1] == UInt8(ascii: "=") else { return nil }
                 let field = name[i]
@@ -35,6 +39,9 @@ extension QueueName {
                 case UInt8(ascii: "k"):
                     guard i - start == 16, let n = RetryState.hex(name[start..<i]) else { return nil }
                     keyHash = n
+                case UInt8(ascii: "h"):
+                    guard i - start == 8, let n = RetryState.hex(name[start..<i]), n != 0 else { return nil }
+                    originHash = UInt32(n)
                 case UInt8(ascii: "p"):
                     guard let n = RetryState.priority(name[start..<i]) else { return nil }
                     priority = n
@@ -43,6 +50,9 @@ extension QueueName {
                 case UInt8(ascii: "t"):
                     guard let n = RetryState.decimal(name[start..<i]) else { return nil }
                     dueSeconds = n
+                case UInt8(ascii: "s"):
+                    guard name[start..<i].elementsEqual("held".utf8) else { return nil }
+                    held = true
                 case UInt8(ascii: "e"):
                     for j in start..<i where !(name[j] >= 0x61 && name[j] <= 0x7A || name[j] >= 0x30 && name[j] <= 0x39 || name[j] == 0x2D) { return nil }
                     guard i - start <= 32 else { return nil }
@@ -63,6 +73,8 @@ extension QueueName {
             self.dueSeconds = dueSeconds
             self.claimed = claimed
             self.priority = priority
+            self.originHash = originHash
+            self.held = held
         }
     }
 

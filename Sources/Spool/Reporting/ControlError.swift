@@ -2,6 +2,7 @@
 public enum ControlError: Error, CustomStringConvertible {
     case notFound(String)
     case notFiled(id: String, folder: Spool.Folder)
+    case notWaiting(id: String, folder: Spool.Folder)
     case inFlight(id: String, pid: Int32, host: String)
     case unreadable(id: String, why: String)
     case io(path: String, Errno)
@@ -10,6 +11,7 @@ public enum ControlError: Error, CustomStringConvertible {
         switch self {
         case let .notFound(id): "no operation \(id) in the spool (give an id or a path such as spool/conflict/ID)"
         case let .notFiled(id, folder): "\(id) is in \(folder.rawValue)/, not in failed/ or conflict/; nothing to retry (use --now to send a deferred one now)"
+        case let .notWaiting(id, folder): "\(id) is in \(folder.rawValue)/, not waiting in new/; only a waiting operation is held or released"
         case let .inFlight(id, pid, host): "\(id) is being sent by spool-send pid \(pid) on \(host); try again when it is done"
         case let .unreadable(id, why): "\(id) cannot be changed: \(why)"
         case let .io(path, error): "\(path): \(error)"
@@ -20,7 +22,7 @@ public enum ControlError: Error, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .notFound: ExitCode.noInput
-        case .notFiled, .unreadable: ExitCode.dataError
+        case .notFiled, .notWaiting, .unreadable: ExitCode.dataError
         case .inFlight: ExitCode.temporaryFailure
         case let .io(_, error): error.faultClass.passes ? ExitCode.temporaryFailure : ExitCode.ioError
         }

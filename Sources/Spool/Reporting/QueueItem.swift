@@ -33,10 +33,13 @@ public struct QueueItem: Sendable {
     /// Seconds since enqueue at `now`.
     public func age(now: Int64) -> Int64 { max(0, now - orderMicroseconds / 1_000_000) }
 
-    /// A display form: `new`, `deferred`, `sending`, `failed`, `conflict`.
+    /// Whether `spool-ctl hold` put it on hold.
+    public var held: Bool { folder == .new && QueueName(fileName)?.state?.held == true }
+
+    /// A display form: `pending`, `deferred`, `held`, `sending`, `failed`, `conflict`.
     public func stateWord(now: Int64) -> String {
         switch folder {
-        case .new: (dueSeconds ?? 0) > now ? "deferred" : "pending"
+        case .new: held ? "held" : (dueSeconds ?? 0) > now ? "deferred" : "pending"
         case .cur: "sending"
         default: folder.rawValue
         }

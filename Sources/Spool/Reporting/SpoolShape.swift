@@ -1,24 +1,28 @@
 /// Postfix's qshape for a spool: waiting operations by origin (rows) and age (columns), so that an admin sees
 /// at a glance which server is behind and since when.
 ///
-/// Ages come from names alone (`o=`). The origin is not in a name, so one document is read per ordering key
-/// (its first operation found): a key groups the writes to one resource, which have one origin. The cost is
-/// one listing of the folders plus one small read per key, whatever the number of operations per key.
+/// Ages come from names alone (`o=`), and so does the origin, as a hash (`h=`): one document per origin is
+/// read to print its name. A name from before `h=` falls back to one read per ordering key (its first
+/// operation found): a key groups the writes to one resource, which have one origin.
 public struct SpoolShape: Sendable {
     /// The columns' upper bounds in minutes, as qshape's: an operation at most 5 minutes old counts under 5.
     public static let bucketMinutes: [Int64] = [5, 10, 20, 40, 80, 160, 320, 640, 1280]
     /// The row of operations whose name says nothing of its key yet (dropped, not admitted by a run).
     public static let unadmitted = "(dropped, not yet admitted)"
-    /// The row of keys whose first document could not be read.
+    /// The row of operations whose document could not be read to name their origin.
     public static let unreadable = "(unreadable)"
 
     /// Counts per origin: one per column and one for older than the last, in `bucketMinutes` order.
     public private(set) var rows: [String: [Int]] = [:]
 
+    /// Counts of operations that share a hash, with one of them to read the origin from.
+    private struct Group { var counts: [Int]; var folder: Spool.Folder; var name: FileName }
+
     /// The shape of the operations in `folders` of `spool` at `now` (epoch seconds).
     public init(spool: Spool, folders: [Spool.Folder] = [.new, .cur], now: Int64) throws(Errno) {
         let columns = SpoolShape.bucketMinutes.count + 1
-        var byKey: [UInt64: (counts: [Int], folder: Spool.Folder, name: FileName)] = [:]
+        // Groups by origin hash (the high bit clear) or, for names without one, by key hash.
+        var groups: [UInt64: Group] = [:]
         for folder in folders {
             try spool.directory(folder).forEachRawEntry { name, _ in
                 guard let first = name.first, first != UInt8(ascii: ".") else { return }
@@ -27,15 +31,17 @@ public struct SpoolShape: Sendable {
                     return
                 }
                 let column = SpoolShape.column(ageSeconds: now - facts.orderMicroseconds / 1_000_000)
-                if byKey[facts.keyHash] == nil { byKey[facts.keyHash] = (Array(repeating: 0, count: columns), folder, FileName(bytes: Array(name))) }
-                byKey[facts.keyHash]!.counts[column] += 1
+                let group = facts.originHash != 0 ? UInt64(facts.originHash) : facts.keyHash | 1 << 63
+                if groups[group] == nil { groups[group] = Group(counts: Array(repeating: 0, count: columns), folder: folder, name: FileName(bytes: Array(name))) }
+                groups[group]!.counts[column] += 1
             }
         }
-        for (_, key) in byKey {
-            let origin = (try? spool.readOperation(key.folder, key.name, maxSize: Spool.defaultMaxDocumentSize))??.operation.origin
-            var row = rows[origin ?? SpoolShape.unreadable, default: Array(repeating: 0, count: columns)]
-            for (i, count) in key.counts.enumerated() { row[i] += count }
-            rows[origin ?? SpoolShape.unreadable] = row
+        for group in groups.values {
+            let read = try? spool.readOperation(group.folder, group.name, maxSize: Spool.defaultMaxDocumentSize)
+            let origin = read?.operation.origin ?? SpoolShape.unreadable
+            var row = rows[origin, default: Array(repeating: 0, count: columns)]
+            for (i, count) in group.counts.enumerated() { row[i] += count }
+            rows[origin] = row
         }
     }
 

@@ -4,6 +4,8 @@ public struct SpoolStats: Sendable {
     public var counts: [Spool.Folder: Int] = [:]
     /// Operations in `new/` waiting for a retry time.
     public var deferred = 0
+    /// Operations in `new/` on hold (`spool-ctl hold`).
+    public var held = 0
     /// Age in seconds of the oldest operation in `new/` or `cur/`.
     public var oldestPendingAge: Int64?
     /// Earliest retry time in `new/`, epoch seconds.
@@ -24,10 +26,12 @@ public struct SpoolStats: Sendable {
                 if (folder == .failed || folder == .conflict) && fileName.string?.hasSuffix(".why") == true { return }
                 count += 1
                 guard folder == .new || folder == .cur else { return }
-                let order = QueueName(fileName)?.state?.orderMicroseconds ?? (try? directory.status(of: fileName).modifiedMicroseconds) ?? 0
+                let state = QueueName(fileName)?.state
+                let order = state?.orderMicroseconds ?? (try? directory.status(of: fileName).modifiedMicroseconds) ?? 0
                 let age = max(0, now - order / 1_000_000)
                 oldestPendingAge = max(oldestPendingAge ?? 0, age)
-                if folder == .new, let due = QueueName(fileName)?.state?.dueSeconds, due > now {
+                if folder == .new, state?.held == true { held += 1 }
+                if folder == .new, let due = state?.dueSeconds, due > now {
                     deferred += 1
                     nextDue = min(nextDue ?? due, due)
                 }
@@ -49,7 +53,8 @@ public struct SpoolStats: Sendable {
         var out = ""
         for folder in SpoolStats.reported {
             out += "\(folder.rawValue.padding(10))\(counts[folder] ?? 0)"
-            if folder == .new, deferred > 0 { out += " (\(deferred) deferred)" }
+            let notes = [(deferred, "deferred"), (held, "held")].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+            if folder == .new, !notes.isEmpty { out += " (\(notes.joined(separator: ", ")))" }
             out += "\n"
         }
         out += "oldest    " + (oldestPendingAge.map { "\(humanDuration($0)) pending" } ?? "-") + "\n"
@@ -68,6 +73,7 @@ public struct SpoolStats: Sendable {
     public var json: JSON {
         var members: [(key: String, value: JSON)] = SpoolStats.reported.map { ($0.rawValue, .number(String(counts[$0] ?? 0))) }
         members.append(("deferred", .number(String(deferred))))
+        members.append(("held", .number(String(held))))
         members.append(("oldest_pending_age_seconds", oldestPendingAge.map { .number(String($0)) } ?? .null))
         members.append(("next_due", nextDue.map { .string(Timestamp.formatRFC3339($0)) } ?? .null))
         members.append(("bytes", .number(String(bytes))))
@@ -87,6 +93,8 @@ public struct SpoolStats: Sendable {
         for folder in SpoolStats.reported { out += "spool_operations{\(label),folder=\"\(folder.rawValue)\"} \(counts[folder] ?? 0)\n" }
         out += "# HELP spool_deferred_operations Operations in new/ waiting for their retry time.\n# TYPE spool_deferred_operations gauge\n"
         out += "spool_deferred_operations{\(label)} \(deferred)\n"
+        out += "# HELP spool_held_operations Operations in new/ on hold (spool-ctl hold).\n# TYPE spool_held_operations gauge\n"
+        out += "spool_held_operations{\(label)} \(held)\n"
         out += "# HELP spool_oldest_pending_age_seconds Age of the oldest operation not yet delivered.\n# TYPE spool_oldest_pending_age_seconds gauge\n"
         out += "spool_oldest_pending_age_seconds{\(label)} \(oldestPendingAge ?? 0)\n"
         if let nextDue {

@@ -8,7 +8,8 @@ extension Worker {
         for (index, entry) in lane.enumerated() {
             if isStopping { return }
             let now = Timestamp.now()
-            if !options.flush, entry.state.dueSeconds > now { return }
+            // On hold, the operation keeps its place: what follows it in the key waits with it, even with --flush.
+            if entry.state.held || !options.flush && entry.state.dueSeconds > now { return }
             let operation: Operation
             switch read(entry) {
             case let .operation(read): operation = read

@@ -112,6 +112,8 @@ struct PlanBuilder {
         var tied = false
         /// The highest priority waiting in the key.
         var priority = 0
+        /// The first operation is on hold: the key waits for its release, whatever is due.
+        var held = false
     }
 
     /// The most operations one round holds, spread over its lanes: what a round keeps in memory follows
@@ -138,13 +140,13 @@ struct PlanBuilder {
         self.options = options
     }
 
-    mutating func note(_ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int) {
+    mutating func note(_ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int, held: Bool = false) {
         guard let head = heads[keyHash] else {
-            heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: priority)
+            heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: priority, held: held)
             return
         }
         if orderMicroseconds < head.orderMicroseconds {
-            heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: max(priority, head.priority))
+            heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: max(priority, head.priority), held: held)
         } else {
             if orderMicroseconds == head.orderMicroseconds { heads[keyHash]!.tied = true }
             if priority > head.priority { heads[keyHash]!.priority = priority }
@@ -163,7 +165,8 @@ struct PlanBuilder {
                 if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetime {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
-                    note(facts.keyHash, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds, priority: facts.priority)
+                    note(facts.keyHash, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds, priority: facts.priority,
+                         held: facts.held)
                 }
             } else {
                 others.append(FileName(bytes: Array(raw)))
@@ -186,7 +189,8 @@ struct PlanBuilder {
     /// due time goes into the plan.
     mutating func dueKeys() -> Set<UInt64> {
         var keys: [(key: UInt64, head: Head)] = []
-        for (key, head) in heads where !held.contains(key) {
+        // A key whose first operation is on hold waits for `spool-ctl release`: no due time to wake for.
+        for (key, head) in heads where !held.contains(key) && !head.held {
             if parked.contains(key) {
                 // Not this run's any more, but a watcher must wake when it becomes due.
                 if head.dueSeconds > now { plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds) }
@@ -263,6 +267,7 @@ struct PlanBuilder {
         var ranked: [(priority: Int, lane: [QueueEntry])] = []
         for (key, queue) in queues {
             let dueSeconds = queue[0].state.dueSeconds
+            if queue[0].state.held { continue }
             if !options.flush, dueSeconds > now {
                 plan.nextDue = min(plan.nextDue ?? dueSeconds, dueSeconds)
                 continue

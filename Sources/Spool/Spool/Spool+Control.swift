@@ -27,7 +27,7 @@ extension Spool {
         }
         var target = QueueName(id: item.id, state: nil)
         if let operation {
-            target.state = RetryState(orderMicroseconds: item.orderMicroseconds, keyHash: OrderingKey.hash(operation.key), priority: operation.priority, dueSeconds: operation.notBefore ?? 0)
+            target.state = RetryState(for: operation, orderMicroseconds: item.orderMicroseconds)
         }
         do throws(Errno) {
             try withLock { held throws(Errno) in try unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName, held) }
@@ -42,7 +42,7 @@ extension Spool {
     public func sendNow(_ item: QueueItem) throws(ControlError) -> FileName? {
         guard item.folder == .new, let target = Spool.dueNow(item.fileName) else { return nil }
         do throws(Errno) {
-            try withLock { held throws(Errno) in try makeDue(item.fileName, as: target, held) }
+            try withLock { held throws(Errno) in try restate(item.fileName, as: target, held) }
         } catch .noSuchFileOrDirectory {
             throw .notFound(item.id)
         } catch {
@@ -67,7 +67,7 @@ extension Spool {
         return try withLock { held throws(Errno) in
             var made = 0
             for (name, target) in targets {
-                do throws(Errno) { try makeDue(name, as: target, held) } catch .noSuchFileOrDirectory { continue }
+                do throws(Errno) { try restate(name, as: target, held) } catch .noSuchFileOrDirectory { continue }
                 made += 1
             }
             return made
@@ -94,6 +94,51 @@ extension Spool {
             throw .notFound(item.id)
         } catch {
             throw .io(path: displayPath(item.folder, item.fileName), error)
+        }
+    }
+
+    /// Puts a waiting operation on hold (`s=held` in its name): no run sends it, nor what follows it in its
+    /// key, until `release`. A name not yet admitted gets the state admission would give it. Returns the new
+    /// name, or nil when it was on hold already.
+    public func hold(_ item: QueueItem) throws(ControlError) -> FileName? {
+        try requireWaiting(item)
+        var name = QueueName(id: item.id, state: QueueName(item.fileName)?.state)
+        if name.state == nil {
+            guard let operation = item.operation else { throw .unreadable(id: item.id, why: item.problem ?? "its document cannot be read") }
+            name.state = RetryState(for: operation, orderMicroseconds: item.orderMicroseconds)
+        }
+        guard !name.state!.held else { return nil }
+        name.state!.held = true
+        try restate(item, as: name.fileName)
+        return name.fileName
+    }
+
+    /// Takes an operation off hold, its order stamp, attempts and retry time kept, so it goes in its place in
+    /// its key. Returns the new name, or nil when it was not on hold.
+    public func release(_ item: QueueItem) throws(ControlError) -> FileName? {
+        try requireWaiting(item)
+        guard var name = QueueName(item.fileName), name.state?.held == true else { return nil }
+        name.state!.held = false
+        try restate(item, as: name.fileName)
+        return name.fileName
+    }
+
+    /// Only a waiting operation can be held or released: one being sent is refused as `discard` refuses it.
+    private func requireWaiting(_ item: QueueItem) throws(ControlError) {
+        if item.folder == .cur, let claim = item.claim {
+            throw .inFlight(id: item.id, pid: claim.owner.pid, host: claim.owner.host)
+        }
+        guard item.folder == .new else { throw .notWaiting(id: item.id, folder: item.folder) }
+    }
+
+    /// Renames a waiting operation under the lock.
+    private func restate(_ item: QueueItem, as target: FileName) throws(ControlError) {
+        do throws(Errno) {
+            try withLock { held throws(Errno) in try restate(item.fileName, as: target, held) }
+        } catch .noSuchFileOrDirectory {
+            throw .notFound(item.id)
+        } catch {
+            throw .io(path: displayPath(.new, item.fileName), error)
         }
     }
 }

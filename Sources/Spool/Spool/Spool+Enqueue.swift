@@ -18,7 +18,7 @@ extension Spool {
         guard bytes.count <= maxSize else { throw .invalid(.tooLarge(size: bytes.count, limit: maxSize)) }
         if let limits, let refusal = limits.refusal(self, size: bytes.count) { throw .queueFull(refusal) }
         let (id, order) = UniqueName.next()
-        let state = RetryState(orderMicroseconds: order, keyHash: OrderingKey.hash(operation.key), priority: operation.priority, dueSeconds: operation.notBefore ?? 0)
+        let state = RetryState(for: operation, orderMicroseconds: order)
         let temporary = FileName(id)
         let final = QueueName(id: id, state: state).fileName
         let tmp = directory(.tmp), new = directory(.new)

@@ -59,7 +59,7 @@ extension Spool {
             return nil
         }
         guard let (operation, modified) = read else { return nil }
-        let state = RetryState(orderMicroseconds: modified, keyHash: OrderingKey.hash(operation.key), priority: operation.priority, dueSeconds: operation.notBefore ?? 0)
+        let state = RetryState(for: operation, orderMicroseconds: modified)
         let name = QueueName(id: id, state: state)
         do {
             try admit(fileName, as: name.fileName, held)

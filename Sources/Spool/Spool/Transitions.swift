@@ -165,8 +165,9 @@ extension Spool {
         try directory(.new).sync()
     }
 
-    /// new/ID:STATE → new/ID:STATE with no retry time: `spool-ctl retry --now`.
-    func makeDue(_ name: FileName, as target: FileName, _ held: LockHeld) throws(Errno) {
+    /// new/ID[:STATE] → new/ID:STATE', the order stamp kept: no retry time (`spool-ctl retry --now`, `flush`),
+    /// on hold or off it (`spool-ctl hold`, `release`). Under the lock, so a planner sees one name or the other.
+    func restate(_ name: FileName, as target: FileName, _ held: LockHeld) throws(Errno) {
         try move(name, from: .new, to: .new, as: target)
     }
 

@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test(arguments: [("spool-send", "spool-send.8", [[String]]()), ("spool-enqueue", "spool-enqueue.1", []),
-                      ("spool-ctl", "spool-ctl.8", [["init"], ["list"], ["shape"], ["show"], ["stats"], ["retry"], ["flush"], ["discard"], ["check"]])])
+                      ("spool-ctl", "spool-ctl.8", [["init"], ["list"], ["shape"], ["show"], ["stats"], ["retry"], ["flush"], ["hold"], ["release"], ["discard"], ["check"]])])
     func helpAndPageNameTheSameOptions(program: String, page: String, subcommands: [[String]]) throws {
         var help = try Command.run(program, ["--help"]).stdout
         for subcommand in subcommands { help += try Command.run(program, subcommand + ["--help"]).stdout }

@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test(arguments: [("spool-send", "spool-send.8", [[String]]()), ("spool-enqueue", "spool-enqueue.1", []),
-                      ("spool-ctl", "spool-ctl.8", [["init"], ["list"], ["shape"], ["show"], ["stats"], ["retry"], ["flush"], ["discard"], ["check"]])])
+                      ("spool-ctl", "spool-ctl.8", [["init"], ["list"], ["shape"], ["show"], ["stats"], ["retry"], ["flush"], ["hold"], ["release"], ["discard"], ["check"]])])
     func helpPageAndReadmeAgree(program: String, page: String, subcommands: [[String]]) throws {
         var help = ""
         for arguments in subcommands.isEmpty ? [["--help"]] : subcommands.map({ $0 + ["--help"] }) {

@@ -19,4 +19,18 @@ import Testing
         #expect(QueueName(FileName("x.why")) == nil)
         #expect(OperationID.sanitized(FileName(bytes: [0x2E, 0x61, 0x0A, 0xFF])) == "_.a__")
     }
+
+    @Test func originHashIsReadByBothParsers() throws {
+        let operation = try Operation(bytes: Array(#"{"method":"PUT","url":"https://API.example:443/x"}"#.utf8))
+        let state = RetryState(for: operation, orderMicroseconds: 5)
+        #expect(state.originHash == OrderingKey.originHash("https://api.example"))
+        let name = QueueName(id: "x", state: state).fileName
+        #expect(name.string == "x:o=5,k=\(OrderingKey.hex(OrderingKey.hash(operation.key))),h=\(String(state.originHash, radix: 16).leftPadded(to: 8))")
+        #expect(QueueName(name)?.state == state)
+        #expect(name.bytes.withUnsafeBufferPointer { QueueName.Facts($0) }?.originHash == state.originHash)
+        for bad in ["x:o=5,k=0000000000000abc,h=00000000", "x:o=5,k=0000000000000abc,h=abc", "x:o=5,k=0000000000000abc,h=0000000g"] {
+            #expect(QueueName(FileName(bad)) == nil, "\(bad)")
+            #expect(FileName(bad).bytes.withUnsafeBufferPointer { QueueName.Facts($0) } == nil, "\(bad)")
+        }
+    }
 }

@@ -32,6 +32,21 @@ import Testing
         #expect(try Command.run("spool-ctl", ["--spool", spool.path, "shape", "failed"]).lines.count == 2, "an empty folder: the headings and TOTAL")
     }
 
+    @Test func theOriginComesFromTheNameOnceAdmitted() throws {
+        let spool = TemporarySpool()
+        for (id, key, url) in [("m1", 1, "http://api.example/x"), ("m2", 2, "http://elsewhere.example/y")] {
+            var state = RetryState(orderMicroseconds: Timestamp.nowMicroseconds(), keyHash: UInt64(key))
+            state.originHash = OrderingKey.originHash("http://api.example")
+            spool.drop("new", QueueName(id: id, state: state).fileName.escaped, #"{"method":"PUT","url":"\#(url)"}"#)
+        }
+        let enqueued = try Command.run("spool-enqueue", ["--spool", spool.path, "PUT", "http://api.example/z"])
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+        #expect(spool.names("new").allSatisfy { $0.contains(",h=") }, "spool-enqueue writes h=")
+        // Two keys whose names say one origin are counted under it from one read, whatever the other document says.
+        let result = try Command.run("spool-ctl", ["--spool", spool.path, "shape"])
+        #expect(result.lines.count == 3 && result.lines[2].split(separator: " ").prefix(3) == ["http://api.example", "3", "3"], "\(result.stdout)")
+    }
+
     @Test func columnsAreQshapesBuckets() {
         #expect(SpoolShape.column(ageSeconds: 0) == 0)
         #expect(SpoolShape.column(ageSeconds: 300) == 0)
