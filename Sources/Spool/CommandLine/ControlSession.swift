@@ -106,7 +106,9 @@ struct ControlSession {
     }
 
     mutating func show() {
-        guard let item = find(command.positionals[0]) else { return }
+        guard var item = find(command.positionals[0]) else { return }
+        // A waiting or claimed operation tried before: what its last deferral said in full.
+        if item.folder == .new || item.folder == .cur, item.attempts > 0 { item.reason = spool.deferral(of: item.id) }
         if command.flags.contains("--json") {
             Program.printOut(item.json(now: now, full: true).text + "\n")
             return

@@ -7,8 +7,9 @@ public enum AttemptDecision {
         case complete
         /// File it in `failed/` or `conflict/` with this reason.
         case file(Spool.Folder, FilingReason)
-        /// Return it to `new/` with this state; the lane stops, and the origin too when `blocksOrigin`.
-        case retry(RetryState, reason: String, blocksOrigin: Bool)
+        /// Return it to `new/` with this state, keeping `kept` beside it for `spool-ctl show`; the lane stops,
+        /// and the origin too when `blocksOrigin`.
+        case retry(RetryState, reason: String, blocksOrigin: Bool, kept: FilingReason)
     }
 
     /// The action after `outcome` for an operation whose state before the attempt was `state`.
@@ -23,17 +24,20 @@ public enum AttemptDecision {
             return .file(.conflict, FilingReason(fields + [Outcome.Field("attempts", "\(attempts)")]))
         case let .failed(fields):
             return .file(.failed, FilingReason(fields + [Outcome.Field("attempts", "\(attempts)")]))
-        case let .retry(token, reason, retryAfter, blocksOrigin):
+        case let .retry(token, reason, retryAfter, blocksOrigin, details):
+            // Out of attempts, the last answer is kept as a rejected one's is: status, ETag, body start.
             if let limit = maxAttempts, attempts >= limit {
-                return .file(.failed, FilingReason([("reason", "gave up after \(attempts) attempts (max_attempts); last error: \(reason)"),
-                                                    ("attempts", "\(attempts)")]))
+                return .file(.failed, FilingReason([Outcome.Field("reason", "gave up after \(attempts) attempts (max_attempts); last error: \(reason)")]
+                    + details + [Outcome.Field("attempts", "\(attempts)")]))
             }
             var next = state
             next.attempts = attempts
             next.lastError = token
             // Rounded up to the next whole second: never earlier than the backoff or Retry-After asked for.
             next.dueSeconds = (nowMicroseconds + delay(attempts, retryAfter) * 1_000_000 + 999_999) / 1_000_000
-            return .retry(next, reason: reason, blocksOrigin: blocksOrigin)
+            let kept = FilingReason([Outcome.Field("reason", reason)] + details
+                + [Outcome.Field("attempts", "\(attempts)"), Outcome.Field("last-error", token)])
+            return .retry(next, reason: reason, blocksOrigin: blocksOrigin, kept: kept)
         }
     }
 }

@@ -2,8 +2,9 @@
 public enum Outcome: Equatable, Sendable {
     /// Done: the file is removed.
     case done
-    /// Temporary: back to `new/` with one more attempt; `retryAfter` is the server's minimum delay in seconds.
-    case retry(token: String, reason: String, retryAfter: Int64?, blocksOrigin: Bool)
+    /// Temporary: back to `new/` with one more attempt; `retryAfter` is the server's minimum delay in seconds,
+    /// `details` what the answer said (status, body start) for the kept reason.
+    case retry(token: String, reason: String, retryAfter: Int64?, blocksOrigin: Bool, details: [Field] = [])
     /// The server refused the write as conflicting: filed in `conflict/` for a human.
     case conflict(reason: [Field])
     /// Permanent: filed in `failed/`.
@@ -46,11 +47,12 @@ public enum Outcome: Equatable, Sendable {
             return .done
         case 409 where response.headers["retry-after"] != nil:
             // draft-ietf-httpapi-idempotency-key-header: the same key is still being processed.
-            return .retry(token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)", retryAfter: retryAfter, blocksOrigin: false)
+            return .retry(token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)", retryAfter: retryAfter, blocksOrigin: false,
+                          details: reason)
         case 409, 412:
             return .conflict(reason: [Field("reason", "the server refused the write as conflicting (HTTP \(status))")] + reason)
         case _ where temporaryStatuses.contains(status):
-            return .retry(token: "\(status)", reason: "HTTP \(status)", retryAfter: retryAfter, blocksOrigin: false)
+            return .retry(token: "\(status)", reason: "HTTP \(status)", retryAfter: retryAfter, blocksOrigin: false, details: reason)
         case 300..<400:
             let location = response.headers["location"].map { "; Location: \($0)" } ?? ""
             return .failed(reason: [Field("reason", "the server answered with a redirect (HTTP \(status))\(location); spool does not follow redirects, fix the URL")] + reason)

@@ -80,7 +80,11 @@ extension Worker {
             }
             state.withLock { if destination == .conflict { $0.summary.conflicts += 1 } else { $0.summary.failed += 1 } }
             return true
-        case let .retry(next, reason, blocksOrigin):
+        case let .retry(next, reason, blocksOrigin, kept):
+            // Kept while still claimed: no other worker can finish the operation and leave it behind.
+            do throws(Errno) { try spool.keepDeferral(of: claimed.id, kept, at: Timestamp.now()) } catch {
+                log.detail("\(claimed.id): the reason of this deferral was not kept: \(error)")
+            }
             do throws(Errno) { try lock.withLock { held throws(Errno) in try spool.release(claimed, state: next, held) } } catch where error != .noSuchFileOrDirectory {
                 record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
                 strand(claimed)

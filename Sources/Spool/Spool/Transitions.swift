@@ -46,6 +46,7 @@ extension Spool {
     /// the unlink, the operation would be sent again with the same Idempotency-Key, which the server answers
     /// from its record.
     public func complete(_ claimed: QueueEntry) throws(Errno) {
+        if claimed.state.attempts > 0 { forgetDeferral(of: claimed.id) }
         try directory(.cur).unlink(claimed.fileName)
     }
 
@@ -62,6 +63,12 @@ extension Spool {
     /// fails, the reason stays and recovery finishes the filing later: the decision stands either way.
     @discardableResult
     public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason) throws(FilingError) -> String? {
+        var reason = reason
+        // A deferred operation's last deferral goes into its filed reason: an expired one says what kept it.
+        if folder == .new || folder == .cur, let state = QueueName(name)?.state, state.attempts > 0 {
+            reason = reason.adding(lastDeferral: deferral(of: id))
+            forgetDeferral(of: id)
+        }
         let filed: String?
         do { filed = try fileUnsynced(name, from: folder, to: destination, id: id, reason: reason) } catch { throw .notMoved(error) }
         guard let filed else { return nil }
@@ -173,6 +180,7 @@ extension Spool {
 
     /// FOLDER/NAME → gone, with its reason when filed: `spool-ctl discard`.
     func discard(_ name: FileName, id: String, in folder: Folder, _ held: LockHeld) throws(Errno) {
+        if folder == .new { forgetDeferral(of: id) }
         try directory(folder).unlink(name)
         if folder == .failed || folder == .conflict { removeReason(of: id, in: folder, held) }
     }

@@ -12,7 +12,7 @@ import Testing
     @Test func theExitStatusTable() {
         #expect(Outcome.classify(handler: "h", result(.exited(0)), timeout: 30) == .done)
         for (ending, token) in [(HandlerProcess.Ending.exited(75), "tempfail"), (.signaled(9), "signal"), (.timedOut, "timeout")] {
-            guard case let .retry(got, _, retryAfter, blocks) = Outcome.classify(handler: "h", result(ending), timeout: 30) else {
+            guard case let .retry(got, _, retryAfter, blocks, _) = Outcome.classify(handler: "h", result(ending), timeout: 30) else {
                 Issue.record("\(ending) is not retried")
                 continue
             }

@@ -85,7 +85,7 @@ import Testing
         let failed = AttemptDecision.decide(.failed(reason: [Outcome.Field("status", "400")]), state: state, maxAttempts: nil, nowMicroseconds: 0, delay: fixed)
         #expect(failed == .file(.failed, FilingReason([("status", "400"), ("attempts", "3")])))
         let retry = Outcome.retry(token: "503", reason: "HTTP 503", retryAfter: 120, blocksOrigin: false)
-        guard case let .retry(next, _, blocks) = AttemptDecision.decide(retry, state: state, maxAttempts: nil, nowMicroseconds: 1_500_000, delay: fixed) else {
+        guard case let .retry(next, _, blocks, _) = AttemptDecision.decide(retry, state: state, maxAttempts: nil, nowMicroseconds: 1_500_000, delay: fixed) else {
             Issue.record("a 503 is retried")
             return
         }

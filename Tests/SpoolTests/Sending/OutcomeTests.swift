@@ -13,7 +13,7 @@ import Testing
         if case .failed = classify("PUT", 404) {} else { Issue.record("404 to a PUT fails") }
         if case .conflict = classify("PUT", 412) {} else { Issue.record("412 is a conflict") }
         if case .conflict = classify("PUT", 409) {} else { Issue.record("409 is a conflict") }
-        #expect(classify("PUT", 409, ["retry-after": "3"]) == .retry(token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)", retryAfter: 3, blocksOrigin: false))
+        #expect(classify("PUT", 409, ["retry-after": "3"]) == .retry(token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)", retryAfter: 3, blocksOrigin: false, details: [Outcome.Field("status", "409")]))
         for status in [408, 425, 429, 500, 502, 503, 504] {
             if case .retry = classify("POST", status) {} else { Issue.record("\(status) is retried") }
         }

@@ -57,6 +57,10 @@ struct TLSTests {
         #expect(spool.waiting().compactMap { $0.state?.lastError } == ["tls"], "the origin is stopped after the first")
         #expect(result.stderr.contains("TLS error with https://127.0.0.1:\(nginx.port)"), "logged without -v: \(result.stderr)")
         #expect(result.stderr.contains("certificate"), "names the problem: \(result.stderr)")
+        // The TLS error's text is kept with the operation, for spool-ctl show without the run's stderr.
+        let deferred = try #require(spool.waiting().first { $0.state?.lastError == "tls" })
+        let show = try Command.run("spool-ctl", ["--spool", spool.path, "show", deferred.id])
+        #expect(show.stdout.contains("why last-error:") && show.lines.contains { $0.hasPrefix("why reason:") && $0.contains("certificate") }, "\(show.stdout)")
     }
 
     @Test func mutualTLSFromAnAuthProfile() throws {
