@@ -62,7 +62,8 @@ public struct SpoolStats: Sendable {
         out += "bytes     \(bytes)\n"
         for record in origins {
             out += "origin    \(record.origin): window \(record.window) of \(record.maximum), \(record.tooManyRequests) answers 429, "
-                + "\(record.pushbacks) pushbacks, \(record.pauses) pauses"
+                + "\(record.pushbacks) pushbacks, \(record.pauses) pauses; "
+                + DeliveryCounts.Kind.allCases.map { "\(record.deliveries[$0]) \($0.rawValue)" }.joined(separator: ", ")
             if record.pausedUntil > now { out += ", paused until \(Timestamp.formatRFC3339(record.pausedUntil))" }
             out += "\n"
         }
@@ -81,6 +82,7 @@ public struct SpoolStats: Sendable {
             .object([("origin", .string(record.origin)), ("window", .number(String(record.window))),
                      ("max_window", .number(String(record.maximum))), ("too_many_requests", .number(String(record.tooManyRequests))),
                      ("pushbacks", .number(String(record.pushbacks))), ("pauses", .number(String(record.pauses))),
+                     ("deliveries", .object(DeliveryCounts.Kind.allCases.map { (key: $0.rawValue, value: JSON.number(String(record.deliveries[$0]))) })),
                      ("paused_until", record.pausedUntil > now ? .string(Timestamp.formatRFC3339(record.pausedUntil)) : .null)])
         })))
         return .object(members)
@@ -110,6 +112,11 @@ public struct SpoolStats: Sendable {
             ("spool_origin_too_many_requests_total", "counter", "Answers 429 from an origin.", { "\($0.tooManyRequests)" }),
             ("spool_origin_pushbacks_total", "counter", "Answers that halved an origin's window (429, 503, timeouts, lost connections).", { "\($0.pushbacks)" }),
             ("spool_origin_pauses_total", "counter", "Pauses an origin asked for (Retry-After, a used-up quota).", { "\($0.pauses)" }),
+            ("spool_origin_delivered_total", "counter", "Operations an origin took (2xx; 404 or 410 to a DELETE).", { "\($0.deliveries[.delivered])" }),
+            ("spool_origin_failed_total", "counter", "Operations to an origin filed in failed/ after an attempt.", { "\($0.deliveries[.failed])" }),
+            ("spool_origin_conflicted_total", "counter", "Operations to an origin filed in conflict/ (409, 412).", { "\($0.deliveries[.conflicted])" }),
+            ("spool_origin_deferred_total", "counter", "Attempts to an origin that ended in a deferral (a later retry).", { "\($0.deliveries[.deferred])" }),
+            ("spool_origin_retried_total", "counter", "Attempts to an origin of operations tried before.", { "\($0.deliveries[.retried])" }),
             ("spool_origin_paused_until_timestamp_seconds", "gauge", "Until when an origin asked not to be sent anything (0 for no pause).",
              { "\($0.pausedUntil > now ? $0.pausedUntil : 0)" }),
         ]

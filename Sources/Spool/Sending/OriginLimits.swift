@@ -129,6 +129,16 @@ final class OriginLimits: Sendable {
         if changed { log.detail("\(origin): window \(Int(window.window)) (at most \(window.maximum))") }
     }
 
+    /// Counts what an attempt to `origin` came to, and whether it retried an operation tried before.
+    func count(_ origin: String, _ kind: DeliveryCounts.Kind, retry: Bool) {
+        state.withLock { state in
+            if state.windows[origin] == nil { state.windows[origin] = newWindow(origin, &state) }
+            state.windows[origin]!.deliveries[kind] += 1
+            if retry { state.windows[origin]!.deliveries[.retried] += 1 }
+            state.changed = true
+        }
+    }
+
     /// What an answer says about the origin's load.
     static func signal(_ result: Result<HTTPResponse, TransportFailure>) -> OriginWindow.Signal {
         switch result {

@@ -51,6 +51,8 @@ public struct OriginWindow: Sendable, Equatable {
     public let burst: Double
     /// Pushbacks, 429s and pauses seen, for `spool-ctl stats`.
     public private(set) var pushbacks = 0, tooManyRequests = 0, pauses = 0
+    /// What became of the operations sent, for `spool-ctl stats --prometheus`.
+    public var deliveries = DeliveryCounts()
 
     var tokens: Double
     var refilledAt: Double?
@@ -148,6 +150,7 @@ public struct OriginWindow: Sendable, Equatable {
         record.maximum = maximum
         record.ceiling = ceiling ?? 0
         (record.pushbacks, record.tooManyRequests, record.pauses) = (pushbacks, tooManyRequests, pauses)
+        record.deliveries = deliveries
         record.pausedUntil = pausedUntil > Double(now) ? Int64(min(pausedUntil, Double(now) + RateLimitHeaders.longestPause).rounded(.up)) : 0
         record.announcedRate = announcedRate ?? 0
         record.updated = now
@@ -158,6 +161,7 @@ public struct OriginWindow: Sendable, Equatable {
     /// its window only if learned within the hour, and never above this run's maximum.
     public mutating func restore(_ record: OriginRecord, now: Double) {
         (pushbacks, tooManyRequests, pauses) = (record.pushbacks, record.tooManyRequests, record.pauses)
+        deliveries = record.deliveries
         pausedUntil = min(Double(record.pausedUntil), now + RateLimitHeaders.longestPause)
         guard now - Double(record.updated) < Double(OriginRecord.windowLifetime) else { return }
         // A rate the origin announced an hour ago or less; an older one may have changed since.

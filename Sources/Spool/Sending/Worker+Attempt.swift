@@ -61,6 +61,15 @@ extension Worker {
                                             nowMicroseconds: Timestamp.nowMicroseconds()) { attempts, retryAfter in
             options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)
         }
+        if operation.handler == nil {
+            let kind: DeliveryCounts.Kind = switch action {
+            case .complete: .delivered
+            case .file(.conflict, _): .conflicted
+            case .file: .failed
+            case .retry: .deferred
+            }
+            limits.count(operation.origin, kind, retry: claimed.state.attempts > 0)
+        }
         switch action {
         case .complete:
             do { try spool.complete(claimed) } catch {

@@ -15,6 +15,8 @@ public struct OriginRecord: Sendable, Equatable {
     public var ceiling = 0.0
     /// Pushbacks, 429s and pauses, counted across runs.
     public var pushbacks = 0, tooManyRequests = 0, pauses = 0
+    /// What became of the operations sent to it, counted across runs.
+    public var deliveries = DeliveryCounts()
     /// Until when it asked not to be sent anything (epoch seconds; 0 for no pause).
     public var pausedUntil: Int64 = 0
     /// The rate it announced, requests per second (0 for none).
@@ -36,7 +38,8 @@ public struct OriginRecord: Sendable, Equatable {
     /// The record's line.
     var line: String {
         "\(origin) window=\(window) maximum=\(maximum) ceiling=\(ceiling) pushbacks=\(pushbacks) too-many-requests=\(tooManyRequests) "
-            + "pauses=\(pauses) paused-until=\(pausedUntil) announced-rate=\(announcedRate) updated=\(updated)"
+            + "pauses=\(pauses) paused-until=\(pausedUntil) announced-rate=\(announcedRate) updated=\(updated) "
+            + DeliveryCounts.Kind.allCases.map { "\($0.rawValue)=\(deliveries[$0])" }.joined(separator: " ")
     }
 
     /// A record from its line, or nil.
@@ -58,7 +61,9 @@ public struct OriginRecord: Sendable, Equatable {
             case "paused-until": pausedUntil = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
             case "announced-rate": announcedRate = Double(value).map { $0.isFinite ? min(max(0, $0), 1e6) : 0 } ?? 0
             case "updated": updated = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
-            default: continue
+            case let name:
+                guard let kind = DeliveryCounts.Kind(rawValue: String(name)) else { continue }
+                deliveries[kind] = OriginRecord.count(value)
             }
         }
     }
@@ -75,5 +80,34 @@ public struct OriginRecord: Sendable, Equatable {
     /// Replaces the records in `spool`: losing them in a crash costs only what was learned.
     public static func write(_ records: [OriginRecord], to spool: Spool) {
         spool.writeHint(fileName, records.sorted { $0.origin < $1.origin }.map { $0.line + "\n" }.joined())
+    }
+}
+
+/// Totals per origin of what became of each attempt, for Prometheus counters: an alert can say "deliveries
+/// to X stopped" from their rates.
+public struct DeliveryCounts: Sendable, Equatable {
+    /// What one attempt came to.
+    public enum Kind: String, CaseIterable, Sendable {
+        /// Done: the server took the write.
+        case delivered
+        /// Filed in `failed/` (rejected, out of attempts or time).
+        case failed
+        /// Filed in `conflict/`.
+        case conflicted
+        /// Deferred: back to `new/` for a later attempt.
+        case deferred
+        /// An attempt of an operation tried before, whatever it came to.
+        case retried
+    }
+
+    var counts: [Int] = Array(repeating: 0, count: Kind.allCases.count)
+
+    /// Nothing counted yet.
+    public init() {}
+
+    /// The count of one kind, at most `OriginRecord.largestCount`.
+    public subscript(_ kind: Kind) -> Int {
+        get { counts[Kind.allCases.firstIndex(of: kind)!] }
+        set { counts[Kind.allCases.firstIndex(of: kind)!] = min(max(0, newValue), OriginRecord.largestCount) }
     }
 }

@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+import SpoolTestSupport
+import Testing
+@testable import Spool
+
+/// Totals per origin kept in `.origins` across runs, for Prometheus counters beside the gauges.
+@Suite struct DeliveryCountsTests {
+    @Test func countersAddUpAcrossRuns() throws {
+        let spool = TemporarySpool()
+        let flaky = Mutex(true)
+        let server = try TestServer { request in
+            switch request.path {
+            case "/bad": return .respond(400, [:], "no")
+            case "/conflict": return .respond(409, [:], "")
+            case "/flaky": return flaky.withLock { $0 } ? .respond(503, [:], "") : .respond(204, [:], "")
+            default: return .respond(204, [:], "")
+            }
+        }
+        defer { server.stop() }
+        for path in ["/ok", "/bad", "/conflict", "/flaky"] { try spool.enqueue(["PUT", server.baseURL + path]) }
+        try spool.send()
+        flaky.withLock { $0 = false }
+        #expect(try Command.run("spool-ctl", ["--spool", spool.path, "retry", "--now"]).status == 0)
+        try spool.enqueue(["PUT", server.baseURL + "/ok2"])
+        try spool.send()
+        #expect(server.requests.count == 6 && spool.waiting().isEmpty)
+
+        let origin = try Operation.origin(of: server.baseURL)
+        let prometheus = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--prometheus"])
+        let labels = "{spool=\"\(spool.path)\",origin=\"\(origin)\"}"
+        for (name, value) in [("delivered", 3), ("failed", 1), ("conflicted", 1), ("deferred", 1), ("retried", 1)] {
+            #expect(prometheus.stdout.contains("# TYPE spool_origin_\(name)_total counter\n"), "\(name)")
+            #expect(prometheus.stdout.contains("spool_origin_\(name)_total\(labels) \(value)\n"), "\(name) = \(value) in \(prometheus.stdout)")
+        }
+        let stats = try Command.run("spool-ctl", ["--spool", spool.path, "stats"])
+        #expect(stats.stdout.contains("3 delivered, 1 failed, 1 conflicted, 1 deferred, 1 retried"), "\(stats.stdout)")
+    }
+
+    @Test func hostileCountsAreBounded() {
+        let record = OriginRecord(line: "http://a.example delivered=9223372036854775807 failed=-3 conflicted=x deferred=12 retried=4")
+        #expect(record?.deliveries[.delivered] == OriginRecord.largestCount)
+        #expect(record?.deliveries[.failed] == 0 && record?.deliveries[.conflicted] == 0)
+        #expect(record?.deliveries[.deferred] == 12 && record?.deliveries[.retried] == 4)
+        #expect(record.flatMap { OriginRecord(line: Substring($0.line)) } == record, "the line reads back as written")
+    }
+}
