@@ -112,10 +112,7 @@ public enum Program {
     }
 
     /// The value of an environment variable, nil when unset or empty.
-    public static func environment(_ name: String) -> String? {
-        guard let value = getenv(name), value.pointee != 0 else { return nil }
-        return String(cString: value)
-    }
+    public static func environment(_ name: String) -> String? { Environment.value(name) }
 
     /// Reads a whole file (following links: it is the user's own input, not a queue entry), or standard input for `-`.
     public static func readInput(_ path: String, limit: Int) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {

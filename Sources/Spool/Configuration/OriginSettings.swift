@@ -23,6 +23,9 @@ public struct OriginSettings: Sendable, Equatable {
     /// No settings.
     public init() {}
 
+    /// The part of these settings the HTTP engine needs.
+    public var route: Route { Route(caFile: caFile, proxy: proxy, noProxy: noProxy, version: version) }
+
     /// These settings, with `fallback`'s where these have none.
     public func over(_ fallback: OriginSettings) -> OriginSettings {
         var merged = self

@@ -25,7 +25,7 @@ public struct SpoolConfiguration: Sendable, Equatable {
 
     /// The file named by `--config`, else `SPOOL_CONFIG`; none by default.
     public static func defaultPath(option: String?) -> String? {
-        option ?? Program.environment("SPOOL_CONFIG")
+        option ?? Environment.value("SPOOL_CONFIG")
     }
 
     /// Reads and parses the file at `path`: a regular file (not a link) that group and others cannot write,

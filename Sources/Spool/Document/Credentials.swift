@@ -13,7 +13,7 @@ public struct Credentials: Sendable {
     /// The auth directory named by `--auth-dir`, else `SPOOL_AUTH_DIR`. There is no default inside the spool:
     /// producers can write there. Without one, operations naming a profile are deferred with a warning.
     public static func defaultDirectory(option: String?) -> String? {
-        option ?? Program.environment("SPOOL_AUTH_DIR")
+        option ?? Environment.value("SPOOL_AUTH_DIR")
     }
 
     /// What an auth profile adds to a request.

@@ -13,7 +13,7 @@ public struct HandlerDirectory: Sendable, Equatable {
     /// The directory named by `--handler-dir`, else `SPOOL_HANDLER_DIR`, else spool.conf's `handler-dir`.
     /// There is no default: no program runs unless the admin names a place for them.
     public static func defaultPath(option: String?, configured: String?) -> String? {
-        option ?? Program.environment("SPOOL_HANDLER_DIR") ?? configured
+        option ?? Environment.value("SPOOL_HANDLER_DIR") ?? configured
     }
 
     /// The path of handler `name`, once it is known to be a regular executable file that neither it nor its

@@ -78,13 +78,6 @@ public struct RetryState: Equatable, Sendable {
         self.lastError = lastError
     }
 
-    /// The state of `operation` as admitted or enqueued: never tried, due at its `not_before`.
-    public init(for operation: Operation, orderMicroseconds: Int64) {
-        self.init(orderMicroseconds: orderMicroseconds, keyHash: OrderingKey.hash(operation.key), priority: operation.priority,
-                  dueSeconds: operation.notBefore ?? 0)
-        originHash = OrderingKey.originHash(operation.origin)
-    }
-
     /// Reads the bytes after the `:`: comma-separated `o=`, `k=`, `h=`, `p=`, `a=`, `t=`, `e=`, `s=` fields, `o` and `k` required.
     public init?(bytes: ArraySlice<UInt8>) {
         var orderMicroseconds: Int64?, keyHash: UInt64?

@@ -14,35 +14,15 @@ public struct HTTPRequest: Sendable {
     public var tls: TLSFiles
     /// How to reach the origin, from spool.conf(5) and the command line (CA file, proxy, HTTP version);
     /// nil settings leave the engine's own.
-    public var route = OriginSettings()
+    public var route = Route()
     /// Called by the engine, on its own thread, once the connection is up and the request is about to go
     /// out (after TCP and any proxy and TLS handshakes), maybe more than once: an origin's probe waits
     /// for this, not for the answer, so a slow server delays the lanes behind it by a handshake at most.
     public var onConnected: (@Sendable () -> Void)?
 
-    /// The request for one attempt of `operation`: its method, URL, headers and body, plus `Idempotency-Key`
-    /// (the document's, or one derived from the operation so that it is the same on every attempt), `If-Match`,
-    /// a `Content-Type` for JSON bodies, our `User-Agent` unless the document sets one, and the credential
-    /// headers last so that a document cannot shadow them.
-    public init(operation: Operation, id: String, orderMicroseconds: Int64, userAgent: String, profile: Credentials.Profile = .init()) {
-        let credentials = profile.headers
-        tls = profile.tls
-        method = operation.method
-        url = operation.url
-        origin = operation.origin
-        body = operation.body
-        var headers = operation.headers
-        func has(_ name: String) -> Bool { headers.contains { $0.name.lowercased() == name } }
-        let credentialNames = Set(credentials.map { $0.name.lowercased() })
-        headers.removeAll { credentialNames.contains($0.name.lowercased()) }
-        if !has("user-agent") { headers.append(("User-Agent", userAgent)) }
-        if operation.bodyIsJSON, !has("content-type") { headers.append(("Content-Type", "application/json")) }
-        headers.append(("Idempotency-Key", operation.idempotencyKey
-            ?? IdempotencyKey.derived(id: id, orderMicroseconds: orderMicroseconds, method: operation.method, url: operation.url,
-                                      body: operation.body)))
-        if let tag = operation.ifMatch { headers.append(("If-Match", tag)) }
-        headers += credentials
-        self.headers = headers
+    /// A request from its parts, the route and connection callback left to set.
+    public init(method: String, url: String, headers: [(name: String, value: String)], body: [UInt8]?, origin: String, tls: TLSFiles) {
+        (self.method, self.url, self.headers, self.body, self.origin, self.tls) = (method, url, headers, body, origin, tls)
     }
 }
 

@@ -97,3 +97,8 @@ extension StringProtocol {
         return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }
+
+extension FilingReason {
+    /// A reason made of an outcome's fields.
+    public init(_ fields: [Outcome.Field]) { self.init(fields.map { ($0.name, $0.value) }) }
+}

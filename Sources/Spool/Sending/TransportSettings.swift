@@ -46,3 +46,21 @@ public struct TLSFiles: Sendable, Equatable {
     }
 
 }
+
+/// How to reach one origin, as spool.conf(5) and the command line say: each nil where they say nothing,
+/// leaving the engine's own.
+public struct Route: Sendable, Equatable {
+    /// A CA bundle trusted for the origin.
+    public var caFile: String?
+    /// The proxy to reach it through.
+    public var proxy: String?
+    /// Hosts reached without the proxy.
+    public var noProxy: String?
+    /// The HTTP version to ask for.
+    public var version: TransportSettings.Version?
+
+    /// No settings.
+    public init(caFile: String? = nil, proxy: String? = nil, noProxy: String? = nil, version: TransportSettings.Version? = nil) {
+        (self.caFile, self.proxy, self.noProxy, self.version) = (caFile, proxy, noProxy, version)
+    }
+}

@@ -27,7 +27,7 @@ extension Worker {
         do {
             var request = HTTPRequest(operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
                                       userAgent: options.userAgent, profile: try profile(for: operation))
-            request.route = options.configuration.settings(for: operation.origin)
+            request.route = options.configuration.settings(for: operation.origin).route
             request.onConnected = { [limits, origin = operation.origin] in limits.connected(origin) }
             state.withLock { $0.summary.attempts += 1 }
             log.detail("sending \(claimed.id): \(operation.method) \(operation.url)")

@@ -6,7 +6,7 @@ import Synchronization
 /// `SPOOL_CRASH_AT=NAME` dies the first time NAME is reached, `NAME#N` the Nth time. Costs one load when
 /// the variable is unset.
 public enum CrashPoint {
-    static let armed: (name: String, count: Int)? = Program.environment("SPOOL_CRASH_AT").map { text in
+    static let armed: (name: String, count: Int)? = Environment.value("SPOOL_CRASH_AT").map { text in
         guard let hash = text.firstIndex(of: "#"), let count = Int(text[text.index(after: hash)...]) else { return (text, 1) }
         return (String(text[..<hash]), count)
     }

@@ -9,8 +9,6 @@ public struct FilingReason: Sendable, Equatable {
     /// A reason made of these fields.
     public init(_ fields: [(String, String)]) { self.fields = fields }
 
-    /// A reason made of an outcome's fields.
-    public init(_ fields: [Outcome.Field]) { self.fields = fields.map { ($0.name, $0.value) } }
 
     /// The value of the first field named `name`.
     public subscript(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }

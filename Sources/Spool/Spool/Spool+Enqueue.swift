@@ -50,3 +50,12 @@ extension Spool {
         return id
     }
 }
+
+extension RetryState {
+    /// The state of `operation` as admitted or enqueued: never tried, due at its `not_before`.
+    public init(for operation: Operation, orderMicroseconds: Int64) {
+        self.init(orderMicroseconds: orderMicroseconds, keyHash: OrderingKey.hash(operation.key), priority: operation.priority,
+                  dueSeconds: operation.notBefore ?? 0)
+        originHash = OrderingKey.originHash(operation.origin)
+    }
+}

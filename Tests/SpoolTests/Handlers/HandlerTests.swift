@@ -259,12 +259,13 @@ import Testing
     @Test func aWatcherRunsADroppedJobWithinASecond() throws {
         let spool = TemporarySpool(), fixture = HandlerFixture()
         fixture.script("mark", #"printf '%s\n' "$SPOOL_ID" >> WORK/log"#)
-        let (watcher, _, _) = try Command.start("spool-send", ["--spool", spool.path, "--watch"] + fixture.options)
+        let (watcher, _, errPipe) = try Command.start("spool-send", ["--spool", spool.path, "--watch", "-v"] + fixture.options)
         defer {
             kill(watcher.processIdentifier, SIGTERM)
             watcher.waitUntilExit()
         }
-        usleep(500_000)
+        let err = OutputWatcher(errPipe)
+        #expect(err.wait(for: "watching \(spool.path)/new"), "the watcher said it is watching: \(err.text)")
         spool.drop("tmp", "job-1", #"{"handler": "mark", "body": "hello"}"#)
         let dropped = Date()
         #expect(rename("\(spool.path)/tmp/job-1", "\(spool.path)/new/job-1") == 0)

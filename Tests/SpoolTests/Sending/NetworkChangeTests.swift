@@ -5,9 +5,10 @@ import Testing
 
 /// The network coming back wakes a watcher (rtnetlink), in a network namespace the test makes: an operation
 /// deferred as `refused` while only a downed `lo` exists is delivered within a second of `lo` coming up.
-@Suite(.serialized) struct NetworkChangeTests {
+@Suite(.serialized, .enabled(if: NetworkNamespace.unavailable == nil, "needs network namespaces: \(NetworkNamespace.unavailable ?? "")"))
+struct NetworkChangeTests {
     @Test func aLinkComingUpRetriesWhatTheNetworkDeferred() throws {
-        guard let namespace = NetworkNamespace.make("net") else { return }
+        let namespace = try #require(NetworkNamespace.make("net"), "the network namespace could not be made")
         // The server listens already (binding works on a downed lo); connecting gives ENETUNREACH until it is up.
         let server = try QuirkServer(namespace: namespace.name)
         let spool = TemporarySpool()

@@ -188,8 +188,9 @@ extension WorkerTests {
         let spool = TemporarySpool()
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
-        let (process, _, err) = try Command.start("spool-send", ["--spool", spool.path, "--watch"])
-        usleep(300_000)
+        let (process, _, errPipe) = try Command.start("spool-send", ["--spool", spool.path, "--watch", "-v"])
+        let err = OutputWatcher(errPipe)
+        #expect(err.wait(for: "watching \(spool.path)/new"), "the watcher said it is watching: \(err.text)")
         let document = #"{"method":"PUT","url":"\#(server.baseURL)/dropped","body":"by mv"}"#
         spool.drop("tmp", "job-1", document)
         let dropped = Date()
@@ -199,7 +200,7 @@ extension WorkerTests {
         #expect(latency < 1, "delivered \(latency) s after the drop")
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+        #expect(process.terminationStatus == 0, "\(err.all())")
         #expect(spool.names("cur").isEmpty)
         #expect(spool.names("new").isEmpty)
     }

@@ -137,12 +137,14 @@ import Testing
         let spool = mount.path + "/spool"
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
-        let (watcher, _, err) = try Command.start("spool-send", ["--spool", spool, "--watch"])
+        let (watcher, _, errPipe) = try Command.start("spool-send", ["--spool", spool, "--watch"])
+        let err = OutputWatcher(errPipe)
         let first = try Command.run("spool-enqueue", ["--spool", spool, "--min-free", "0", "PUT", server.baseURL + "/item/0"])
         #expect(first.status == 0, "\(first.stderr)")
         for _ in 0..<100 where server.requests.isEmpty { usleep(50_000) }
         mount.killDaemon()
-        sleep(7)
+        // Its notice says it waits; a second one, 5 s later, that it waited and stayed.
+        #expect(err.wait(forOccurrences: 2, of: "trying again in 5s", timeout: 30), "\(err.text)")
         #expect(watcher.isRunning, "a mount out of reach (ENOTCONN) is waited out, not a reason to exit")
         mount.stop()
         mount = try BindMount(base: temporary.directory + "/fuse")
@@ -151,7 +153,7 @@ import Testing
         let left = Date().timeIntervalSince(remounted)
         if watcher.isRunning { watcher.interrupt() }
         watcher.waitUntilExit()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = err.all()
         #expect(watcher.terminationStatus == 75 && stderr.contains("mounted again"), "\(stderr)")
         #expect(stderr.contains("ENOTCONN") && stderr.contains("trying again in 5s"), "\(stderr)")
         #expect(left < 7, "the watcher left \(left) s after the new mount")
