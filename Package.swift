@@ -18,13 +18,29 @@ let package = Package(
     targets: [
         // The few libc calls Swift's Glibc module does not expose (renameat2).
         .target(name: "CSpool"),
-        // All spool logic. Imports Glibc only, so that spool-enqueue and spool-ctl start fast.
-        .target(name: "Spool", dependencies: ["CSpool"]),
+        // The library, one target per layer: each one's dependencies are the "may use" line of ARCHITECTURE.md's
+        // code map, so a back-edge is a build error. They import Glibc (and Synchronization) only, except
+        // Sending (Dispatch, for handler threads and the watcher's wake-ups), so that spool-enqueue and
+        // spool-ctl start fast.
+        .target(name: "SpoolSystem", dependencies: ["CSpool"], path: "Sources/Spool/System"),
+        .target(name: "SpoolTransport", dependencies: ["SpoolSystem"], path: "Sources/Spool/Transport"),
+        .target(name: "SpoolNames", dependencies: ["SpoolSystem"], path: "Sources/Spool/Names"),
+        .target(name: "SpoolDocument", dependencies: ["SpoolNames", "SpoolTransport"], path: "Sources/Spool/Document"),
+        .target(name: "SpoolConfiguration", dependencies: ["SpoolDocument"], path: "Sources/Spool/Configuration"),
+        .target(name: "SpoolQueue", dependencies: ["SpoolDocument", "CSpool"], path: "Sources/Spool/Spool"),
+        .target(name: "SpoolHandlers", dependencies: ["SpoolDocument", "CSpool"], path: "Sources/Spool/Handlers"),
+        .target(name: "SpoolSending", dependencies: ["SpoolQueue", "SpoolConfiguration", "SpoolHandlers", "CSpool"],
+                path: "Sources/Spool/Sending"),
+        .target(name: "SpoolReporting", dependencies: ["SpoolQueue", "SpoolConfiguration", "SpoolHandlers"], path: "Sources/Spool/Reporting"),
+        .target(name: "SpoolControl", dependencies: ["SpoolReporting"], path: "Sources/Spool/Control"),
+        // The programs' logic: argument parsing, help texts, each command.
+        .target(name: "Spool", dependencies: ["SpoolSending", "SpoolControl"], path: "Sources/Spool/CommandLine"),
         // libcurl's C API, the part spool calls, declared by hand: building needs no -dev package, and the
         // library is linked by its soname, libcurl.so.4, which every Debian and Ubuntu has.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary(":libcurl.so.4")]),
-        // The HTTP engine: the only code that speaks HTTP, over libcurl's multi interface.
-        .target(name: "SpoolHTTP", dependencies: ["Spool", "CCurl"]),
+        // The HTTP engine: the only code that speaks HTTP, over libcurl's multi interface. It sees the
+        // transport interface, not the spool.
+        .target(name: "SpoolHTTP", dependencies: ["SpoolTransport", "CCurl"]),
         .executableTarget(name: "spool-send", dependencies: ["Spool"], linkerSettings: fastStart),
         .executableTarget(name: "spool-send-http", dependencies: ["Spool", "SpoolHTTP"], linkerSettings: fastStart),
         .executableTarget(name: "spool-enqueue", dependencies: ["Spool"], linkerSettings: fastStart),
@@ -34,6 +50,6 @@ let package = Package(
         // A real HTTP/1.1 server for the tests and for spool-bench.
         .target(name: "SpoolTestSupport", path: "Tests/Support", exclude: ["quirks.py"]),
         .executableTarget(name: "spool-bench", dependencies: ["Spool", "SpoolHTTP", "SpoolTestSupport"]),
-        .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolTestSupport"]),
+        .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolHTTP", "SpoolTestSupport"]),
     ]
 )

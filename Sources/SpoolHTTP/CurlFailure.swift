@@ -1,5 +1,6 @@
 import CCurl
-import Spool
+import SpoolSystem
+import SpoolTransport
 
 /// The one table from libcurl's result codes to spool's transport failures, mirrored in spool-send(8)'s
 /// "Transport errors". libcurl has already sent a request once more on a fresh connection when a reused

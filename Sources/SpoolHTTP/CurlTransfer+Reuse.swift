@@ -1,3 +1,5 @@
+import SpoolSystem
+import SpoolTransport
 import CCurl
 import Glibc
 import Synchronization

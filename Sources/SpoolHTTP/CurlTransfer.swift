@@ -1,6 +1,7 @@
 import CCurl
 import Glibc
-import Spool
+import SpoolSystem
+import SpoolTransport
 
 /// One request on its libcurl easy handle: the options that say what to send, and the callbacks that
 /// collect the answer. Made on the caller's thread, then touched only by the engine's loop thread.

@@ -1,6 +1,7 @@
 import CCurl
 import Glibc
-import Spool
+import SpoolSystem
+import SpoolTransport
 import Synchronization
 
 /// Sends every request, http and https alike, through one libcurl multi handle driven by one thread:

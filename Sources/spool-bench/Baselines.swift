@@ -5,6 +5,16 @@ import FoundationNetworking
 #endif
 import Glibc
 import Spool
+import SpoolSystem
+import SpoolTransport
+import SpoolNames
+import SpoolDocument
+import SpoolConfiguration
+import SpoolQueue
+import SpoolHandlers
+import SpoolSending
+import SpoolReporting
+import SpoolControl
 import SpoolHTTP
 import SpoolTestSupport
 

@@ -1,5 +1,15 @@
 import Glibc
 import Spool
+import SpoolSystem
+import SpoolTransport
+import SpoolNames
+import SpoolDocument
+import SpoolConfiguration
+import SpoolQueue
+import SpoolHandlers
+import SpoolSending
+import SpoolReporting
+import SpoolControl
 
 /// Case 2: claim and finish without network, with 1, 2 and 4 worker processes, against a rename+unlink floor with and without the lock.
 func benchClaims(_ report: Report, _ config: Config) {

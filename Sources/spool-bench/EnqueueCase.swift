@@ -1,5 +1,15 @@
 import Glibc
 import Spool
+import SpoolSystem
+import SpoolTransport
+import SpoolNames
+import SpoolDocument
+import SpoolConfiguration
+import SpoolQueue
+import SpoolHandlers
+import SpoolSending
+import SpoolReporting
+import SpoolControl
 
 /// Case 1: durable enqueue, through the library and one process per operation, against floors.
 func benchEnqueue(_ report: Report, _ config: Config) {

@@ -1,5 +1,15 @@
 import Glibc
 import Spool
+import SpoolSystem
+import SpoolTransport
+import SpoolNames
+import SpoolDocument
+import SpoolConfiguration
+import SpoolQueue
+import SpoolHandlers
+import SpoolSending
+import SpoolReporting
+import SpoolControl
 
 /// Temporary folders and queues for the cases; everything lives under one directory removed at exit.
 enum Fixtures {

@@ -1,5 +1,15 @@
 import Glibc
 import Spool
+import SpoolSystem
+import SpoolTransport
+import SpoolNames
+import SpoolDocument
+import SpoolConfiguration
+import SpoolQueue
+import SpoolHandlers
+import SpoolSending
+import SpoolReporting
+import SpoolControl
 
 /// Case 4: what cron pays every minute: an empty spool, and one full of operations none of which is due.
 func benchIdle(_ report: Report, _ config: Config) {

@@ -1,6 +1,16 @@
 // spool-enqueue: queue one HTTP write durably and print its id. The logic is EnqueueCommand, in the library.
 import Glibc
 import Spool
+import SpoolSystem
+import SpoolTransport
+import SpoolNames
+import SpoolDocument
+import SpoolConfiguration
+import SpoolQueue
+import SpoolHandlers
+import SpoolSending
+import SpoolReporting
+import SpoolControl
 
 let command = EnqueueCommand.fromCommandLine()
 do {

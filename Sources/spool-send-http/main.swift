@@ -1,6 +1,16 @@
 // The sending half of spool-send: links libcurl, so the light front execs it only when something is due
 // (or for --watch). Takes exactly spool-send's arguments; the logic is SendCommand.
 import Spool
+import SpoolSystem
+import SpoolTransport
+import SpoolNames
+import SpoolDocument
+import SpoolConfiguration
+import SpoolQueue
+import SpoolHandlers
+import SpoolSending
+import SpoolReporting
+import SpoolControl
 import SpoolHTTP
 
 var command = SendCommand.fromCommandLine()

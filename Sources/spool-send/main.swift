@@ -4,6 +4,16 @@
 // spool-send-http, the half that sends, with the same arguments.
 import Glibc
 import Spool
+import SpoolSystem
+import SpoolTransport
+import SpoolNames
+import SpoolDocument
+import SpoolConfiguration
+import SpoolQueue
+import SpoolHandlers
+import SpoolSending
+import SpoolReporting
+import SpoolControl
 
 var command = SendCommand.fromCommandLine()
 command.loadConfiguration()

@@ -1,6 +1,16 @@
 // Drives the Spool library from separate processes so tests can race real workers and kill them.
 import Glibc
 import Spool
+import SpoolSystem
+import SpoolTransport
+import SpoolNames
+import SpoolDocument
+import SpoolConfiguration
+import SpoolQueue
+import SpoolHandlers
+import SpoolSending
+import SpoolReporting
+import SpoolControl
 
 let args = CommandLine.arguments
 guard args.count >= 3 else {

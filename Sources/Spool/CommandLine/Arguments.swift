@@ -1,11 +1,21 @@
 import Glibc
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
+import SpoolTransport
 
 /// A command line read one token at a time, in the conventions of swift-argument-parser:
 /// `--name value` or `--name=value`, `--` ends options.
 public struct Arguments {
-    var tokens: ArraySlice<String>
-    var pendingValue: String?
-    var optionsEnded = false
+    package var tokens: ArraySlice<String>
+    package var pendingValue: String?
+    package var optionsEnded = false
 
     /// The process's arguments without the program name.
     public init(_ tokens: [String] = Array(CommandLine.arguments.dropFirst())) {

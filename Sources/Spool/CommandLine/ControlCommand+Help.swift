@@ -1,3 +1,14 @@
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
+import SpoolTransport
+
 /// The help texts of `spool-ctl`, apart from its logic.
 extension ControlCommand {
     /// The help text of the command (key "") and of each subcommand.

@@ -1,4 +1,14 @@
 import Glibc
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
+import SpoolTransport
 
 /// The command line of `spool-ctl`: which subcommand, on which operations, with which flags.
 public struct ControlCommand: ParsedCommand, Sendable {
@@ -32,7 +42,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
     /// The help text asked for with `-h`, if any.
     public var help: String?
 
-    static let allowedFlags: [String: Set<String>] = [
+    package static let allowedFlags: [String: Set<String>] = [
         "list": ["--json"], "show": ["--json"], "stats": ["--json", "--prometheus"],
         "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"], "flush": ["--yes"], "shape": [], "hold": [], "release": [],
     ]
@@ -95,14 +105,14 @@ public struct ControlCommand: ParsedCommand, Sendable {
     }
 
     /// Whether a URL names nothing past its origin (a trailing `/` at most): `--origin` takes no path.
-    static func isBareOrigin(_ text: String) -> Bool {
+    package static func isBareOrigin(_ text: String) -> Bool {
         guard let scheme = text.firstRange(of: "://") else { return false }
         let rest = text[scheme.upperBound...].drop { $0 != "/" && $0 != "?" && $0 != "#" }
         return rest.isEmpty || rest == "/"
     }
 
     /// The checks that need the whole command line.
-    func validate() throws(UsageError) {
+    package func validate() throws(UsageError) {
         if flags.contains("--json") && flags.contains("--prometheus") { throw .conflicting("--json", "--prometheus") }
         switch subcommand {
         case "list", "shape":

@@ -1,11 +1,21 @@
 import Glibc
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
+import SpoolTransport
 
 /// `spool-ctl flush --origin O`, Postfix's `postqueue -s`: every deferred operation to one origin made due
 /// now, in its place in the order, and the pause the origin asked for lifted, so that the next run sends to
 /// it at once.
 extension ControlSession {
     /// `spool-ctl shape`: waiting operations by origin and age, as qshape prints a Postfix queue.
-    func shape() {
+    package func shape() {
         let which = command.positionals.first ?? "waiting"
         let folders: [Spool.Folder] = switch which {
         case "waiting": [.new, .cur]
@@ -17,7 +27,7 @@ extension ControlSession {
         }
     }
 
-    mutating func flush() {
+    package mutating func flush() {
         guard let origin = command.origin else { return }
         let records = OriginRecord.read(spool)
         let pause = records.first { $0.origin == origin }.map(\.pausedUntil).flatMap { $0 > now ? $0 : nil }

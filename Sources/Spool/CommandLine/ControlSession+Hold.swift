@@ -1,13 +1,24 @@
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
+import SpoolTransport
+
 /// `spool-ctl hold` and `release`: Postfix's `postsuper -h` and `-H`. A held operation stays in `new/` under
 /// its name with `s=held` added, so `ls` shows it and it keeps its place in its key: what follows it in the
 /// key waits with it, and `release` lets them go in their order.
 extension ControlSession {
-    mutating func hold() { holdOrRelease(holding: true) }
+    package mutating func hold() { holdOrRelease(holding: true) }
 
-    mutating func release() { holdOrRelease(holding: false) }
+    package mutating func release() { holdOrRelease(holding: false) }
 
     /// The operations that `ID…`, `--origin` or `--key` select, held or released one by one.
-    mutating func holdOrRelease(holding: Bool) {
+    package mutating func holdOrRelease(holding: Bool) {
         var changed = 0
         func act(_ item: QueueItem, _ session: inout ControlSession) {
             do {

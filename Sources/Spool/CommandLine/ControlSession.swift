@@ -1,21 +1,31 @@
 import Glibc
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
+import SpoolTransport
 
 /// One run of `spool-ctl` on an open spool: each subcommand, and the exit status they add up to.
-struct ControlSession {
-    let command: ControlCommand
-    let spool: Spool
-    let now: Int64
+package struct ControlSession {
+    package let command: ControlCommand
+    package let spool: Spool
+    package let now: Int64
     /// 0, or the status of the first error reported.
-    var status: Int32 = 0
+    package var status: Int32 = 0
 
-    var program: String { ControlCommand.program }
+    package var program: String { ControlCommand.program }
 
-    mutating func report(_ error: ControlError) {
+    package mutating func report(_ error: ControlError) {
         Program.printError("\(program): error: \(error)\n")
         if status == 0 { status = error.exitCode }
     }
 
-    mutating func find(_ argument: String) -> QueueItem? {
+    package mutating func find(_ argument: String) -> QueueItem? {
         do {
             guard let item = try spool.locate(argument) else {
                 report(.notFound(argument))
@@ -30,19 +40,19 @@ struct ControlSession {
 
     /// Every operation in `folders` of `spool`, oldest first, one at a time (bounded memory); `body` returns
     /// false to stop. A spool that cannot be listed ends the program (74).
-    static func forEachItem(_ spool: Spool, _ folders: [Spool.Folder], _ body: (QueueItem) -> Bool) {
+    package static func forEachItem(_ spool: Spool, _ folders: [Spool.Folder], _ body: (QueueItem) -> Bool) {
         do { try spool.forEachItem(folders, body) } catch {
             Program.fail(ControlCommand.program, "cannot list \(spool.path): \(error)", code: ExitCode.ioError)
         }
     }
 
     /// Rows as aligned columns, the last one unpadded.
-    static func table(_ rows: [[String]]) -> String {
+    package static func table(_ rows: [[String]]) -> String {
         table(rows, widths: widths(rows))
     }
 
     /// The widest cell of each column.
-    static func widths(_ rows: [[String]]) -> [Int] {
+    package static func widths(_ rows: [[String]]) -> [Int] {
         guard let first = rows.first else { return [] }
         var widths = [Int](repeating: 0, count: first.count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
@@ -50,7 +60,7 @@ struct ControlSession {
     }
 
     /// Rows padded to `widths` (a longer cell keeps two spaces after it), the last column unpadded.
-    static func table(_ rows: [[String]], widths: [Int]) -> String {
+    package static func table(_ rows: [[String]], widths: [Int]) -> String {
         guard !rows.isEmpty else { return "" }
         return rows.map { row in
             row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell + String(repeating: " ", count: max(widths[i] - cell.count, 0) + 2) }.joined()
@@ -58,10 +68,10 @@ struct ControlSession {
     }
 
     /// How many rows set the columns' widths before the listing streams: the rest keep them.
-    static let widthRows = 256
+    package static let widthRows = 256
 
     /// Prints as it reads: the first lines after one listing of the spool, whatever its size.
-    func list() {
+    package func list() {
         let which = command.positionals.first ?? "all"
         let folders: [Spool.Folder] = which == "all" ? [.new, .cur, .failed, .conflict] : [Spool.Folder(rawValue: which)!]
         if command.flags.contains("--json") {
@@ -91,21 +101,21 @@ struct ControlSession {
     }
 
     /// Whether `list`'s filters keep `item`: `--origin` and `--older-than`.
-    func selected(_ item: QueueItem) -> Bool {
+    package func selected(_ item: QueueItem) -> Bool {
         if let origin = command.origin, item.operation?.origin != origin { return false }
         if let olderThan = command.olderThan, item.age(now: now) < olderThan { return false }
         return true
     }
 
     /// One line of `list`.
-    func row(_ item: QueueItem) -> [String] {
+    package func row(_ item: QueueItem) -> [String] {
         let key = item.operation.map { $0.key == $0.url ? "-" : $0.key } ?? "-"
         return [item.id, item.stateWord(now: now), String(item.attempts), item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
                 item.operation?.method ?? "?", item.operation.map { $0.handler == nil ? $0.url : $0.summary } ?? "?", key, humanDuration(item.age(now: now)),
                 item.reasonLine ?? item.lastError ?? "-"]
     }
 
-    mutating func show() {
+    package mutating func show() {
         guard var item = find(command.positionals[0]) else { return }
         // A waiting or claimed operation tried before: what its last deferral said in full.
         if item.folder == .new || item.folder == .cur, item.attempts > 0 { item.reason = spool.deferral(of: item.id) }
@@ -132,7 +142,7 @@ struct ControlSession {
         Program.printOut(out)
     }
 
-    func stats() {
+    package func stats() {
         do {
             let stats = try SpoolStats(spool: spool, now: now)
             if command.flags.contains("--json") { Program.printOut(stats.json.text + "\n") }
@@ -143,7 +153,7 @@ struct ControlSession {
         }
     }
 
-    mutating func retry() {
+    package mutating func retry() {
         let flags = command.flags, bulk = bulkFolders
         var acted = false
         if !bulk.isEmpty {
@@ -169,12 +179,12 @@ struct ControlSession {
 
     /// The folders `--all-failed` and `--all-conflict` name: acted on as the listing reads each operation,
     /// in bounded memory over any number of them.
-    var bulkFolders: [Spool.Folder] {
+    package var bulkFolders: [Spool.Folder] {
         [("--all-failed", Spool.Folder.failed), ("--all-conflict", .conflict)].filter { command.flags.contains($0.0) }.map(\.1)
     }
 
     /// `retry` of one operation.
-    mutating func retry(_ item: QueueItem) {
+    package mutating func retry(_ item: QueueItem) {
         do {
             if item.folder == .new && command.flags.contains("--now") {
                 if try spool.sendNow(item) != nil { Program.printOut("\(item.id): due now\n") }

@@ -1,3 +1,14 @@
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
+import SpoolTransport
+
 /// Why `spool-enqueue` queued nothing. Each description names the input or path.
 public enum EnqueueFailure: Error, CustomStringConvertible {
     case unreadableInput(path: String, Errno)

@@ -1,4 +1,14 @@
 import Glibc
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
+import SpoolTransport
 
 /// The command line of `spool-enqueue`: the operation to build (or the document to read) and the limits.
 public struct EnqueueCommand: ParsedCommand, Sendable {
@@ -103,13 +113,13 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
         }
     }
 
-    mutating func setLimit(_ option: String, _ text: String, named name: String? = nil) throws(UsageError) {
+    package mutating func setLimit(_ option: String, _ text: String, named name: String? = nil) throws(UsageError) {
         guard let n = Int(text), n >= 0 else { throw .invalidValue(option: name ?? option, value: text, expected: "a number, 0 or more") }
         if option == "--max-queue" { limits.maxCount = n } else { limits.minFreeBytes = n }
     }
 
     /// The checks that need the whole command line.
-    func validate() throws(UsageError) {
+    package func validate() throws(UsageError) {
         if jsonInput != nil {
             if let first = positionals.first { throw .unexpectedArgument(first) }
             if body != nil { throw .conflicting("--json", "--body") }
@@ -129,7 +139,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     }
 
     /// The option that sets a document field.
-    static func optionName(_ field: String) -> String {
+    package static func optionName(_ field: String) -> String {
         switch field {
         case "expires_at": "expires"
         case "body_base64": "body-file"

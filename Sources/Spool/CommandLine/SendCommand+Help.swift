@@ -1,3 +1,14 @@
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
+import SpoolTransport
+
 extension SendCommand {
     /// The text of `spool-send --help`.
     public static let help = """

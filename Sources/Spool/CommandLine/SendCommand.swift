@@ -1,4 +1,14 @@
 import Glibc
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
+import SpoolTransport
 
 /// The command line of `spool-send`, shared by its two halves: the light front that decides whether
 /// anything is due, and `spool-send-http`, which sends.
@@ -104,9 +114,9 @@ public struct SendCommand: ParsedCommand, Sendable {
     }
 
     /// The options of the HTTP engine, named as curl names them.
-    static let transportOptions: Set<String> = ["--cacert", "--proxy", "--noproxy", "--http1.1"]
+    package static let transportOptions: Set<String> = ["--cacert", "--proxy", "--noproxy", "--http1.1"]
 
-    mutating func parseTransportOption(_ name: String, _ arguments: inout Arguments) throws(UsageError) {
+    package mutating func parseTransportOption(_ name: String, _ arguments: inout Arguments) throws(UsageError) {
         switch name {
         case "--cacert":
             let file = try arguments.value(for: name)
@@ -122,7 +132,7 @@ public struct SendCommand: ParsedCommand, Sendable {
 
     /// What follows from the options once all are read: defaults from the environment, and the checks
     /// between options.
-    mutating func settle() throws(UsageError) {
+    package mutating func settle() throws(UsageError) {
         if options.allowedOrigins == nil, let list = Program.environment("SPOOL_ALLOW_ORIGINS") {
             options.allowedOrigins = try SendCommand.origins(list)
         }
@@ -181,7 +191,7 @@ public struct SendCommand: ParsedCommand, Sendable {
     }
 
     /// The origins of `SPOOL_ALLOW_ORIGINS`: separated by spaces, commas or newlines.
-    static func origins(_ list: String) throws(UsageError) -> Set<String> {
+    package static func origins(_ list: String) throws(UsageError) -> Set<String> {
         var origins = Set<String>()
         for text in list.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" }) {
             guard let origin = try? Operation.origin(of: String(text)) else {

@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// Why spool.conf(5) cannot be used. spool-send refuses to start on any of them (EX_CONFIG, 78) rather
 /// than guess; each names the file and, where there is one, the line and the key.

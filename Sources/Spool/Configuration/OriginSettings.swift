@@ -1,3 +1,8 @@
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// What spool.conf(5) says about one origin (or, for `[default]`, about every origin): each setting nil
 /// where the file says nothing.
 public struct OriginSettings: Sendable, Equatable {

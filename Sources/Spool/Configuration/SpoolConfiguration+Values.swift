@@ -1,7 +1,12 @@
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// The values of spool.conf(5)'s keys, each checked as it is read.
 extension SpoolConfiguration {
     /// Sets `key` from `value` in `settings`, or says what was expected.
-    static func set(_ key: String, _ value: String, in settings: inout OriginSettings, path: String, line: Int) throws(ConfigurationError) {
+    package static func set(_ key: String, _ value: String, in settings: inout OriginSettings, path: String, line: Int) throws(ConfigurationError) {
         func bad(_ expected: String) -> ConfigurationError {
             .badValue(path: path, line: line, key: key, value: value, expected: expected)
         }
@@ -40,7 +45,7 @@ extension SpoolConfiguration {
     }
 
     /// `handler-dir`: an absolute path, and a setting of the whole spool-send, not of one origin.
-    static func handlerDirectory(_ value: String, section: String, path: String, line: Int) throws(ConfigurationError) -> String {
+    package static func handlerDirectory(_ value: String, section: String, path: String, line: Int) throws(ConfigurationError) -> String {
         guard section == "default" else {
             throw .badValue(path: path, line: line, key: "handler-dir", value: value, expected: "the key in [default] only: handlers have no origin")
         }
@@ -51,7 +56,7 @@ extension SpoolConfiguration {
     }
 
     /// Requests per second from curl's `N/U` (U one of s, m, h, d), or nil.
-    static func rate(_ text: String) -> Double? {
+    package static func rate(_ text: String) -> Double? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let count = Int(parts[0]), count > 0, count <= 1_000_000 else { return nil }
         let seconds: Double

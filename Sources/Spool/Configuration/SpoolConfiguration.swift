@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// spool.conf(5): the administrator's settings per origin, in sections (`[default]`,
 /// `[https://api.example.com]`) of `key = value` lines, read strictly: an unknown key or a bad value is an
@@ -85,7 +89,7 @@ public struct SpoolConfiguration: Sendable, Equatable {
     }
 
     /// A line without its comment (`#` at its start or after white space) and surrounding white space.
-    static func withoutComment(_ raw: Substring) -> String {
+    package static func withoutComment(_ raw: Substring) -> String {
         var text = raw.hasSuffix("\r") ? raw.dropLast() : raw
         var previous: Character = " "
         for index in text.indices {
@@ -99,7 +103,7 @@ public struct SpoolConfiguration: Sendable, Equatable {
     }
 
     /// `default`, or an origin written as `scheme://host[:port]` with nothing after it.
-    static func sectionName(_ name: String, path: String, line: Int) throws(ConfigurationError) -> String {
+    package static func sectionName(_ name: String, path: String, line: Int) throws(ConfigurationError) -> String {
         if name == "default" { return name }
         let origin: String
         do { origin = try Operation.origin(of: name) } catch {

@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// A TLS file an administrator named (`--cacert`, `cacert` in spool.conf(5), `cacert`, `cert` or `key` in an
 /// auth profile) that cannot serve. Found before anything is sent, so that spool-send exits 78 naming the
@@ -28,7 +32,7 @@ public struct UnusableTLSFile: Error, Equatable, CustomStringConvertible {
 /// (`/etc/ssl/certs/ca-certificates.crt` is one).
 public enum TLSFileCheck {
     /// The most of a file that is read to find its PEM block: a CA bundle of every public CA is ~220 KiB.
-    static let readLimit = 16 << 20
+    package static let readLimit = 16 << 20
 
     /// Why `path` cannot serve as `role`, or nil when it can.
     public static func check(_ path: String, _ role: UnusableTLSFile.Role, namedBy: String) -> UnusableTLSFile? {

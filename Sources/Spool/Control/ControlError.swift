@@ -1,3 +1,12 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSystem
+import SpoolTransport
+
 /// Why a `spool-ctl` action on one operation could not be done. Each description names the operation.
 public enum ControlError: Error, CustomStringConvertible {
     case notFound(String)

@@ -1,6 +1,10 @@
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// Standard base64 (RFC 4648, with padding) for `body_base64`.
 public enum Base64 {
-    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    package static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Decodes standard base64; whitespace is not allowed. Returns nil when the text is not base64.
     public static func decode(_ text: String) -> [UInt8]? {

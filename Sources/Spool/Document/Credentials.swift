@@ -1,4 +1,7 @@
 import Glibc
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// Credential profiles: `AUTH_DIR/NAME` holds `Header-Name: value` lines added to requests at send time,
 /// and `cacert = FILE`, `cert = FILE`, `key = FILE` lines naming TLS files (curl's option names), so that no
@@ -78,7 +81,7 @@ public struct Credentials: Sendable {
 
     /// A `name = value` line, told from a header line by its `=` before any `:` (`=` is not a token
     /// character, so no header name holds one).
-    static func setting(_ text: Substring, path: String, line: Int) throws(CredentialError) -> (name: String, value: String)? {
+    package static func setting(_ text: Substring, path: String, line: Int) throws(CredentialError) -> (name: String, value: String)? {
         guard let equals = text.firstIndex(of: "="), !text[..<equals].contains(":") else { return nil }
         let name = text[..<equals].trimmingWhitespace(), value = text[text.index(after: equals)...].trimmingWhitespace()
         guard ["cacert", "cert", "key"].contains(name) else { throw .unknownSetting(path: path, line: line, name: name) }
@@ -87,7 +90,7 @@ public struct Credentials: Sendable {
     }
 
     /// Records one TLS file; the private key must be a regular file only its owner can read, checked now.
-    func apply(_ setting: (name: String, value: String), to tls: inout TLSFiles, path: String, line: Int) throws(CredentialError) {
+    package func apply(_ setting: (name: String, value: String), to tls: inout TLSFiles, path: String, line: Int) throws(CredentialError) {
         switch setting.name {
         case "cacert": tls.caFile = setting.value
         case "cert": tls.certificateFile = setting.value

@@ -1,3 +1,7 @@
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// Idempotency keys (draft-ietf-httpapi-idempotency-key-header): the same key on every attempt of one write.
 public enum IdempotencyKey {
     /// A new random key in UUID form, from the system's random source.

@@ -1,3 +1,7 @@
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// A JSON value that keeps object member order and numbers' exact text, so producers' fields survive a round trip.
 public enum JSON: Equatable, Sendable {
     case null
@@ -72,7 +76,7 @@ public enum JSON: Equatable, Sendable {
         }
     }
 
-    static func writeString(_ s: String, to out: inout String) {
+    package static func writeString(_ s: String, to out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {

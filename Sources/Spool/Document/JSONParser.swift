@@ -1,3 +1,7 @@
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// Why a JSON text could not be read, with the byte offset where it went wrong.
 public enum JSONError: Error, Equatable, CustomStringConvertible {
     case invalidUTF8(offset: Int)
@@ -23,18 +27,18 @@ public enum JSONError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-struct JSONParser {
-    let bytes: [UInt8]
-    let maxDepth: Int
-    var index = 0
-    var depth = 0
+package struct JSONParser {
+    package let bytes: [UInt8]
+    package let maxDepth: Int
+    package var index = 0
+    package var depth = 0
 
-    init(bytes: [UInt8], maxDepth: Int) {
+    package init(bytes: [UInt8], maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
 
-    mutating func parseDocument() throws(JSONError) -> JSON {
+    package mutating func parseDocument() throws(JSONError) -> JSON {
         if String(validating: bytes, as: UTF8.self) == nil {
             throw .invalidUTF8(offset: firstInvalidUTF8Offset())
         }
@@ -45,7 +49,7 @@ struct JSONParser {
         return value
     }
 
-    func firstInvalidUTF8Offset() -> Int {
+    package func firstInvalidUTF8Offset() -> Int {
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = bytes.makeIterator()
         var offset = 0
@@ -58,11 +62,11 @@ struct JSONParser {
         }
     }
 
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
     }
 
-    mutating func parseValue() throws(JSONError) -> JSON {
+    package mutating func parseValue() throws(JSONError) -> JSON {
         skipWhitespace()
         guard index < bytes.count else { throw .unexpectedEnd }
         switch bytes[index] {
@@ -77,7 +81,7 @@ struct JSONParser {
         }
     }
 
-    mutating func expect(_ word: String) throws(JSONError) {
+    package mutating func expect(_ word: String) throws(JSONError) {
         for byte in word.utf8 {
             guard index < bytes.count else { throw .unexpectedEnd }
             guard bytes[index] == byte else { throw .unexpectedCharacter(offset: index) }
@@ -85,12 +89,12 @@ struct JSONParser {
         }
     }
 
-    mutating func enter() throws(JSONError) {
+    package mutating func enter() throws(JSONError) {
         depth += 1
         if depth > maxDepth { throw .tooDeep(limit: maxDepth) }
     }
 
-    mutating func parseObject() throws(JSONError) -> JSON {
+    package mutating func parseObject() throws(JSONError) -> JSON {
         try enter()
         index += 1
         var members: [(key: String, value: JSON)] = []
@@ -118,7 +122,7 @@ struct JSONParser {
 
     /// After a member or an item: true at `close`, which ends the container (consumed, depth left);
     /// false after a comma, before the next one.
-    mutating func closes(_ close: UInt8) throws(JSONError) -> Bool {
+    package mutating func closes(_ close: UInt8) throws(JSONError) -> Bool {
         skipWhitespace()
         guard index < bytes.count else { throw .unexpectedEnd }
         switch bytes[index] {
@@ -133,7 +137,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseArray() throws(JSONError) -> JSON {
+    package mutating func parseArray() throws(JSONError) -> JSON {
         try enter()
         index += 1
         var items: [JSON] = []
@@ -149,7 +153,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseNumber() throws(JSONError) -> JSON {
+    package mutating func parseNumber() throws(JSONError) -> JSON {
         let start = index
         func digits(_ p: inout JSONParser) -> Int {
             let s = p.index
@@ -172,7 +176,7 @@ struct JSONParser {
         return .number(String(decoding: bytes[start..<index], as: UTF8.self))
     }
 
-    mutating func parseHex4() throws(JSONError) -> UInt32 {
+    package mutating func parseHex4() throws(JSONError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw .unexpectedEnd }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -190,7 +194,7 @@ struct JSONParser {
         return value
     }
 
-    mutating func parseString() throws(JSONError) -> String {
+    package mutating func parseString() throws(JSONError) -> String {
         index += 1
         var scalars = String.UnicodeScalarView()
         var runStart = index

@@ -1,3 +1,7 @@
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// One queued HTTP write, or a job for an admin's handler, read from its JSON document and checked field by field.
 ///
 /// The document itself is never rewritten by the worker: retry state lives in the file name,
@@ -50,13 +54,13 @@ public struct Operation: Sendable {
     }
 
     /// A word as a POSIX shell would need it quoted to read it back: shown, never run.
-    static func shellQuoted(_ word: String) -> String {
+    package static func shellQuoted(_ word: String) -> String {
         let plain = !word.isEmpty && word.utf8.allSatisfy { HTTPSyntax.isAlphanumeric($0) || "-_./=:@%+,".utf8.contains($0) }
         return plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     /// Headers that the transport owns or that would let a document break the request framing.
-    static let forbiddenHeaders: [String: String] = [
+    package static let forbiddenHeaders: [String: String] = [
         "host": "the host comes from \"url\"",
         "content-length": "the length comes from the body",
         "transfer-encoding": "the transport frames the body",
@@ -168,13 +172,13 @@ public struct Operation: Sendable {
 }
 
 /// Character classes from RFC 9110.
-enum HTTPSyntax {
-    static func isAlphanumeric(_ c: UInt8) -> Bool {
+package enum HTTPSyntax {
+    package static func isAlphanumeric(_ c: UInt8) -> Bool {
         (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
     }
 
     /// `tchar`: the characters of a method or header-name token.
-    static func isTokenCharacter(_ c: UInt8) -> Bool {
+    package static func isTokenCharacter(_ c: UInt8) -> Bool {
         isAlphanumeric(c) || "!#$%&'*+-.^_`|~".utf8.contains(c)
     }
 }

@@ -1,3 +1,7 @@
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// Why a document is not a valid operation. Each description names the field and says what is expected.
 public enum OperationError: Error, Equatable, CustomStringConvertible {
     case notJSON(JSONError)
@@ -43,7 +47,7 @@ public enum OperationError: Error, Equatable, CustomStringConvertible {
     }
 
     /// A value shown in a message, quoted and cut short, with control characters escaped.
-    func quoted(_ value: String) -> String {
+    package func quoted(_ value: String) -> String {
         var shown = value.count > 80 ? String(value.prefix(80)) + "…" : value
         shown = JSON.string(shown).text
         return shown

@@ -1,20 +1,24 @@
-/// The readers of an operation document's fields, one per field, each throwing the error that names it.
-struct OperationFields {
-    let document: JSON
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
-    func string(_ field: String) throws(OperationError) -> String? {
+/// The readers of an operation document's fields, one per field, each throwing the error that names it.
+package struct OperationFields {
+    package let document: JSON
+
+    package func string(_ field: String) throws(OperationError) -> String? {
         guard let value = document[field] else { return nil }
         guard case let .string(s) = value else { throw .wrongType(field: field, expected: "a string", found: value.typeName) }
         return s
     }
 
-    func date(_ field: String) throws(OperationError) -> Int64? {
+    package func date(_ field: String) throws(OperationError) -> Int64? {
         guard let text = try string(field) else { return nil }
         guard let seconds = Timestamp.parseRFC3339(text) else { throw .invalidDate(field: field, value: text) }
         return seconds
     }
 
-    func method() throws(OperationError) -> String {
+    package func method() throws(OperationError) -> String {
         guard let method = try string("method") else { throw .missingField("method") }
         guard !method.isEmpty, method.utf8.count <= 32, method.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else {
             throw .invalidMethod(method)
@@ -30,13 +34,13 @@ struct OperationFields {
 
     /// `allow_get`: the producer says that a GET, HEAD or OPTIONS is wanted for its effect (a heartbeat URL),
     /// since nobody reads the answer of a queued request.
-    func allowGet() throws(OperationError) -> Bool {
+    package func allowGet() throws(OperationError) -> Bool {
         guard let value = document["allow_get"] else { return false }
         guard case let .bool(flag) = value else { throw .wrongType(field: "allow_get", expected: "true or false", found: value.typeName) }
         return flag
     }
 
-    func headers() throws(OperationError) -> [(name: String, value: String)] {
+    package func headers() throws(OperationError) -> [(name: String, value: String)] {
         guard let value = document["headers"] else { return [] }
         guard case let .object(pairs) = value else { throw .wrongType(field: "headers", expected: "an object of strings", found: value.typeName) }
         var headers: [(name: String, value: String)] = []
@@ -53,7 +57,7 @@ struct OperationFields {
     }
 
     /// The body's bytes, and whether they are JSON (sent as `application/json` unless a header says else).
-    func body() throws(OperationError) -> ([UInt8]?, Bool) {
+    package func body() throws(OperationError) -> ([UInt8]?, Bool) {
         switch (document["body"], document["body_base64"]) {
         case (.some, .some): throw .conflictingFields("body", "body_base64")
         case let (.some(.string(text)), nil): return (Array(text.utf8), false)
@@ -65,7 +69,7 @@ struct OperationFields {
         }
     }
 
-    func idempotencyKey() throws(OperationError) -> String? {
+    package func idempotencyKey() throws(OperationError) -> String? {
         guard let key = try string("idempotency_key") else { return nil }
         guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw .invalidName(field: "idempotency_key", value: key, why: "must be 1 to 255 visible ASCII characters")
@@ -73,7 +77,7 @@ struct OperationFields {
         return key
     }
 
-    func ifMatch() throws(OperationError) -> String? {
+    package func ifMatch() throws(OperationError) -> String? {
         guard let tag = try string("if_match") else { return nil }
         if tag.isEmpty || tag.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             throw .invalidName(field: "if_match", value: tag, why: "must be a non-empty entity tag without control characters")
@@ -81,13 +85,13 @@ struct OperationFields {
         return tag
     }
 
-    func key() throws(OperationError) -> String? {
+    package func key() throws(OperationError) -> String? {
         guard let key = try string("key") else { return nil }
         guard !key.isEmpty else { throw .invalidName(field: "key", value: key, why: "must not be empty") }
         return key
     }
 
-    func dependsOn() throws(OperationError) -> [String] {
+    package func dependsOn() throws(OperationError) -> [String] {
         guard let value = document["depends_on"] else { return [] }
         guard case let .array(items) = value else { throw .wrongType(field: "depends_on", expected: "an array of operation ids", found: value.typeName) }
         var ids: [String] = []
@@ -101,13 +105,13 @@ struct OperationFields {
         return ids
     }
 
-    func coalesce() throws(OperationError) -> Bool {
+    package func coalesce() throws(OperationError) -> Bool {
         guard let value = document["coalesce"] else { return false }
         guard case let .bool(flag) = value else { throw .wrongType(field: "coalesce", expected: "true or false", found: value.typeName) }
         return flag
     }
 
-    func maxAttempts() throws(OperationError) -> Int? {
+    package func maxAttempts() throws(OperationError) -> Int? {
         guard let value = document["max_attempts"] else { return nil }
         guard case let .number(text) = value else { throw .wrongType(field: "max_attempts", expected: "an integer", found: value.typeName) }
         guard let n = Int(text), Operation.maxAttemptsRange.contains(n) else {
@@ -116,7 +120,7 @@ struct OperationFields {
         return n
     }
 
-    func priority() throws(OperationError) -> Int {
+    package func priority() throws(OperationError) -> Int {
         guard let value = document["priority"] else { return 0 }
         guard case let .number(text) = value else { throw .wrongType(field: "priority", expected: "an integer", found: value.typeName) }
         guard let n = Int(text), Operation.priorityRange.contains(n) else {
@@ -125,18 +129,18 @@ struct OperationFields {
         return n
     }
 
-    func auth() throws(OperationError) -> String? {
+    package func auth() throws(OperationError) -> String? {
         try fileName("auth", what: "a profile name")
     }
 
     /// The handler's name, which can only name a file directly inside the handler directory.
-    func handler() throws(OperationError) -> String? {
+    package func handler() throws(OperationError) -> String? {
         try fileName("handler", what: "a handler name")
     }
 
     /// A name looked up in an admin's directory (auth profiles, handlers): letters, digits, `.`, `-` and `_`,
     /// not starting with `.`, at most 64 bytes, so it can only name a file directly inside that directory.
-    func fileName(_ field: String, what: String) throws(OperationError) -> String? {
+    package func fileName(_ field: String, what: String) throws(OperationError) -> String? {
         guard let name = try string(field) else { return nil }
         guard !name.isEmpty, name.utf8.count <= 64, name.first != ".",
               name.utf8.allSatisfy({ HTTPSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
@@ -147,17 +151,17 @@ struct OperationFields {
     }
 
     /// Fields that only an HTTP request has.
-    func refuseHTTPFields(handler: String) throws(OperationError) {
+    package func refuseHTTPFields(handler: String) throws(OperationError) {
         for field in ["method", "url", "headers", "if_match", "auth"] where document[field] != nil {
             throw .conflictingFields("handler", field)
         }
     }
 
     /// The most arguments a handler job carries, and their bytes in all.
-    static let argumentLimits = (count: 1024, bytes: 128 * 1024)
+    package static let argumentLimits = (count: 1024, bytes: 128 * 1024)
 
     /// The handler's arguments: strings without NUL, which no program could receive.
-    func arguments() throws(OperationError) -> [String] {
+    package func arguments() throws(OperationError) -> [String] {
         guard let value = document["args"] else { return [] }
         let expected = "an array of strings"
         guard case let .array(items) = value else { throw .wrongType(field: "args", expected: expected, found: value.typeName) }

@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// The admin's handler directory (`--handler-dir`): the only programs a job can name. It lives outside the
 /// spool, since whoever writes to `new/` must never choose what runs, and is checked at each use the way
@@ -42,5 +46,5 @@ public struct HandlerDirectory: Sendable, Equatable {
     }
 
     /// Root, or the user spool-send runs as: anyone else could change the program (sudo and sshd's rule).
-    static func isTrusted(_ owner: uid_t) -> Bool { owner == 0 || owner == geteuid() }
+    package static func isTrusted(_ owner: uid_t) -> Bool { owner == 0 || owner == geteuid() }
 }

@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// Why a handler cannot be run. Such a job is never run and never filed: it waits (`e=handler`) until the
 /// operator fixes the handler directory, as with an auth profile.

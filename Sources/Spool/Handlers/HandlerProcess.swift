@@ -1,5 +1,9 @@
 import CSpool
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// One run of a handler: started directly (no shell) in a process group of its own, fed the job's body on
 /// standard input, its output kept up to a bound, and stopped at its deadline: SIGTERM to the group, then
@@ -27,11 +31,11 @@ public struct HandlerProcess: Sendable {
     /// The longest a run lasts past its timeout: the grace, then as long again for SIGKILL to take.
     public static let longestOverrun = 2 * grace
 
-    let program: String
-    let arguments: [String]
-    let environment: [String]
-    let input: [UInt8]
-    let timeout: Double
+    package let program: String
+    package let arguments: [String]
+    package let environment: [String]
+    package let input: [UInt8]
+    package let timeout: Double
 
     /// A run of `program` with `arguments` (argv[0] is the program), `environment` (`NAME=value`) and `input`.
     public init(program: String, arguments: [String], environment: [String], input: [UInt8], timeout: Double) {
@@ -76,7 +80,7 @@ public struct HandlerProcess: Sendable {
     }
 
     /// `count` new pipes, or none: those made before a failure are closed.
-    static func pipes(_ count: Int) throws(Errno) -> [(read: FileDescriptor, write: FileDescriptor)] {
+    package static func pipes(_ count: Int) throws(Errno) -> [(read: FileDescriptor, write: FileDescriptor)] {
         var made: [(read: FileDescriptor, write: FileDescriptor)] = []
         do {
             for _ in 0..<count { made.append(try FileDescriptor.pipe()) }
@@ -87,7 +91,7 @@ public struct HandlerProcess: Sendable {
         return made
     }
 
-    func spawn(_ input: FileDescriptor, _ output: FileDescriptor, _ errors: FileDescriptor) throws(Errno) -> Int32 {
+    package func spawn(_ input: FileDescriptor, _ output: FileDescriptor, _ errors: FileDescriptor) throws(Errno) -> Int32 {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -100,7 +104,7 @@ public struct HandlerProcess: Sendable {
     /// Pumps the streams until the handler ends, stopping it at the deadline. Returns whether it ended (and
     /// can be reaped) and whether it had to be stopped. The handler is left unreaped, so that its process
     /// group cannot be reused while signals are sent to it.
-    func supervise(_ pid: Int32, _ streams: inout HandlerStreams) -> (ended: Bool, timedOut: Bool) {
+    package func supervise(_ pid: Int32, _ streams: inout HandlerStreams) -> (ended: Bool, timedOut: Bool) {
         let deadline = Timestamp.monotonicSeconds() + timeout
         var killAt: Double?, giveUpAt = Double.infinity
         var state = cspool_child_ended(pid)

@@ -1,20 +1,24 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// A running handler's standard input, output and error, seen from spool-send: the body written as the
 /// handler takes it, output read as it comes, so that neither side waits on a full pipe.
-struct HandlerStreams {
-    var input: FileDescriptor?
-    var output: FileDescriptor?
-    var errors: FileDescriptor?
+package struct HandlerStreams {
+    package var input: FileDescriptor?
+    package var output: FileDescriptor?
+    package var errors: FileDescriptor?
     /// The handler's pidfd: readable once it has ended.
-    var exit: FileDescriptor?
-    var written = 0
-    var outputTail = OutputTail()
-    var errorTail = OutputTail()
-    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    package var exit: FileDescriptor?
+    package var written = 0
+    package var outputTail = OutputTail()
+    package var errorTail = OutputTail()
+    package var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Our ends of the handler's streams, already non-blocking.
-    init(input: FileDescriptor?, output: FileDescriptor, errors: FileDescriptor, exit: FileDescriptor?) {
+    package init(input: FileDescriptor?, output: FileDescriptor, errors: FileDescriptor, exit: FileDescriptor?) {
         self.input = input
         self.output = output
         self.errors = errors
@@ -22,10 +26,10 @@ struct HandlerStreams {
     }
 
     /// Whether the handler may still read or write any of them.
-    var isOpen: Bool { input != nil || output != nil || errors != nil }
+    package var isOpen: Bool { input != nil || output != nil || errors != nil }
 
     /// Waits up to `milliseconds` for any stream to be ready, and moves what it can.
-    mutating func pump(milliseconds: Int32, input body: [UInt8]) {
+    package mutating func pump(milliseconds: Int32, input body: [UInt8]) {
         var fds: [pollfd] = []
         if let input { fds.append(pollfd(fd: input.rawValue, events: Int16(POLLOUT), revents: 0)) }
         if let output { fds.append(pollfd(fd: output.rawValue, events: Int16(POLLIN), revents: 0)) }
@@ -39,7 +43,7 @@ struct HandlerStreams {
     }
 
     /// Writes more of the body; closes standard input when it is all written or the handler closed its end.
-    mutating func feed(_ body: [UInt8]) {
+    package mutating func feed(_ body: [UInt8]) {
         guard let fd = input else { return }
         do { written += try fd.writeAvailable(body, from: written) } catch {
             // EPIPE: the handler does not want (the rest of) its input; its exit status says how that went.
@@ -52,7 +56,7 @@ struct HandlerStreams {
     }
 
     /// Reads what output or errors hold; closes the stream at its end.
-    mutating func read(from raw: Int32) {
+    package mutating func read(from raw: Int32) {
         let isOutput = raw == output?.rawValue
         guard let fd = isOutput ? output : errors else { return }
         let count: Int?
@@ -69,7 +73,7 @@ struct HandlerStreams {
     }
 
     /// After the handler ended: what its streams still hold, without waiting for a child that kept them open.
-    mutating func drain() {
+    package mutating func drain() {
         for _ in 0..<64 {
             let before = outputTail.total + errorTail.total
             for fd in [output, errors].compactMap({ $0 }) { read(from: fd.rawValue) }
@@ -77,7 +81,7 @@ struct HandlerStreams {
         }
     }
 
-    mutating func closeAll() {
+    package mutating func closeAll() {
         for fd in [input, output, errors, exit].compactMap({ $0 }) { fd.close() }
         exit = nil
         input = nil

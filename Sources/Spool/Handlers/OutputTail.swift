@@ -1,3 +1,8 @@
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// The last bytes a handler wrote to one stream, and how many it wrote in all: bounded whatever it prints.
 public struct OutputTail: Sendable, Equatable {
     /// Bytes kept: the end of the stream.
@@ -12,7 +17,7 @@ public struct OutputTail: Sendable, Equatable {
     public init() {}
 
     /// Adds what was read, dropping the oldest bytes past the limit.
-    mutating func append(_ chunk: ArraySlice<UInt8>) {
+    package mutating func append(_ chunk: ArraySlice<UInt8>) {
         total += chunk.count
         bytes.append(contentsOf: chunk)
         // Trimmed in steps, so that a chatty handler costs a copy per 64 KiB, not per read.

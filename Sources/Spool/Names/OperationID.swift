@@ -1,3 +1,5 @@
+import SpoolSystem
+
 /// Rules for operation ids: the stable part of a queue file's name, before any `:` retry state.
 public enum OperationID {
     /// Longest id accepted: a 255-byte file name must hold the id, the retry state (up to about 95 bytes)
@@ -124,7 +126,7 @@ public struct RetryState: Equatable, Sendable {
     }
 
     /// A non-negative decimal of at most 18 digits, no sign: the grammar of every number in a name.
-    static func decimal(_ digits: some Collection<UInt8>) -> Int64? {
+    package static func decimal(_ digits: some Collection<UInt8>) -> Int64? {
         guard !digits.isEmpty, digits.count <= 18 else { return nil }
         var n: Int64 = 0
         for d in digits {
@@ -136,7 +138,7 @@ public struct RetryState: Equatable, Sendable {
     }
 
     /// A priority: an optional `-` and one or two digits, from -10 to 10, never 0 (which is not written).
-    static func priority(_ digits: some Collection<UInt8>) -> Int? {
+    package static func priority(_ digits: some Collection<UInt8>) -> Int? {
         let negative = digits.first == UInt8(ascii: "-")
         let magnitude = negative ? digits.dropFirst() : digits[...]
         guard magnitude.count <= 2, let n = decimal(magnitude), n != 0, n <= 10, magnitude.first != UInt8(ascii: "0") else { return nil }
@@ -144,7 +146,7 @@ public struct RetryState: Equatable, Sendable {
     }
 
     /// Hex digits, no sign, at most 16 of them.
-    static func hex(_ digits: some Collection<UInt8>) -> UInt64? {
+    package static func hex(_ digits: some Collection<UInt8>) -> UInt64? {
         guard !digits.isEmpty, digits.count <= 16 else { return nil }
         var n: UInt64 = 0
         for b in digits {

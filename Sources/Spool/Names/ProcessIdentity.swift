@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import SpoolSystem
 
 /// What names a worker process in its claims: host, pid and the kernel's start time for that pid,
 /// so that a reused pid is not mistaken for the original owner.
@@ -35,10 +36,9 @@ public struct ProcessIdentity: Equatable, Sendable {
 
     /// The start time of `pid` in clock ticks since boot, or nil when no such process exists.
     public static func startTicks(of pid: Int32) -> UInt64? {
-        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        guard let (bytes, _) = try? FileDescriptor(rawValue: fd).readAll(limit: 4096) else { return nil }
+        guard let fd = try? FileDescriptor.currentDirectory.open(FileName("/proc/\(pid)/stat"), O_RDONLY) else { return nil }
+        defer { fd.close() }
+        guard let (bytes, _) = try? fd.readAll(limit: 4096) else { return nil }
         // The command name in field 2 may hold spaces and parentheses; fields after the last ')' are plain.
         guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
@@ -84,10 +84,10 @@ public struct Claim: Equatable, Sendable {
 
 extension Claim {
     /// The last suffix made: a worker claims many operations in the same second.
-    static let lastSuffix = Mutex<(Claim, [UInt8])?>(nil)
+    package static let lastSuffix = Mutex<(Claim, [UInt8])?>(nil)
 
     /// `@HOST,PID,START,SINCE` as bytes, appended to a waiting name to claim it.
-    var suffix: [UInt8] {
+    package var suffix: [UInt8] {
         Claim.lastSuffix.withLock { last in
             if let (previous, bytes) = last, previous == self { return bytes }
             let bytes = [UInt8(ascii: "@")] + Array(text.utf8)

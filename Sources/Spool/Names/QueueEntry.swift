@@ -1,3 +1,5 @@
+import SpoolSystem
+
 /// An operation waiting in `new/` or held in `cur/`, known from its file name alone.
 ///
 /// A class: queues of thousands are sorted and passed between lanes, and moving one reference is far

@@ -1,3 +1,5 @@
+import SpoolSystem
+
 extension QueueName {
     /// The few facts a planner needs from a queue file name, read straight from its bytes without allocating:
     /// the same grammar as `QueueName(_:)`, for the passes that touch every file of a large queue.

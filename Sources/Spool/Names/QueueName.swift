@@ -1,3 +1,5 @@
+import SpoolSystem
+
 /// A queue file's name taken apart: `ID`, `ID:STATE` in `new/`, `ID:STATE@CLAIM` in `cur/`.
 public struct QueueName: Equatable, Sendable {
     /// The operation id.

@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// One operation as `spool-ctl` shows it: where it is, its retry state, its request and, when filed, why.
 public struct QueueItem: Sendable {
     /// The operation id.
@@ -77,15 +85,5 @@ public struct QueueItem: Sendable {
             members.append(("document", operation?.document ?? .null))
         }
         return .object(members)
-    }
-}
-
-/// A human duration: `42s`, `5m`, `3h`, `2d`.
-public func humanDuration(_ seconds: Int64) -> String {
-    switch seconds {
-    case ..<120: "\(seconds)s"
-    case ..<7200: "\(seconds / 60)m"
-    case ..<172_800: "\(seconds / 3600)h"
-    default: "\(seconds / 86400)d"
     }
 }

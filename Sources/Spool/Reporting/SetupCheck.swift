@@ -1,4 +1,11 @@
 import Glibc
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
 
 /// What `spool-ctl check` finds wrong outside the spool, in what spool-send would read at send time: the TLS
 /// files spool.conf(5) names, each auth profile (its mode, its lines, the files it names) and each program in
@@ -18,7 +25,7 @@ public struct SetupCheck: Sendable {
         if let handlers { checkHandlers(handlers) }
     }
 
-    mutating func checkProfiles(_ credentials: Credentials) {
+    package mutating func checkProfiles(_ credentials: Credentials) {
         let names = credentials.profileNames()
         if names.isEmpty, (try? FileDescriptor.currentDirectory.status(of: FileName(credentials.directory)))?.isDirectory != true {
             findings.append(SpoolCheck.Finding(path: credentials.directory, problem: "the auth directory is not a directory that can be read"))
@@ -37,7 +44,7 @@ public struct SetupCheck: Sendable {
         }
     }
 
-    mutating func checkHandlers(_ handlers: HandlerDirectory) {
+    package mutating func checkHandlers(_ handlers: HandlerDirectory) {
         guard let directory = try? FileDescriptor.currentDirectory.open(FileName(handlers.path), O_RDONLY | O_DIRECTORY) else {
             findings.append(SpoolCheck.Finding(path: handlers.path, problem: "the handler directory is not a directory that can be read"))
             return

@@ -1,6 +1,14 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 extension Spool {
     /// One entry read for display.
-    func item(_ folder: Folder, _ fileName: FileName, maxSize: Int) -> QueueItem? {
+    package func item(_ folder: Folder, _ fileName: FileName, maxSize: Int) -> QueueItem? {
         let status = try? directory(folder).status(of: fileName)
         let name = QueueName(fileName)
         let id = name?.id ?? fileName.escaped

@@ -1,23 +1,30 @@
 import Glibc
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
 
 /// Listing a large spool for display in bounded memory: every operation's place in the order (24 bytes)
 /// from one listing, then the names of one batch at a time from another, never all the documents at once.
 extension Spool {
     /// One entry's place in the order, without its name.
-    struct InventoryKey: Comparable, Hashable {
-        let order: Int64
-        let inode: UInt64
-        let folder: UInt8
+    package struct InventoryKey: Comparable, Hashable {
+        package let order: Int64
+        package let inode: UInt64
+        package let folder: UInt8
 
-        static func < (a: InventoryKey, b: InventoryKey) -> Bool {
+        package static func < (a: InventoryKey, b: InventoryKey) -> Bool {
             (a.order, a.inode, a.folder) < (b.order, b.inode, b.folder)
         }
     }
 
     /// Operations read per later listing pass.
-    static let inventoryBatch = 65_536
+    package static let inventoryBatch = 65_536
     /// Operations kept, names included, during the first pass: the first lines print after one listing.
-    static let inventoryFirstBatch = 4096
+    package static let inventoryFirstBatch = 4096
 
     /// Every operation in `folders`, oldest first (enqueue order), handed to `body` as it is read; `body`
     /// returns false to stop (a reader that went away). Operations moved while listing are skipped, as `ls`
@@ -58,13 +65,13 @@ extension Spool {
     }
 
     /// Whether a raw name in `folder` is a filed operation's reason (`ID.why`), listed with its operation.
-    func isReason(_ folder: Folder, _ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func isReason(_ folder: Folder, _ raw: UnsafeBufferPointer<UInt8>) -> Bool {
         guard folder == .failed || folder == .conflict, raw.count > 4 else { return false }
         return Array(raw[(raw.count - 4)...]) == Array(".why".utf8)
     }
 
     /// An entry's enqueue order as `item` reads it: the name's stamp, a filed one's reason, else its time.
-    func order(_ folder: Folder, _ raw: UnsafeBufferPointer<UInt8>) -> Int64 {
+    package func order(_ folder: Folder, _ raw: UnsafeBufferPointer<UInt8>) -> Int64 {
         if folder == .new || folder == .cur, let stamp = QueueName.orderStamp(raw) { return stamp }
         let fileName = FileName(bytes: Array(raw))
         let name = QueueName(fileName)
@@ -77,15 +84,15 @@ extension Spool {
 
 /// The `capacity` smallest keys seen, with their names: a max-heap, so that each offer costs a comparison
 /// with the largest kept, and the name is made only for a key that goes in.
-struct InventoryHeap {
-    let capacity: Int
+package struct InventoryHeap {
+    package let capacity: Int
     private(set) var entries: [(key: Spool.InventoryKey, name: FileName)] = []
 
-    init(capacity: Int) { self.capacity = capacity }
+    package init(capacity: Int) { self.capacity = capacity }
 
-    var count: Int { entries.count }
+    package var count: Int { entries.count }
 
-    mutating func offer(_ key: Spool.InventoryKey, name: () -> FileName) {
+    package mutating func offer(_ key: Spool.InventoryKey, name: () -> FileName) {
         if entries.count < capacity {
             entries.append((key, name()))
             var child = entries.count - 1
@@ -109,5 +116,5 @@ struct InventoryHeap {
     }
 
     /// The keys kept, smallest first.
-    func sorted() -> [(key: Spool.InventoryKey, name: FileName)] { entries.sorted { $0.key < $1.key } }
+    package func sorted() -> [(key: Spool.InventoryKey, name: FileName)] { entries.sorted { $0.key < $1.key } }
 }

@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// What `spool-ctl check` finds wrong with a spool: layout, modes, stale claims, unreadable files, strays.
 public struct SpoolCheck: Sendable {
     /// One problem, with the path it concerns.
@@ -55,11 +63,11 @@ public struct SpoolCheck: Sendable {
         }
     }
 
-    mutating func add(_ path: String, _ problem: String) {
+    package mutating func add(_ path: String, _ problem: String) {
         findings.append(Finding(path: path, problem: problem))
     }
 
-    mutating func checkOperation(_ spool: Spool, _ folder: Spool.Folder, _ name: FileName, _ entryPath: String, lease: Int64, now: Int64) {
+    package mutating func checkOperation(_ spool: Spool, _ folder: Spool.Folder, _ name: FileName, _ entryPath: String, lease: Int64, now: Int64) {
         guard let queued = QueueName(name) else {
             add(entryPath, "\(OperationID.whyInvalid(name)); the next spool-send run files it in failed/")
             return

@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// Postfix's qshape for a spool: waiting operations by origin (rows) and age (columns), so that an admin sees
 /// at a glance which server is behind and since when.
 ///

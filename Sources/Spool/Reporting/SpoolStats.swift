@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// Counts and ages of a spool, read from file names and sizes only (cheap enough for a cron line).
 public struct SpoolStats: Sendable {
     /// Operations per folder (reasons not counted).
@@ -43,10 +51,10 @@ public struct SpoolStats: Sendable {
     }
 
     /// When the statistics were read.
-    var now: Int64 = 0
+    package var now: Int64 = 0
 
     /// Folders reported, in order.
-    static let reported: [Spool.Folder] = [.new, .cur, .failed, .conflict, .tmp]
+    package static let reported: [Spool.Folder] = [.new, .cur, .failed, .conflict, .tmp]
 
     /// Lines for a person.
     public var text: String {
@@ -130,7 +138,7 @@ public struct SpoolStats: Sendable {
 
 extension String {
     /// The string padded on the right with spaces to `width`.
-    func padding(_ width: Int) -> String {
+    package func padding(_ width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
     }
 }

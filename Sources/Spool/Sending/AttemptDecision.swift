@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// What follows one attempt, decided from its outcome alone: `Worker.attempt` sends, calls `decide`, and
 /// carries out the action. Nothing here touches the spool.
 public enum AttemptDecision {

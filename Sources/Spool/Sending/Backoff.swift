@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// Exponential backoff with jitter: the delay before attempt n+1 after n failed attempts.
 public struct Backoff: Sendable, Equatable {
     /// Delay after the first failure, seconds.

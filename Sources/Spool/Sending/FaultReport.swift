@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// The faults of the spool or the system met by a run: what decides its exit status.
 public struct FaultReport: Sendable {
     /// The first faults met, at most `limit`, for the message.

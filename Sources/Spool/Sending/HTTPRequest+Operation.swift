@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 extension HTTPRequest {
     /// The request for one attempt of `operation`: its method, URL, headers and body, plus `Idempotency-Key`
     /// (the document's, or one derived from the operation so that it is the same on every attempt), `If-Match`,

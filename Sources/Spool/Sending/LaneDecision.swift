@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// What a lane does with its next operation, decided from facts alone, in the manner of swift-nio's state
 /// machines: `Worker.process` gathers the facts (reading the document, looking up dependencies), calls
 /// `decide`, and carries out the action it returns. Nothing here touches the spool.
@@ -16,8 +24,8 @@ public enum LaneDecision {
         case itself
     }
 
-    /// Everything the decision looks at. Dependencies and the next operation's key cost I/O, so they are
-    /// asked for only when the decision gets that far.
+    /// Everything the decision looks at. Dependencies and the next operation's key cost I/O, so they start
+    /// unknown (nil) and the decision asks for them (`Action.look`) only when it gets that far.
     public struct Facts {
         /// The operation's name and retry state.
         public var entry: QueueEntry
@@ -30,17 +38,18 @@ public enum LaneDecision {
         public var allowedOrigins: Set<String>?
         /// The operation's origin failed at the transport level earlier in this run.
         public var originBlocked: Bool
-        /// Its dependencies, up to the first that is not done.
-        public var dependencies: () -> [Dependency]
-        /// The lane's next operation has the same key (a coalescing write may give way to it).
-        public var nextHasSameKey: () -> Bool
+        /// Its dependencies, up to the first that is not done; nil until looked up.
+        public var dependencies: [Dependency]?
+        /// The lane's next operation has the same key (a coalescing write may give way to it); nil until
+        /// looked up, false when there is no next.
+        public var nextHasSameKey: Bool?
         /// Bytes a claim adds to the file name.
         public var claimSuffixLength: Int
 
         /// The facts of one decision.
         public init(entry: QueueEntry, operation: Operation, now: Int64, lifetime: Int64, allowedOrigins: Set<String>? = nil,
-                    originBlocked: Bool = false, dependencies: @escaping () -> [Dependency] = { [] },
-                    nextHasSameKey: @escaping () -> Bool = { false }, claimSuffixLength: Int = 40) {
+                    originBlocked: Bool = false, dependencies: [Dependency]? = nil,
+                    nextHasSameKey: Bool? = nil, claimSuffixLength: Int = 40) {
             self.entry = entry
             self.operation = operation
             self.now = now
@@ -59,8 +68,18 @@ public enum LaneDecision {
         case claimLost
     }
 
+    /// A fact that costs I/O, for the worker to look up before it asks again.
+    public enum Lookup: Equatable, Sendable {
+        /// Where each `depends_on` id is.
+        case dependencies
+        /// The key of the lane's next operation.
+        case nextKey
+    }
+
     /// What the worker does next.
     public enum Action: Equatable, Sendable {
+        /// Look this up, set it in the facts and decide again.
+        case look(Lookup)
         /// Claim it and send it.
         case claim
         /// Stop the lane for now: a dependency is still queued.
@@ -82,7 +101,8 @@ public enum LaneDecision {
         }
         if facts.originBlocked { return .park(.originBlocked) }
         if let reason = expiry(facts) { return .fail(reason) }
-        for dependency in facts.dependencies() {
+        if !operation.dependsOn.isEmpty, facts.dependencies == nil { return .look(.dependencies) }
+        for dependency in facts.dependencies ?? [] {
             switch dependency {
             case .done: continue
             case .itself: return .fail(FilingReason([("reason", "depends on itself (depends_on names its own id)")]))
@@ -91,7 +111,10 @@ public enum LaneDecision {
             case .queued: return .wait
             }
         }
-        if operation.coalesce, entry.state.attempts == 0, facts.nextHasSameKey() { return .coalesce }
+        if operation.coalesce, entry.state.attempts == 0 {
+            guard let same = facts.nextHasSameKey else { return .look(.nextKey) }
+            if same { return .coalesce }
+        }
         if entry.fileName.bytes.count + facts.claimSuffixLength > 255 {
             return .fail(FilingReason([("reason", "the file name is too long to be claimed (a name holds at most 255 bytes)")]))
         }
@@ -104,7 +127,7 @@ public enum LaneDecision {
     }
 
     /// The reason an operation is past its time, or nil.
-    static func expiry(_ facts: Facts) -> FilingReason? {
+    package static func expiry(_ facts: Facts) -> FilingReason? {
         let state = facts.entry.state
         var why: String?
         if let expires = facts.operation.expiresAt, expires <= facts.now {

@@ -1,40 +1,47 @@
 import Glibc
 import Synchronization
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
 
 /// The windows of every origin a worker sends to, shared by its lanes and kept across a watcher's runs: a
 /// lane asks before each claim and reports the answer after the request. Waiting for room in a full window
 /// is a suspension until a request to that origin finishes, not a spin.
-final class OriginLimits: Sendable {
+package final class OriginLimits: Sendable {
     /// What a lane may do.
-    enum Grant: Equatable {
+    package enum Grant: Equatable {
         /// Send; hand the ticket back to `finish`.
         case go(ticket: Int)
         /// The origin asked for a pause: leave its operations until then (seconds since the epoch).
         case paused(until: Double)
     }
 
-    struct State {
-        var windows: [String: OriginWindow] = [:]
-        var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+    package struct State {
+        package var windows: [String: OriginWindow] = [:]
+        package var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
         /// What the last run learned, read at the first request.
-        var seeds: [String: OriginRecord]?
+        package var seeds: [String: OriginRecord]?
         /// Something was learned since the last `records`.
-        var changed = false
+        package var changed = false
         /// Origins that answered, or took a connection, since the run began. Until one has, its first request
         /// is a probe and no other goes beside it: a refused or unreachable origin costs one attempt per
         /// run, not a window's.
-        var answered: Set<String> = []
+        package var answered: Set<String> = []
     }
 
-    let state = Mutex(State())
-    let configuration: SpoolConfiguration
-    let concurrency: Int
-    let log: Log
-    let seed: @Sendable () -> [OriginRecord]
+    package let state = Mutex(State())
+    package let configuration: SpoolConfiguration
+    package let concurrency: Int
+    package let log: Log
+    package let seed: @Sendable () -> [OriginRecord]
 
     /// Limits from spool.conf(5), with `concurrency` as the most any origin gets, starting from what `seed`
     /// returns (read only when a first request is asked for, so that an idle run never reads it).
-    init(configuration: SpoolConfiguration, concurrency: Int, log: Log, seed: @escaping @Sendable () -> [OriginRecord] = { [] }) {
+    package init(configuration: SpoolConfiguration, concurrency: Int, log: Log, seed: @escaping @Sendable () -> [OriginRecord] = { [] }) {
         self.configuration = configuration
         self.concurrency = concurrency
         self.log = log
@@ -42,7 +49,7 @@ final class OriginLimits: Sendable {
     }
 
     /// The window a first request to `origin` finds.
-    func newWindow(_ origin: String, _ state: inout State) -> OriginWindow {
+    package func newWindow(_ origin: String, _ state: inout State) -> OriginWindow {
         let settings = configuration.settings(for: origin)
         var window = OriginWindow(maximum: min(concurrency, settings.maxConcurrency ?? concurrency), initial: settings.initialConcurrency,
                                   rate: settings.rate, burst: settings.burst)
@@ -53,7 +60,7 @@ final class OriginLimits: Sendable {
 
     /// What every origin used (and every one the last run knew of, for a week) has learned.
     /// Nil when nothing was learned since the last call: a watcher's idle rounds write nothing.
-    func records(now: Int64) -> [OriginRecord]? {
+    package func records(now: Int64) -> [OriginRecord]? {
         state.withLock { state in
             guard state.changed else { return nil }
             state.changed = false
@@ -66,17 +73,17 @@ final class OriginLimits: Sendable {
 
     /// A run begins: every origin must answer a probe again before it gets more than one request at once,
     /// since whatever made the last run's transport fail may still be true.
-    func startRun() {
+    package func startRun() {
         state.withLock { $0.answered.removeAll() }
     }
 
     /// How many requests `origin` may have in flight now: its window, or one until it answered in this run.
-    static func room(_ origin: String, _ state: State) -> Int {
+    package static func room(_ origin: String, _ state: State) -> Int {
         state.answered.contains(origin) ? Int(state.windows[origin]!.window) : 1
     }
 
     /// Waits until a request to `origin` may go, or says that the origin is paused.
-    func acquire(_ origin: String) async -> Grant {
+    package func acquire(_ origin: String) async -> Grant {
         while true {
             let admission = state.withLock { state in
                 if state.windows[origin] == nil { state.windows[origin] = newWindow(origin, &state) }
@@ -102,7 +109,7 @@ final class OriginLimits: Sendable {
     }
 
     /// The probe's connection to `origin` is up: the lanes waiting behind it may go, up to the window.
-    func connected(_ origin: String) {
+    package func connected(_ origin: String) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard state.answered.insert(origin).inserted else { return [] }
             return state.waiters.removeValue(forKey: origin) ?? []
@@ -112,7 +119,7 @@ final class OriginLimits: Sendable {
 
     /// Reports how the request of `ticket` to `origin` ended (nil when nothing was sent), and wakes the
     /// lanes waiting for room.
-    func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportFailure>?) {
+    package func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportFailure>?) {
         let now = Timestamp.nowSeconds()
         let (changed, window, waiters) = state.withLock { state in
             // `acquire` made the window that issued the ticket, and windows are never removed.
@@ -130,7 +137,7 @@ final class OriginLimits: Sendable {
     }
 
     /// Counts what an attempt to `origin` came to, and whether it retried an operation tried before.
-    func count(_ origin: String, _ kind: DeliveryCounts.Kind, retry: Bool) {
+    package func count(_ origin: String, _ kind: DeliveryCounts.Kind, retry: Bool) {
         state.withLock { state in
             if state.windows[origin] == nil { state.windows[origin] = newWindow(origin, &state) }
             state.windows[origin]!.deliveries[kind] += 1
@@ -140,7 +147,7 @@ final class OriginLimits: Sendable {
     }
 
     /// What an answer says about the origin's load.
-    static func signal(_ result: Result<HTTPResponse, TransportFailure>) -> OriginWindow.Signal {
+    package static func signal(_ result: Result<HTTPResponse, TransportFailure>) -> OriginWindow.Signal {
         switch result {
         case let .success(response):
             switch response.status {
@@ -155,7 +162,7 @@ final class OriginLimits: Sendable {
 
     /// The pauses and the rate an answer asks for: `Retry-After` on a 429 or 503 pauses the whole origin,
     /// and so does a used-up quota in the rate-limit headers.
-    static func apply(_ response: HTTPResponse, to window: inout OriginWindow, now: Double) {
+    package static func apply(_ response: HTTPResponse, to window: inout OriginWindow, now: Double) {
         if response.status == 429 { window.countTooManyRequests() }
         if response.status == 429 || response.status == 503,
            let delay = response.headers["retry-after"].flatMap({ RetryAfter.seconds($0, now: Int64(now)) }), delay > 0 {

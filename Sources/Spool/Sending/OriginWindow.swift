@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// One origin's share of the requests, decided without I/O: a window of requests at once that grows while
 /// the origin answers and halves when it pushes back (Postfix's per-destination concurrency with slow start,
 /// TCP's AIMD), a token bucket for a request rate, and a pause the origin asked for.
@@ -54,10 +62,10 @@ public struct OriginWindow: Sendable, Equatable {
     /// What became of the operations sent, for `spool-ctl stats --prometheus`.
     public var deliveries = DeliveryCounts()
 
-    var tokens: Double
-    var refilledAt: Double?
-    var started = 0
-    var lastCut = 0
+    package var tokens: Double
+    package var refilledAt: Double?
+    package var started = 0
+    package var lastCut = 0
 
     /// A new origin's window, from `initial` up to `maximum` at once, and `rate` per second with `burst`.
     public init(maximum: Int, initial: Int? = nil, rate: Double? = nil, burst: Int? = nil) {

@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// A handler's exit status in sysexits terms, as Postfix's pipe(8) reads a delivery agent's.
 extension Outcome {
     /// The exit status by which a handler says "conflict: a human must decide" (sysexits leaves 3 unused).

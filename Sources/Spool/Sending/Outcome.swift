@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// What happens to an operation after an attempt: the three-way result of nullmailer, plus conflicts.
 public enum Outcome: Equatable, Sendable {
     /// Done: the file is removed.
@@ -85,16 +93,6 @@ public enum RetryAfter {
         let iso = "\(String(year).leftPadded(to: 4))-\(String(month + 1).leftPadded(to: 2))-\(String(day).leftPadded(to: 2))T"
             + "\(String(clock[0]).leftPadded(to: 2)):\(String(clock[1]).leftPadded(to: 2)):\(String(clock[2]).leftPadded(to: 2))Z"
         return Timestamp.parseRFC3339(iso)
-    }
-}
-
-extension StringProtocol {
-    /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
-    public func trimmingWhitespace() -> String {
-        let text = String(self), bytes = text.utf8
-        guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return "" }
-        let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })!
-        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }
 

@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// What an origin says about its limits in its answers: the `RateLimit-Policy` and `RateLimit` fields of
 /// draft-ietf-httpapi-ratelimit-headers (from draft-06's `10;w=1` to draft-10's `"default";q=10;w=1` and
 /// `"default";r=0;t=5`), the earlier drafts' `RateLimit-Remaining` / `RateLimit-Reset`, and the common
@@ -27,7 +35,7 @@ public struct RateLimitHeaders: Sendable, Equatable {
     }
 
     /// The items of a list field: each a leading value and its `;name=value` parameters.
-    static func items(_ field: String) -> [(value: String, parameters: [String: String])] {
+    package static func items(_ field: String) -> [(value: String, parameters: [String: String])] {
         field.split(separator: ",").map { item in
             let parts = item.split(separator: ";").map { $0.trimmingWhitespace() }
             var parameters: [String: String] = [:]
@@ -40,7 +48,7 @@ public struct RateLimitHeaders: Sendable, Equatable {
     }
 
     /// The lowest quota per second among the policies: `10;w=1` or `"name";q=10;w=1`.
-    static func policyRate(_ field: String) -> Double? {
+    package static func policyRate(_ field: String) -> Double? {
         var lowest: Double?
         for item in items(field) {
             guard let quota = Double(item.parameters["q"] ?? item.value), quota > 0,
@@ -52,7 +60,7 @@ public struct RateLimitHeaders: Sendable, Equatable {
 
     /// Remaining quota and seconds to its reset from `RateLimit`: `"name";r=0;t=5`, or draft-05's
     /// `limit=10, remaining=0, reset=5`.
-    static func current(_ field: String) -> (remaining: Double?, reset: Double?) {
+    package static func current(_ field: String) -> (remaining: Double?, reset: Double?) {
         var remaining: Double?, reset: Double?
         for item in items(field) {
             if let r = item.parameters["r"].flatMap(Double.init) {

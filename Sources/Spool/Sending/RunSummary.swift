@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// What one run of a worker did, counted per outcome.
 public struct RunSummary: Sendable, Equatable {
     /// Requests sent.

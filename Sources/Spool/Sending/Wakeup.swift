@@ -1,6 +1,13 @@
 import CSpool
 import Dispatch
 import Glibc
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
 
 /// What wakes a waiting `spool-send --watch`: a file landing in `new/` (inotify), the network changing
 /// (rtnetlink: a new address, a new route, a link up), a stop signal, or a timer.
@@ -8,9 +15,9 @@ import Glibc
 /// The SIGTERM/SIGINT handler only writes to an eventfd, which stays readable once written; the loop polls
 /// it together with inotify, so a signal is never lost between checking a flag and going to sleep.
 public final class Wakeup: Sendable {
-    let inotify: Int32
-    let event: Int32
-    let netlink: Int32
+    package let inotify: Int32
+    package let event: Int32
+    package let netlink: Int32
 
     /// Why `wait` returned.
     public enum Reason: Sendable {
@@ -19,7 +26,7 @@ public final class Wakeup: Sendable {
 
     /// How long a burst of network news must be quiet before it counts as one change (a link coming up
     /// sends several), and the longest a burst is gathered.
-    static let networkQuiet = 0.2, networkGathering = 1.0
+    package static let networkQuiet = 0.2, networkGathering = 1.0
 
     /// Installs the stop handler, and watches `newDirectory` and the network when given one. A machine
     /// that refuses a netlink socket only loses the network wake-up.
@@ -55,7 +62,7 @@ public final class Wakeup: Sendable {
         }
     }
 
-    func poll(seconds: Double) -> Reason {
+    package func poll(seconds: Double) -> Reason {
         let deadline = Timestamp.monotonicSeconds() + max(0, min(seconds, 3600))
         while true {
             var fds = [pollfd(fd: event, events: Int16(POLLIN), revents: 0), pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
@@ -78,7 +85,7 @@ public final class Wakeup: Sendable {
     }
 
     /// Waits until the network news has been quiet for `networkQuiet`, at most `networkGathering`.
-    func gatherNetworkNews() {
+    package func gatherNetworkNews() {
         let end = Timestamp.monotonicSeconds() + Wakeup.networkGathering
         while Timestamp.monotonicSeconds() < end {
             var fds = [pollfd(fd: netlink, events: Int16(POLLIN), revents: 0)]

@@ -1,11 +1,18 @@
 import Glibc
 import Synchronization
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
 
 /// One attempt: sending a claimed operation, and doing what `AttemptDecision` says with the outcome.
 extension Worker {
     /// Sends one claimed operation, with the origin's room `ticket`, and acts on the outcome. Returns
     /// whether the lane may go on.
-    func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int?) async -> Bool {
+    package func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int?) async -> Bool {
         let outcome: Outcome?
         if let handler = operation.handler {
             outcome = await runHandler(handler, claimed, operation)
@@ -22,7 +29,7 @@ extension Worker {
     }
 
     /// Sends one request and says how it went; nil when the system, not the request, failed before sending.
-    func send(_ claimed: QueueEntry, _ operation: Operation, ticket: Int) async -> Outcome? {
+    package func send(_ claimed: QueueEntry, _ operation: Operation, ticket: Int) async -> Outcome? {
         let outcome: Outcome
         do {
             var request = HTTPRequest(operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
@@ -56,7 +63,7 @@ extension Worker {
     }
 
     /// Carries out what `AttemptDecision` makes of an outcome; returns whether the lane may go on.
-    func act(on outcome: Outcome, _ claimed: QueueEntry, _ operation: Operation) -> Bool {
+    package func act(on outcome: Outcome, _ claimed: QueueEntry, _ operation: Operation) -> Bool {
         let action = AttemptDecision.decide(outcome, state: claimed.state, maxAttempts: operation.maxAttempts,
                                             nowMicroseconds: Timestamp.nowMicroseconds()) { attempts, retryAfter in
             options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)
@@ -113,7 +120,7 @@ extension Worker {
     }
 
     /// Says once, at the default level, that an operation will not be delivered within `warn-after`.
-    func warnIfDelayed(_ claimed: QueueEntry, _ operation: Operation, next: RetryState, reason: String) {
+    package func warnIfDelayed(_ claimed: QueueEntry, _ operation: Operation, next: RetryState, reason: String) {
         guard let warnAfter = options.configuration.settings(for: operation.origin).warnAfter else { return }
         let enqueued = claimed.state.orderMicroseconds / 1_000_000
         guard DelayWarning.due(enqueued: enqueued, previousDue: claimed.state.dueSeconds, nextDue: next.dueSeconds, warnAfter: warnAfter) else { return }
@@ -121,7 +128,7 @@ extension Worker {
             + "\(Timestamp.formatRFC3339(enqueued)); \(next.attempts) attempt(s), last: \(reason); next at \(Timestamp.formatRFC3339(next.dueSeconds))")
     }
 
-    func profile(for operation: Operation) throws(CredentialError) -> Credentials.Profile {
+    package func profile(for operation: Operation) throws(CredentialError) -> Credentials.Profile {
         guard let profile = operation.auth else { return Credentials.Profile() }
         guard let store = options.credentials else { throw .noDirectory(profile: profile) }
         return try store.profile(profile)
@@ -129,7 +136,7 @@ extension Worker {
 
     /// Files an operation in `failed/`; returns whether this worker moved it.
     @discardableResult
-    func fail(_ entry: QueueEntry, from folder: Spool.Folder, reason: FilingReason, _ operation: Operation? = nil) -> Bool {
+    package func fail(_ entry: QueueEntry, from folder: Spool.Folder, reason: FilingReason, _ operation: Operation? = nil) -> Bool {
         guard file(entry, from: folder, to: .failed, reason: reason, operation) else { return false }
         state.withLock { $0.summary.failed += 1 }
         return true
@@ -137,7 +144,7 @@ extension Worker {
 
     /// Moves an operation to `failed/` or `conflict/` with its reason; returns whether this worker moved it.
     @discardableResult
-    func file(_ entry: QueueEntry, from folder: Spool.Folder = .cur, to destination: Spool.Folder, reason: FilingReason,
+    package func file(_ entry: QueueEntry, from folder: Spool.Folder = .cur, to destination: Spool.Folder, reason: FilingReason,
               _ operation: Operation? = nil) -> Bool {
         var fields = reason
         if let last = entry.state.lastError, fields["last-error"] == nil { fields.fields.append(("last-error", last)) }
@@ -150,7 +157,7 @@ extension Worker {
     }
 
     /// Returns a claim to `new/` as it was, and stops its key for the rest of the run.
-    func returnUnchanged(_ claimed: QueueEntry) {
+    package func returnUnchanged(_ claimed: QueueEntry) {
         do throws(Errno) { try lock.withLock { held throws(Errno) in try spool.release(claimed, state: claimed.state, held) } } catch where error != .noSuchFileOrDirectory {
             record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
             strand(claimed)

@@ -1,12 +1,19 @@
 import Dispatch
 import Glibc
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
 
 /// One attempt of a handler job: the program found in the admin's directory, run on a thread of its own
 /// (it blocks), its exit status read as an outcome. Nothing here moves the job: `attempt` does.
 extension Worker {
     /// Runs handler `name` for a claimed job and says how it went; nil when the system, not the handler,
     /// failed before it could run (the job then goes back unchanged, as a request would).
-    func runHandler(_ name: String, _ claimed: QueueEntry, _ operation: Operation) async -> Outcome? {
+    package func runHandler(_ name: String, _ claimed: QueueEntry, _ operation: Operation) async -> Outcome? {
         let program: String
         do throws(HandlerError) {
             guard let directory = options.handlers else { throw .noDirectory(handler: name) }
@@ -35,7 +42,7 @@ extension Worker {
 
     /// A job whose handler cannot be run waits, and so do the handler's other jobs for the rest of the run;
     /// nil when the cause is the system's (no descriptors, no memory, a failing disk): that is a fault.
-    func cannotRun(_ claimed: QueueEntry, _ error: HandlerError) -> Outcome? {
+    package func cannotRun(_ claimed: QueueEntry, _ error: HandlerError) -> Outcome? {
         if case let .unreadable(path, errno) = error, errno.faultClass != .content, errno.faultClass != .vanished, errno.faultClass != .permission {
             record(SpoolFault("look at the handler", path, errno))
             return nil
@@ -49,7 +56,7 @@ extension Worker {
     }
 
     /// A clean environment: a fixed PATH and what the job is, nothing of spool-send's own.
-    func handlerEnvironment(_ name: String, _ claimed: QueueEntry, _ operation: Operation) -> [String] {
+    package func handlerEnvironment(_ name: String, _ claimed: QueueEntry, _ operation: Operation) -> [String] {
         let key = operation.idempotencyKey ?? IdempotencyKey.derived(id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
                                                                       method: operation.method, url: operation.url, body: operation.body)
         return ["PATH=/usr/local/bin:/usr/bin:/bin", "SPOOL_HANDLER=\(name)", "SPOOL_ID=\(claimed.id)",

@@ -1,10 +1,17 @@
 import Glibc
 import Synchronization
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
 
 /// What a worker does before sending and every minute while watching: claims of the dead, filings cut
 /// short, abandoned temporary files, and its own stranded claims.
 extension Worker {
-    func strand(_ claimed: QueueEntry) {
+    package func strand(_ claimed: QueueEntry) {
         stranded.withLock { $0.append(claimed) }
     }
 

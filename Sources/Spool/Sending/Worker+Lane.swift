@@ -1,10 +1,17 @@
 import Glibc
 import Synchronization
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
 
 /// Carrying out a lane: gathering the facts of each operation, and doing what `LaneDecision` says.
 extension Worker {
     /// Works through one key's operations in order, stopping at the first that must wait.
-    func process(_ lane: [QueueEntry], plan: Plan) async {
+    package func process(_ lane: [QueueEntry], plan: Plan) async {
         for (index, entry) in lane.enumerated() {
             if isStopping { return }
             let now = Timestamp.now()
@@ -17,10 +24,11 @@ extension Worker {
             case .stop: return
             }
             let next = index + 1 < lane.count ? lane[index + 1] : nil
-            let action = LaneDecision.decide(facts(entry, operation, next: next, now: now, plan: plan))
-            switch action {
+            switch decide(entry, operation, next: next, now: now, plan: plan) {
             case .claim:
                 break
+            case .look:
+                return
             case .wait:
                 return
             case let .park(why):
@@ -75,7 +83,7 @@ extension Worker {
     }
 
     /// What reading a lane's operation gave.
-    enum ReadStep {
+    package enum ReadStep {
         case operation(Operation)
         /// It could never be sent and this worker filed it: the lane goes on.
         case filed
@@ -84,7 +92,7 @@ extension Worker {
     }
 
     /// Reads a lane's operation; files it when its content is bad, parks its key when the spool is at fault.
-    func read(_ entry: QueueEntry) -> ReadStep {
+    package func read(_ entry: QueueEntry) -> ReadStep {
         do {
             guard let read = try spool.readOperation(.new, entry.fileName, maxSize: options.maxSize) else {
                 park(entry)
@@ -115,24 +123,28 @@ extension Worker {
         }
     }
 
-    /// The facts `LaneDecision` looks at, gathered from the run's state and, for dependencies and
-    /// coalescing, from the spool.
-    func facts(_ entry: QueueEntry, _ operation: Operation, next: QueueEntry?, now: Int64, plan: Plan) -> LaneDecision.Facts {
+    /// What `LaneDecision` makes of a lane's operation: the facts from the run's state first, then, each time
+    /// it asks, the ones that cost I/O (dependencies, the next operation's key), read from the spool.
+    package func decide(_ entry: QueueEntry, _ operation: Operation, next: QueueEntry?, now: Int64, plan: Plan) -> LaneDecision.Action {
         let blocked = state.withLock { $0.blockedOrigins[operation.origin] != nil }
         var facts = LaneDecision.Facts(entry: entry, operation: operation, now: now, lifetime: options.lifetime,
                                        allowedOrigins: options.allowedOrigins, originBlocked: blocked,
                                        claimSuffixLength: Claim(owner: .current, since: now).suffix.count)
-        facts.dependencies = { self.dependencies(of: operation, entry, plan: plan) }
-        let spool = spool, maxSize = options.maxSize
-        facts.nextHasSameKey = {
-            guard let next, let newer = try? spool.readOperation(.new, next.fileName, maxSize: maxSize)?.operation else { return false }
-            return newer.key == operation.key
+        while true {
+            let action = LaneDecision.decide(facts)
+            guard case let .look(what) = action else { return action }
+            switch what {
+            case .dependencies:
+                facts.dependencies = dependencies(of: operation, entry, plan: plan)
+            case .nextKey:
+                let newer = next.flatMap { try? spool.readOperation(.new, $0.fileName, maxSize: options.maxSize)?.operation }
+                facts.nextHasSameKey = newer?.key == operation.key
+            }
         }
-        return facts
     }
 
     /// What each `depends_on` id is, up to the first that is not done.
-    func dependencies(of operation: Operation, _ entry: QueueEntry, plan: Plan) -> [LaneDecision.Dependency] {
+    package func dependencies(of operation: Operation, _ entry: QueueEntry, plan: Plan) -> [LaneDecision.Dependency] {
         var found: [LaneDecision.Dependency] = []
         for dependency in operation.dependsOn {
             if dependency == entry.id { return found + [.itself] }
@@ -161,7 +173,7 @@ extension Worker {
     }
 
     /// Whether `start`'s dependencies lead back to `id` (bounded, reading only the documents on the path).
-    func dependsTransitively(on id: String, from start: String, plan: Plan) -> Bool {
+    package func dependsTransitively(on id: String, from start: String, plan: Plan) -> Bool {
         var queue = [start], seen: Set<String> = [start]
         while let current = queue.popLast(), seen.count < 256 {
             guard let (folder, fileName) = try? plan.present.lookup(current, in: spool),
@@ -176,16 +188,16 @@ extension Worker {
     }
 
     /// One more operation waits on its stopped or paused origin, for the run's report.
-    func countWaiting(_ origin: String) {
+    package func countWaiting(_ origin: String) {
         state.withLock { $0.waitingOnOrigin[origin, default: 0] += 1 }
     }
 
-    func park(_ entry: QueueEntry) {
+    package func park(_ entry: QueueEntry) {
         _ = state.withLock { $0.parkedKeys.insert(entry.state.keyHash) }
     }
 
     /// Keeps one name of a file that a crash left with two, under the lock; the next round sends it.
-    func resolveTwin(_ folder: Spool.Folder, _ fileName: FileName) {
+    package func resolveTwin(_ folder: Spool.Folder, _ fileName: FileName) {
         do throws(Errno) {
             _ = try lock.withLock { held throws(Errno) in try spool.resolveTwin(folder, fileName, log: log, held) }
         } catch {
@@ -195,7 +207,7 @@ extension Worker {
 
     /// Removes a never-attempted coalescing operation that a newer one with the same key replaces.
     /// Returns whether this worker removed it.
-    func coalesce(_ entry: QueueEntry, into newer: QueueEntry) -> Bool {
+    package func coalesce(_ entry: QueueEntry, into newer: QueueEntry) -> Bool {
         do throws(Errno) {
             guard let claimed = try lock.withLock({ held throws(Errno) in try spool.claim(entry, held) }) else { return false }
             do { try spool.complete(claimed) } catch {

@@ -1,26 +1,33 @@
 import Glibc
 import Synchronization
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
 
 /// Planning a round: which keys have something due, and each key's lane in order.
 extension Worker {
-    struct Plan {
-        var lanes: [[QueueEntry]] = []
-        var nextDue: Int64?
+    package struct Plan {
+        package var lanes: [[QueueEntry]] = []
+        package var nextDue: Int64?
         /// The round left due operations for the next (more than `roundBudget`, or `laneBudget` keys).
-        var more = false
+        package var more = false
         /// Files under plain names were seen: one may be a producer still writing (left for a later run),
         /// which changes no folder time when it finishes, so no idle hint may be written.
-        var sawPlainNames = false
+        package var sawPlainNames = false
         /// Every id in `new/` and `cur/`, listed on first use: only `depends_on` needs it.
-        let present = PresentIndex()
+        package let present = PresentIndex()
     }
 
     /// Where each queued id is, found by listing `new/` and `cur/` once per round, when first asked.
-    final class PresentIndex: Sendable {
-        let index = Mutex<[String: (folder: Spool.Folder, fileName: FileName)]?>(nil)
+    package final class PresentIndex: Sendable {
+        package let index = Mutex<[String: (folder: Spool.Folder, fileName: FileName)]?>(nil)
 
         /// Throws when a folder cannot be listed: a dependency must never look absent because of a fault.
-        func lookup(_ id: String, in spool: Spool) throws(SpoolFault) -> (folder: Spool.Folder, fileName: FileName)? {
+        package func lookup(_ id: String, in spool: Spool) throws(SpoolFault) -> (folder: Spool.Folder, fileName: FileName)? {
             try index.withLock { index throws(SpoolFault) in
                 if index == nil {
                     var found: [String: (folder: Spool.Folder, fileName: FileName)] = [:]
@@ -45,7 +52,7 @@ extension Worker {
     /// The first pass reads only file names, without allocating, to find each key's first operation and
     /// whether it is due; so a queue of thousands of waiting operations costs one directory listing. The
     /// second pass, only for keys with something due, collects their operations.
-    func makePlan() -> Plan {
+    package func makePlan() -> Plan {
         let started = Timestamp.nowMicroseconds()
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
         var builder = PlanBuilder(now: Timestamp.now(), parked: state.withLock { $0.parkedKeys }, options: options)
@@ -77,7 +84,7 @@ extension Worker {
     }
 
     /// Files what would only expire while waiting: say so now rather than in days.
-    func failTooLate(_ names: [FileName]) {
+    package func failTooLate(_ names: [FileName]) {
         for fileName in names {
             guard let name = QueueName(fileName), let state = name.state else { continue }
             let why = state.attempts == 0
@@ -88,7 +95,7 @@ extension Worker {
     }
 
     /// Admits files dropped under plain names, noting each admitted one as a candidate head of its key.
-    func admit(_ names: [FileName], into builder: inout PlanBuilder, _ held: LockHeld) {
+    package func admit(_ names: [FileName], into builder: inout PlanBuilder, _ held: LockHeld) {
         for fileName in names where !isStopping {
             do throws(SpoolFault) {
                 if let entry = try spool.intake(fileName, maxSize: options.maxSize, log: log, held) {
@@ -104,43 +111,43 @@ extension Worker {
 
 /// One round's look at the queue, pass by pass: each key's first operation, the keys held by claims,
 /// and the lanes of the keys with something due.
-struct PlanBuilder {
-    struct Head {
-        var orderMicroseconds: Int64
-        var dueSeconds: Int64
+package struct PlanBuilder {
+    package struct Head {
+        package var orderMicroseconds: Int64
+        package var dueSeconds: Int64
         /// Another operation has the same order stamp: only sorting by id can tell which is first.
-        var tied = false
+        package var tied = false
         /// The highest priority waiting in the key.
-        var priority = 0
+        package var priority = 0
         /// The first operation is on hold: the key waits for its release, whatever is due.
-        var held = false
+        package var held = false
     }
 
     /// The most operations one round holds, spread over its lanes: what a round keeps in memory follows
     /// what it can send, not what waits. The rest of a long queue comes in the next rounds.
-    static let roundBudget = 65_536
+    package static let roundBudget = 65_536
     /// The most lanes one round forms: the keys that go first (priority, then enqueue order).
-    static let laneBudget = 16_384
+    package static let laneBudget = 16_384
 
-    let now: Int64
-    let parked: Set<UInt64>
-    let options: WorkerOptions
+    package let now: Int64
+    package let parked: Set<UInt64>
+    package let options: WorkerOptions
     /// This round's budgets (the tests make them small).
-    var roundBudget = PlanBuilder.roundBudget, laneBudget = PlanBuilder.laneBudget
-    var plan = Worker.Plan()
-    var heads: [UInt64: Head] = [:]
-    var held = Set<UInt64>()
-    var queues: [UInt64: [QueueEntry]] = [:]
+    package var roundBudget = PlanBuilder.roundBudget, laneBudget = PlanBuilder.laneBudget
+    package var plan = Worker.Plan()
+    package var heads: [UInt64: Head] = [:]
+    package var held = Set<UInt64>()
+    package var queues: [UInt64: [QueueEntry]] = [:]
     /// The folder being listed, for the message when listing fails.
-    var listing = ""
+    package var listing = ""
 
-    init(now: Int64, parked: Set<UInt64>, options: WorkerOptions) {
+    package init(now: Int64, parked: Set<UInt64>, options: WorkerOptions) {
         self.now = now
         self.parked = parked
         self.options = options
     }
 
-    mutating func note(_ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int, held: Bool = false) {
+    package mutating func note(_ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int, held: Bool = false) {
         guard let head = heads[keyHash] else {
             heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: priority, held: held)
             return
@@ -155,7 +162,7 @@ struct PlanBuilder {
 
     /// The first pass over `new/`, names only: notes each key's head; returns the plain names to admit and
     /// those whose retry time is past the lifetime.
-    mutating func listWaiting(_ spool: Spool) throws(Errno) -> (others: [FileName], tooLate: [FileName]) {
+    package mutating func listWaiting(_ spool: Spool) throws(Errno) -> (others: [FileName], tooLate: [FileName]) {
         listing = "\(spool.path)/new"
         var others: [FileName] = [], tooLate: [FileName] = []
         let lifetime = options.lifetime
@@ -176,7 +183,7 @@ struct PlanBuilder {
     }
 
     /// The keys another worker (or a dead one) holds a claim of.
-    mutating func listHeld(_ spool: Spool) throws(Errno) {
+    package mutating func listHeld(_ spool: Spool) throws(Errno) {
         listing = "\(spool.path)/cur"
         var found = Set<UInt64>()
         try spool.directory(.cur).forEachRawEntry { raw, _ in
@@ -187,7 +194,7 @@ struct PlanBuilder {
 
     /// The keys to form lanes for, at most `laneBudget` of them, those that go first; the others' earliest
     /// due time goes into the plan.
-    mutating func dueKeys() -> Set<UInt64> {
+    package mutating func dueKeys() -> Set<UInt64> {
         var keys: [(key: UInt64, head: Head)] = []
         // A key whose first operation is on hold waits for `spool-ctl release`: no due time to wake for.
         for (key, head) in heads where !held.contains(key) && !head.held {
@@ -211,7 +218,7 @@ struct PlanBuilder {
 
     /// The second pass: the first waiting operations of each due key, at most `roundBudget` in all. Returns
     /// the names the full parser refused.
-    mutating func collect(_ dueKeys: Set<UInt64>, _ spool: Spool) throws(Errno) -> [FileName] {
+    package mutating func collect(_ dueKeys: Set<UInt64>, _ spool: Spool) throws(Errno) -> [FileName] {
         listing = "\(spool.path)/new"
         let perLane = max(2, roundBudget / max(1, dueKeys.count))
         var unreadable: [FileName] = []
@@ -239,19 +246,19 @@ struct PlanBuilder {
 
     /// One key's first operations as `collect` finds them, in directory order: sorted and cut back to the
     /// limit whenever they reach twice it (so a key's pass costs n log n, not a shift per insertion).
-    struct Kept {
-        var entries: [QueueEntry] = []
+    package struct Kept {
+        package var entries: [QueueEntry] = []
         /// The order stamp past which an operation cannot be among the first, once known.
-        var cutoff: Int64?
+        package var cutoff: Int64?
 
         /// Adds one; returns whether some were dropped to stay within twice `limit`.
-        mutating func add(_ entry: QueueEntry, keeping limit: Int) -> Bool {
+        package mutating func add(_ entry: QueueEntry, keeping limit: Int) -> Bool {
             entries.append(entry)
             return entries.count >= 2 * limit && trim(to: limit)
         }
 
         /// Sorts by `QueueEntry.precedes` and keeps the first `limit`; returns whether any were dropped.
-        mutating func trim(to limit: Int) -> Bool {
+        package mutating func trim(to limit: Int) -> Bool {
             entries.sort(by: QueueEntry.precedes)
             guard entries.count > limit else { return false }
             entries.removeLast(entries.count - limit)
@@ -263,7 +270,7 @@ struct PlanBuilder {
     /// The lanes in order, each sorted; a lane whose first operation is not due yet only sets the next due time.
     /// Higher priority first (a lane takes the highest of what waits in it, so an urgent write is never stuck
     /// behind a low one's place), then enqueue order; inside a lane, enqueue order alone.
-    mutating func finish() -> Worker.Plan {
+    package mutating func finish() -> Worker.Plan {
         var ranked: [(priority: Int, lane: [QueueEntry])] = []
         for (key, queue) in queues {
             let dueSeconds = queue[0].state.dueSeconds

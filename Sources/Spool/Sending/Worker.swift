@@ -1,5 +1,12 @@
 import Glibc
 import Synchronization
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
 
 /// The sender: claims due operations in order, sends them through a transport, and moves each by its outcome.
 ///
@@ -10,47 +17,47 @@ import Synchronization
 /// later write never overtakes an earlier one. Rounds repeat while they send anything, which picks up
 /// operations that arrive during the run.
 public final class Worker: Sendable {
-    let spool: Spool
+    package let spool: Spool
 
-    let transport: (any Transport)?
+    package let transport: (any Transport)?
 
-    let options: WorkerOptions
+    package let options: WorkerOptions
 
-    let lock: SpoolLock
+    package let lock: SpoolLock
 
-    let stopping = Atomic<Bool>(false)
+    package let stopping = Atomic<Bool>(false)
 
-    let state = Mutex(RunState())
+    package let state = Mutex(RunState())
 
-    let planSeconds = Mutex(0.0)
+    package let planSeconds = Mutex(0.0)
 
     /// Each origin's window, rate and pause, learned across a watcher's runs.
-    let limits: OriginLimits
+    package let limits: OriginLimits
 
     /// The spool's path from `/`, for handlers (`SPOOL_DIR`), which run there: found once, not per job.
-    let absoluteSpoolPath: String
+    package let absoluteSpoolPath: String
 
     /// How long the last look at the queue took: a watcher paces itself by it, so that a stream of new files
     /// does not keep it listing a large queue instead of sending.
     public var lastPlanDuration: Double { planSeconds.withLock { $0 } }
 
-    struct RunState {
-        var summary = RunSummary()
+    package struct RunState {
+        package var summary = RunSummary()
         /// Origins that failed at the transport level, with the failure's token: nothing more is sent to
         /// them this run.
-        var blockedOrigins: [String: String] = [:]
+        package var blockedOrigins: [String: String] = [:]
         /// Operations left waiting in this run because their origin was stopped or paused, per origin.
-        var waitingOnOrigin: [String: Int] = [:]
+        package var waitingOnOrigin: [String: Int] = [:]
         /// Origins that asked for a pause, met in this run, and until when.
-        var pausedOrigins: [String: Double] = [:]
+        package var pausedOrigins: [String: Double] = [:]
         /// Keys that must wait for the rest of this run (deferred, lost a claim race, origin blocked).
-        var parkedKeys: Set<UInt64> = []
+        package var parkedKeys: Set<UInt64> = []
         /// Ids done in this round, for `depends_on`: the round's index of what is present was listed before
         /// they were done. Emptied with each round, so that it holds a round's worth, not a run's.
-        var completed: Set<String> = []
+        package var completed: Set<String> = []
         /// When the earliest origin paused in this run may be sent to again, or the earliest operation it
         /// deferred is due (seconds since the epoch): a plan skips the keys parked in the run, so it cannot tell.
-        var resumeAt: Int64?
+        package var resumeAt: Int64?
     }
 
     /// A worker on `spool` sending through `transport`; without one it can only keep house and plan.
@@ -72,13 +79,13 @@ public final class Worker: Sendable {
     public var isStopping: Bool { stopping.load(ordering: .relaxed) || storageFailed.load(ordering: .relaxed) }
 
     /// Set by a fault that ends the run (`storage`, `disconnected`): every operation stays where it is.
-    let storageFailed = Atomic<Bool>(false)
+    package let storageFailed = Atomic<Bool>(false)
 
     /// Faults met since the last `takeFaults`.
-    let faults = Mutex(FaultReport())
+    package let faults = Mutex(FaultReport())
 
     /// Notes a fault of the spool (not of an operation): logged once per kind, kept for the exit status.
-    func record(_ fault: SpoolFault) {
+    package func record(_ fault: SpoolFault) {
         let first = faults.withLock { $0.add(fault) }
         if first { log.warning(fault.description) } else { log.detail(fault.description) }
         if fault.kind.stopsRun { storageFailed.store(true, ordering: .relaxed) }
@@ -91,11 +98,11 @@ public final class Worker: Sendable {
         return faults.withLock { report in defer { report = FaultReport() }; return report }
     }
 
-    var log: Log { options.log }
+    package var log: Log { options.log }
 
     /// Claims this worker could not move on (a full or failing disk): returned to `new/` at housekeeping,
     /// since recovery never takes a live worker's claims.
-    let stranded = Mutex<[QueueEntry]>([])
+    package let stranded = Mutex<[QueueEntry]>([])
 
     /// Sends everything that is due, round after round, until a round sends nothing.
     public func run() async -> RunSummary {
@@ -132,11 +139,11 @@ public final class Worker: Sendable {
     }
 
     /// Pauses announced by a watcher's earlier runs, so that each is said once, not at every run.
-    let announcedPauses = Mutex<[String: Double]>([:])
+    package let announcedPauses = Mutex<[String: Double]>([:])
 
     /// Says, once at the default level, which origins this run could not send to and how many operations
     /// wait on each: a stopped origin each run, a pause once.
-    func reportOrigins() {
+    package func reportOrigins() {
         let (blocked, paused, waiting) = state.withLock { ($0.blockedOrigins, $0.pausedOrigins, $0.waitingOnOrigin) }
         // A handler that cannot run was logged with its reason already.
         for (origin, token) in blocked.sorted(by: { $0.key < $1.key }) where !origin.hasPrefix("handler:") {

@@ -1,3 +1,11 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
 /// How a worker sends: the knobs of `spool-send`.
 public struct WorkerOptions: Sendable {
     /// Keys sent in parallel.

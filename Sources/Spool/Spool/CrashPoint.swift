@@ -1,16 +1,20 @@
 import Glibc
 import Synchronization
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// Named points between the steps of a multi-step change, where a test can have the process killed with
 /// SIGKILL, to prove that a crash at each of them leaves every operation in exactly one place.
 /// `SPOOL_CRASH_AT=NAME` dies the first time NAME is reached, `NAME#N` the Nth time. Costs one load when
 /// the variable is unset.
 public enum CrashPoint {
-    static let armed: (name: String, count: Int)? = Environment.value("SPOOL_CRASH_AT").map { text in
+    package static let armed: (name: String, count: Int)? = Environment.value("SPOOL_CRASH_AT").map { text in
         guard let hash = text.firstIndex(of: "#"), let count = Int(text[text.index(after: hash)...]) else { return (text, 1) }
         return (String(text[..<hash]), count)
     }
-    static let reached = Atomic<Int>(0)
+    package static let reached = Atomic<Int>(0)
 
     /// Dies by SIGKILL here when `SPOOL_CRASH_AT` names this point (and this is the time it counts).
     @inline(__always)

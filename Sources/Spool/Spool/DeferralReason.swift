@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// `new/.ID.why`: the whole of what the last deferral of a waiting operation said (the TLS error's text, why
 /// an auth profile was refused, a 503's status and the start of its body), so that `spool-ctl show` tells
@@ -10,10 +14,10 @@ import Glibc
 /// without its operation.
 extension Spool {
     /// The sidecar's name for operation `id`.
-    static func deferralName(of id: String) -> FileName { FileName("." + id + ".why") }
+    package static func deferralName(of id: String) -> FileName { FileName("." + id + ".why") }
 
     /// Writes the reason of a deferral through `tmp/`, replacing the one before.
-    func keepDeferral(of id: String, _ reason: FilingReason, at time: Int64) throws(Errno) {
+    package func keepDeferral(of id: String, _ reason: FilingReason, at time: Int64) throws(Errno) {
         var text = "id: \(id)\nat: \(Timestamp.formatRFC3339(time))\n"
         for (field, value) in reason.fields { text += "\(field): \(value.replacingControlCharacters())\n" }
         let temporary = FileName(UniqueName.next().id + ".why")
@@ -40,7 +44,7 @@ extension Spool {
 
     /// Removes the sidecar, before its operation leaves the queue (done, filed, discarded). Only an
     /// operation tried before can have one.
-    func forgetDeferral(of id: String) {
+    package func forgetDeferral(of id: String) {
         try? directory(.new).unlink(Spool.deferralName(of: id))
     }
 }
@@ -48,7 +52,7 @@ extension Spool {
 extension FilingReason {
     /// This reason with the last deferral's answer as `last-reason`, `last-status`, `last-etag`, `last-body`,
     /// unless it holds an answer of its own.
-    func adding(lastDeferral: FilingReason) -> FilingReason {
+    package func adding(lastDeferral: FilingReason) -> FilingReason {
         guard self["status"] == nil else { return self }
         var fields = self.fields
         for (name, value) in lastDeferral.fields where ["reason", "status", "etag", "body"].contains(name) {

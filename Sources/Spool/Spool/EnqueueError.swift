@@ -1,3 +1,8 @@
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// Why an operation could not be enqueued.
 public enum EnqueueError: Error, CustomStringConvertible {
     case invalid(OperationError)

@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// The `ID.why` file beside a filed operation: `field: value` lines, written once by `text` and read back
 /// by `Spool.reason(of:in:)`, nowhere else.
@@ -19,7 +23,7 @@ public struct FilingReason: Sendable, Equatable {
 
     /// The file's text for operation `id` filed in `folder` from `source` (the entry it was written for,
     /// so that recovery can finish a filing cut short).
-    func text(id: String, folder: Spool.Folder, source: Spool.Folder, name: FileName, at time: Int64) -> [UInt8] {
+    package func text(id: String, folder: Spool.Folder, source: Spool.Folder, name: FileName, at time: Int64) -> [UInt8] {
         var text = "id: \(id)\nfolder: \(folder.rawValue)\nat: \(Timestamp.formatRFC3339(time))\n"
         text += "source: \(source.rawValue)/\(FilingReason.encodeSource(name))\n"
         for (field, value) in fields {
@@ -29,7 +33,7 @@ public struct FilingReason: Sendable, Equatable {
     }
 
     /// The fields of a reason file's text.
-    static func parse(_ bytes: [UInt8]) -> [(String, String)] {
+    package static func parse(_ bytes: [UInt8]) -> [(String, String)] {
         String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
@@ -37,7 +41,7 @@ public struct FilingReason: Sendable, Equatable {
     }
 
     /// A file name as printable ASCII that `decodeSource` turns back into the same bytes.
-    static func encodeSource(_ name: FileName) -> String {
+    package static func encodeSource(_ name: FileName) -> String {
         var out = ""
         for byte in name.bytes {
             if byte > 0x20, byte < 0x7F, byte != 0x25 {
@@ -50,7 +54,7 @@ public struct FilingReason: Sendable, Equatable {
     }
 
     /// The bytes `encodeSource` wrote, or nil for text it cannot have written.
-    static func decodeSource(_ text: Substring) -> FileName? {
+    package static func decodeSource(_ text: Substring) -> FileName? {
         var bytes: [UInt8] = []
         var utf8 = text.utf8.makeIterator()
         while let byte = utf8.next() {
@@ -63,7 +67,7 @@ public struct FilingReason: Sendable, Equatable {
     }
 
     /// The folder and entry this reason was written for, from its `source:` field.
-    var source: (Spool.Folder, FileName)? {
+    package var source: (Spool.Folder, FileName)? {
         guard let field = self["source"], let slash = field.firstIndex(of: "/"),
               let folder = Spool.Folder(rawValue: String(field[..<slash])),
               let name = FilingReason.decodeSource(field[field.index(after: slash)...]) else { return nil }
@@ -91,7 +95,7 @@ public enum FilingError: Error {
 
 extension String {
     /// The string with CR, LF and other control characters shown as `\n`-style escapes, to keep one field on one line.
-    func replacingControlCharacters() -> String {
+    package func replacingControlCharacters() -> String {
         var out = ""
         for scalar in unicodeScalars {
             switch scalar {

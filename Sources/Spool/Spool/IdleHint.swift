@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// What the last look at an idle queue found, so that a cron run over thousands of waiting operations
 /// need not list them again: `.idle` in the spool root holds the modification times of `new/` and `cur/`
@@ -9,23 +13,28 @@ import Glibc
 /// only when both folder times are over a second old, because file times are coarse: a change made within
 /// the same tick as the time recorded could otherwise leave it unchanged. A lost or stale hint costs one
 /// full listing, never a missed operation, so it is not fsynced.
-struct IdleHint: Equatable {
-    var newModifiedNanoseconds: Int64
-    var curModifiedNanoseconds: Int64
+package struct IdleHint: Equatable {
+    package var newModifiedNanoseconds: Int64
+    package var curModifiedNanoseconds: Int64
     /// Epoch seconds; `Int64.max` when nothing waits at all.
-    var dueSeconds: Int64
+    package var dueSeconds: Int64
 
-    static let fileName = FileName(".idle")
-    static let settleNanoseconds: Int64 = 1_000_000_000
+    /// A hint from the folder times read before a listing that found nothing due before `dueSeconds`.
+    package init(newModifiedNanoseconds: Int64, curModifiedNanoseconds: Int64, dueSeconds: Int64) {
+        (self.newModifiedNanoseconds, self.curModifiedNanoseconds, self.dueSeconds) = (newModifiedNanoseconds, curModifiedNanoseconds, dueSeconds)
+    }
+
+    package static let fileName = FileName(".idle")
+    package static let settleNanoseconds: Int64 = 1_000_000_000
 
     /// The modification times of `new/` and `cur/` now.
-    static func folderTimes(_ spool: Spool) -> (new: Int64, cur: Int64)? {
+    package static func folderTimes(_ spool: Spool) -> (new: Int64, cur: Int64)? {
         guard let new = try? spool.directory(.new).status(), let cur = try? spool.directory(.cur).status() else { return nil }
         return (new.modifiedNanoseconds, cur.modifiedNanoseconds)
     }
 
     /// The hint in `spool`, if there is a readable one.
-    static func read(_ spool: Spool) -> IdleHint? {
+    package static func read(_ spool: Spool) -> IdleHint? {
         guard let bytes = spool.readHint(fileName, limit: 256) else { return nil }
         let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int64($0) }
         guard fields.count == 3 else { return nil }
@@ -33,13 +42,13 @@ struct IdleHint: Equatable {
     }
 
     /// Whether nothing in `spool` can have become due since the hint was written.
-    func stillHolds(_ spool: Spool, now: Int64) -> Bool {
+    package func stillHolds(_ spool: Spool, now: Int64) -> Bool {
         guard now < dueSeconds, let times = IdleHint.folderTimes(spool) else { return false }
         return times.new == newModifiedNanoseconds && times.cur == curModifiedNanoseconds
     }
 
     /// Writes the hint through `tmp/` and a rename, replacing the last one.
-    func write(to spool: Spool) {
+    package func write(to spool: Spool) {
         spool.writeHint(IdleHint.fileName, "\(newModifiedNanoseconds) \(curModifiedNanoseconds) \(dueSeconds)\n")
     }
 }

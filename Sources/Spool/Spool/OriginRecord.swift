@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// What a sender learned about one origin, kept in the spool's `.origins` for the next run (a cron run
 /// starts where the last one left off, and a paused origin stays paused) and for `spool-ctl stats`.
@@ -25,7 +29,7 @@ public struct OriginRecord: Sendable, Equatable {
     public var updated: Int64 = 0
 
     /// The file, in the spool root.
-    static let fileName = FileName(".origins")
+    package static let fileName = FileName(".origins")
     /// The largest count kept: a hostile file cannot make a count overflow.
     public static let largestCount = 1 << 40
 
@@ -36,14 +40,14 @@ public struct OriginRecord: Sendable, Equatable {
     public init(origin: String) { self.origin = origin }
 
     /// The record's line.
-    var line: String {
+    package var line: String {
         "\(origin) window=\(window) maximum=\(maximum) ceiling=\(ceiling) pushbacks=\(pushbacks) too-many-requests=\(tooManyRequests) "
             + "pauses=\(pauses) paused-until=\(pausedUntil) announced-rate=\(announcedRate) updated=\(updated) "
             + DeliveryCounts.Kind.allCases.map { "\($0.rawValue)=\(deliveries[$0])" }.joined(separator: " ")
     }
 
     /// A record from its line, or nil.
-    init?(line: Substring) {
+    package init?(line: Substring) {
         let fields = line.split(separator: " ")
         guard let first = fields.first, (try? Operation.origin(of: String(first))) == String(first) else { return nil }
         origin = String(first)
@@ -69,7 +73,7 @@ public struct OriginRecord: Sendable, Equatable {
     }
 
     /// A count from its text, between 0 and `largestCount`.
-    static func count(_ text: String) -> Int { min(max(0, Int(text) ?? 0), largestCount) }
+    package static func count(_ text: String) -> Int { min(max(0, Int(text) ?? 0), largestCount) }
 
     /// The records in `spool`, at most 4096 lines of 64 KiB in all; none when the file is missing or bad.
     public static func read(_ spool: Spool) -> [OriginRecord] {
@@ -100,7 +104,7 @@ public struct DeliveryCounts: Sendable, Equatable {
         case retried
     }
 
-    var counts: [Int] = Array(repeating: 0, count: Kind.allCases.count)
+    package var counts: [Int] = Array(repeating: 0, count: Kind.allCases.count)
 
     /// Nothing counted yet.
     public init() {}

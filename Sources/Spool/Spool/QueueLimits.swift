@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// Limits `spool-enqueue` checks before writing, so that a stuck sender makes producers back off (exit 75)
 /// instead of filling the disk.
@@ -16,7 +20,7 @@ public struct QueueLimits: Sendable {
 
     /// Why the spool is too full for one more document of `size` bytes, or nil.
     /// Counting costs one listing of `new/` (names only); free space one `fstatvfs`.
-    func refusal(_ spool: Spool, size: Int) -> String? {
+    package func refusal(_ spool: Spool, size: Int) -> String? {
         let new = spool.directory(.new)
         var info = statvfs()
         // 0 turns the check off: some file systems (FUSE, network) report no free space at all.

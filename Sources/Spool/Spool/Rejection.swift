@@ -1,3 +1,8 @@
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// Why an entry in `new/` or `cur/` cannot be sent and goes to `failed/` instead.
 public enum Rejection: Error, Equatable, CustomStringConvertible {
     case badName(String)

@@ -1,3 +1,8 @@
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 extension Spool {
     /// Files `name` in `destination` with its reason and says so in the log: the one way into `failed/`
     /// and `conflict/`, for intake and workers alike. Returns whether this call moved it (false when

@@ -1,3 +1,8 @@
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 extension Spool {
     /// How long a plain-named file in `new/` that does not parse is left alone: it may be a producer that
     /// wrote straight into `new/` instead of through `tmp/` and has not finished.
@@ -38,7 +43,7 @@ extension Spool {
     }
 
     /// Checks a plain-named file in `new/` and gives it a retry state, or files it in `failed/`.
-    func admit(_ fileName: FileName, id: String, maxSize: Int, now: Int64, log: Log, _ held: LockHeld) throws(SpoolFault) -> QueueEntry? {
+    package func admit(_ fileName: FileName, id: String, maxSize: Int, now: Int64, log: Log, _ held: LockHeld) throws(SpoolFault) -> QueueEntry? {
         let read: (operation: Operation, modified: Int64)?
         do {
             read = try readOperation(.new, fileName, maxSize: maxSize)

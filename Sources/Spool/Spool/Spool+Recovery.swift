@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 extension Spool {
     /// maildir's rule: a file left in `tmp/` this long is an abandoned write.

@@ -1,6 +1,10 @@
 import Glibc
 import Synchronization
 import CSpool
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// A spool directory and open descriptors on its five folders.
 ///
@@ -16,14 +20,14 @@ public final class Spool: Sendable {
     public let path: String
     /// The spool directory itself.
     public let root: FileDescriptor
-    let folders: [FileDescriptor]
+    package let folders: [FileDescriptor]
     /// Set once `RENAME_NOREPLACE` was refused with EINVAL: moves are links and unlinks from then on.
-    let linkMoves = Atomic<Bool>(false)
+    package let linkMoves = Atomic<Bool>(false)
     /// The spool lock, opened on first use: producers never need it.
-    let lockStorage = Mutex<SpoolLock?>(nil)
+    package let lockStorage = Mutex<SpoolLock?>(nil)
 
     /// The lock that workers and `spool-ctl` hold while they list, claim and return operations.
-    var lock: SpoolLock {
+    package var lock: SpoolLock {
         lockStorage.withLock { stored in
             if let stored { return stored }
             let made = SpoolLock(self)
@@ -101,7 +105,7 @@ public final class Spool: Sendable {
         if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }
     }
 
-    static func openFolder(_ root: FileDescriptor, _ name: String, path: String, create: Bool, spool: String,
+    package static func openFolder(_ root: FileDescriptor, _ name: String, path: String, create: Bool, spool: String,
                            created: inout Bool) throws(SpoolError) -> FileDescriptor {
         do {
             return try root.openDirectory(FileName(name))
@@ -120,7 +124,7 @@ public final class Spool: Sendable {
     }
 
     /// Syncs the directory that holds `path`, after creating `path` in it.
-    static func syncParent(of path: String) throws(Errno) {
+    package static func syncParent(of path: String) throws(Errno) {
         let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
         let parent = trimmed.lastIndex(of: "/").map { trimmed[..<$0].isEmpty ? "/" : String(trimmed[..<$0]) } ?? "."
         let fd: FileDescriptor
@@ -132,7 +136,7 @@ public final class Spool: Sendable {
         try fd.sync()
     }
 
-    static func openError(path: String, _ error: Errno) -> SpoolError {
+    package static func openError(path: String, _ error: Errno) -> SpoolError {
         switch error {
         case .tooManySymbolicLinkLevels: .symbolicLink(path: path)
         case .notDirectory: .notADirectory(path: path)

@@ -1,3 +1,8 @@
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 /// Why a spool directory cannot be used. Each description names the path and says what to do.
 public enum SpoolError: Error, CustomStringConvertible {
     case symbolicLink(path: String)

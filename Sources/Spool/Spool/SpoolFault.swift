@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// A failed system call on the spool that is not the operation's fault: every operation it touched stays
 /// where it was (or its claim is returned), and the run ends with a sysexits code instead of 0.
@@ -28,7 +32,7 @@ public struct SpoolFault: Error, Sendable, CustomStringConvertible {
     }
 
     /// What the operator can do about it.
-    var advice: String {
+    package var advice: String {
         switch error.rawValue {
         case EMFILE, ENFILE: "Raise the open-file limit (ulimit -n, LimitNOFILE=) or lower --concurrency."
         case ENOSPC, EDQUOT: "Free space on the spool's file system; the next run goes on."
@@ -44,7 +48,7 @@ public struct SpoolFault: Error, Sendable, CustomStringConvertible {
 }
 
 extension Errno {
-    static let symbolicNames: [Int32: String] = [
+    package static let symbolicNames: [Int32: String] = [
         ENOENT: "ENOENT", EINTR: "EINTR", EIO: "EIO", ENXIO: "ENXIO", EBADF: "EBADF", EAGAIN: "EAGAIN",
         ENOMEM: "ENOMEM", EACCES: "EACCES", EPERM: "EPERM", EBUSY: "EBUSY", EEXIST: "EEXIST", EXDEV: "EXDEV",
         ENODEV: "ENODEV", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", ENFILE: "ENFILE",

@@ -1,6 +1,10 @@
 import CSpool
 import Glibc
 import Synchronization
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// An exclusive lock on the spool, held while a worker looks at the queue and claims, and while it returns
 /// operations to `new/`. Listing `new/` and `cur/` is not atomic; the lock keeps another worker from moving
@@ -12,14 +16,14 @@ import Synchronization
 /// for writing); on NFS, where flock is emulated with a byte-range lock that needs a file open for
 /// writing, read-write. Without access to it (a read-only spool, where nothing moves anyway) it falls back
 /// to the spool directory itself.
-final class SpoolLock: Sendable {
+package final class SpoolLock: Sendable {
     /// The descriptor locked, opened at first use, and whether it is `.lock` (else the spool root's).
-    let opened = Mutex<(descriptor: FileDescriptor, owned: Bool)?>(nil)
+    package let opened = Mutex<(descriptor: FileDescriptor, owned: Bool)?>(nil)
     /// The spool that owns this lock (and outlives it).
-    unowned let spool: Spool
-    let path: String
+    package unowned let spool: Spool
+    package let path: String
 
-    init(_ spool: Spool) {
+    package init(_ spool: Spool) {
         self.spool = spool
         path = spool.path + "/.lock"
     }
@@ -31,7 +35,7 @@ final class SpoolLock: Sendable {
     /// `.lock`, opened now; the root itself only where `.lock` may not be made or opened (EACCES, EROFS).
     /// Any other error (a network file system out of reach) is the caller's, and the next use tries again:
     /// a lock silently taken on another file would exclude no one.
-    static func open(_ spool: Spool) throws(Errno) -> (descriptor: FileDescriptor, owned: Bool) {
+    package static func open(_ spool: Spool) throws(Errno) -> (descriptor: FileDescriptor, owned: Bool) {
         let nfs = cspool_is_nfs(spool.root.rawValue) != 0
         do {
             return (try spool.root.open(FileName(".lock"), (nfs ? O_RDWR : O_RDONLY) | O_CREAT | O_NOFOLLOW, mode: Spool.fileMode), true)
@@ -43,7 +47,7 @@ final class SpoolLock: Sendable {
     /// Runs `body` holding the lock against other processes (flock) and other threads of this one.
     /// A lock that cannot be taken (a network file system out of reach) is thrown as the body's own error,
     /// so the step fails like any other system call of it, and nothing moves without the lock.
-    func withLock<R, E: LockFailure>(_ body: (LockHeld) throws(E) -> R) throws(E) -> R {
+    package func withLock<R, E: LockFailure>(_ body: (LockHeld) throws(E) -> R) throws(E) -> R {
         try opened.withLock { opened throws(E) -> R in
             if opened == nil {
                 do throws(Errno) { opened = try SpoolLock.open(spool) } catch { throw E.lockFailed(path, error) }
@@ -60,7 +64,7 @@ final class SpoolLock: Sendable {
     }
 
     /// Whether the descriptor locked still names `.lock` in the spool (not one replaced or remounted).
-    var reachesItsPath: Bool {
+    package var reachesItsPath: Bool {
         opened.withLock { opened in
             guard let opened, opened.owned else { return true }
             return opened.descriptor.isSameFile(as: FileName(".lock"), in: spool.root)

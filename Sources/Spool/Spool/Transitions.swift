@@ -1,4 +1,8 @@
 import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
 
 /// Every change of state of a queue file, and nothing else: each is one of the renames (or, for what is
 /// finished, unlinks) below, Postfix's `mail_queue_rename` in spirit. The states and who may move between
@@ -6,17 +10,17 @@ import Glibc
 /// if two workers raced it, so it runs only under the spool lock.
 extension Spool {
     /// tmp/NAME → new/ID:STATE, the last step of an enqueue. No lock: a new name races no one.
-    func publish(_ temporary: FileName, as final: FileName) throws(Errno) {
+    package func publish(_ temporary: FileName, as final: FileName) throws(Errno) {
         try move(temporary, from: .tmp, to: .new, as: final)
     }
 
     /// tmp/NAME → gone: a write abandoned by its producer, or one of ours that failed.
-    func removeTemporary(_ name: FileName) throws(Errno) {
+    package func removeTemporary(_ name: FileName) throws(Errno) {
         try directory(.tmp).unlink(name)
     }
 
     /// new/ID → new/ID:STATE: a file dropped under a plain name, admitted with its retry state.
-    func admit(_ plain: FileName, as stated: FileName, _ held: LockHeld) throws(Errno) {
+    package func admit(_ plain: FileName, as stated: FileName, _ held: LockHeld) throws(Errno) {
         try move(plain, from: .new, to: .new, as: stated)
     }
 
@@ -79,7 +83,7 @@ extension Spool {
     }
 
     /// Steps 1 to 3 of `file`.
-    func fileUnsynced(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason) throws(Errno) -> String? {
+    package func fileUnsynced(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason) throws(Errno) -> String? {
         let target = directory(destination)
         var suffix = 0
         while true {
@@ -119,7 +123,7 @@ extension Spool {
 
     /// tmp/UNIQUE.why → FOLDER/ID.why: a reason, written and fsynced, then renamed in without replacing
     /// anything (EEXIST when the name is taken).
-    func placeReason(_ name: FileName, in folder: Folder, contents: [UInt8]) throws(Errno) {
+    package func placeReason(_ name: FileName, in folder: Folder, contents: [UInt8]) throws(Errno) {
         let temporary = FileName(UniqueName.next().id + ".why")
         let tmp = directory(.tmp)
         let fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
@@ -137,19 +141,19 @@ extension Spool {
 
     /// new/NAME or cur/NAME@CLAIM → failed/ID or conflict/ID beside its reason: a filing a crash cut short
     /// after step 2, finished by recovery.
-    func finishFiling(_ source: FileName, from folder: Folder, to destination: Folder, as id: String, _ held: LockHeld) throws(Errno) {
+    package func finishFiling(_ source: FileName, from folder: Folder, to destination: Folder, as id: String, _ held: LockHeld) throws(Errno) {
         try move(source, from: folder, to: destination, as: FileName(id))
         try directory(destination).sync()
     }
 
     /// FOLDER/ID.why → gone: a reason whose operation was retried or discarded.
-    func removeReason(of id: String, in folder: Folder, _ held: LockHeld) {
+    package func removeReason(of id: String, in folder: Folder, _ held: LockHeld) {
         try? directory(folder).unlink(FileName(id + ".why"))
     }
 
     /// failed/ID → failed/ID with a new document (`spool-ctl retry --if-match`): written in `tmp/`, fsynced,
     /// then renamed over the old one, so that the operation is in one place with one document at every step.
-    func rewriteFiled(_ name: FileName, in folder: Folder, document: [UInt8]) throws(Errno) {
+    package func rewriteFiled(_ name: FileName, in folder: Folder, document: [UInt8]) throws(Errno) {
         let temporary = FileName(UniqueName.next().id)
         let tmp = directory(.tmp)
         do {
@@ -166,7 +170,7 @@ extension Spool {
 
     /// failed/ID or conflict/ID → new/ID:STATE, its reason removed under the same lock (so that recovery,
     /// which finishes filings, never sees the reason alone): `spool-ctl retry`.
-    func unfile(_ name: FileName, id: String, from folder: Folder, as target: FileName, _ held: LockHeld) throws(Errno) {
+    package func unfile(_ name: FileName, id: String, from folder: Folder, as target: FileName, _ held: LockHeld) throws(Errno) {
         try move(name, from: folder, to: .new, as: target)
         removeReason(of: id, in: folder, held)
         try directory(.new).sync()
@@ -174,12 +178,12 @@ extension Spool {
 
     /// new/ID[:STATE] → new/ID:STATE', the order stamp kept: no retry time (`spool-ctl retry --now`, `flush`),
     /// on hold or off it (`spool-ctl hold`, `release`). Under the lock, so a planner sees one name or the other.
-    func restate(_ name: FileName, as target: FileName, _ held: LockHeld) throws(Errno) {
+    package func restate(_ name: FileName, as target: FileName, _ held: LockHeld) throws(Errno) {
         try move(name, from: .new, to: .new, as: target)
     }
 
     /// FOLDER/NAME → gone, with its reason when filed: `spool-ctl discard`.
-    func discard(_ name: FileName, id: String, in folder: Folder, _ held: LockHeld) throws(Errno) {
+    package func discard(_ name: FileName, id: String, in folder: Folder, _ held: LockHeld) throws(Errno) {
         if folder == .new { forgetDeferral(of: id) }
         try directory(folder).unlink(name)
         if folder == .failed || folder == .conflict { removeReason(of: id, in: folder, held) }
@@ -219,7 +223,7 @@ extension Spool {
     /// Left in the spool root once `RENAME_NOREPLACE` was refused with EINVAL, so that every process on this
     /// spool knows at once that moves are `link` + `unlink` and that two names of one file may be a move in
     /// progress.
-    static let linkMovesMarker = FileName(".link-moves")
+    package static let linkMovesMarker = FileName(".link-moves")
 
     /// Whether moves on this spool are `link` + `unlink` (its file system lacks `RENAME_NOREPLACE`).
     public var movesByLink: Bool { linkMoves.load(ordering: .relaxed) }

@@ -1,3 +1,8 @@
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
 extension Spool {
     /// How old a pair of names must be before it counts as a move cut short by a crash rather than one in
     /// progress: a `link` + `unlink` takes microseconds. Tests shorten it with `SPOOL_TEST_TWIN_SETTLE`.
@@ -27,7 +32,7 @@ extension Spool {
         return Twin(folder: otherFolder, name: otherName, dropsThisName: dropsThis, inMotion: now - status.changedSeconds < Spool.twinSettleSeconds)
     }
 
-    static func rank(_ folder: Folder, _ name: FileName) -> Int {
+    package static func rank(_ folder: Folder, _ name: FileName) -> Int {
         switch folder {
         case .tmp: 0
         case .cur: 1
@@ -37,7 +42,7 @@ extension Spool {
     }
 
     /// The other name of a twice-linked file among the spool's entries with the same id (any name in `tmp/`).
-    func findTwin(_ folder: Folder, _ name: FileName, _ status: FileStatus) throws(Errno) -> (Folder, FileName)? {
+    package func findTwin(_ folder: Folder, _ name: FileName, _ status: FileStatus) throws(Errno) -> (Folder, FileName)? {
         guard let id = QueueName(name)?.id ?? name.string?.split(separator: ":").first.map(String.init) else { return nil }
         let prefix = Array(id.utf8)
         for other in Folder.allCases {

@@ -62,7 +62,7 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
 /// Runs a system call until it does not fail with EINTR; throws its `errno` when it returns -1.
 @discardableResult
 @inline(__always)
-func retryingInterrupts<T: BinaryInteger>(_ call: () -> T) throws(Errno) -> T {
+package func retryingInterrupts<T: BinaryInteger>(_ call: () -> T) throws(Errno) -> T {
     while true {
         let result = call()
         if result != -1 { return result }

@@ -25,7 +25,7 @@ public enum ErrnoClass: Sendable, Equatable {
     case disconnected
 
     /// The table. Anything not listed is `storage`: an unknown error must never file an operation.
-    static let table: [(Int32, ErrnoClass)] = [
+    package static let table: [(Int32, ErrnoClass)] = [
         (ENOENT, .vanished),
         (ELOOP, .content), (ENXIO, .content), (EISDIR, .content), (ENAMETOOLONG, .content),
         (EFBIG, .content), (EOVERFLOW, .content), (EILSEQ, .content),

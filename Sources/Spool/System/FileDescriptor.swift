@@ -171,7 +171,7 @@ public struct FileStatus: Sendable {
     /// Last modification in nanoseconds since the epoch: for a folder, when an entry last came or went.
     public let modifiedNanoseconds: Int64
 
-    init(_ st: stat) {
+    package init(_ st: stat) {
         mode = st.st_mode
         size = Int(st.st_size)
         inode = UInt64(st.st_ino)
@@ -210,7 +210,7 @@ public struct FileStatus: Sendable {
 extension FileDescriptor {
     /// Whether this descriptor and `name` under `directory` are one file (same device and inode): false
     /// when the descriptor no longer answers, true when the name cannot be looked at (out of reach as well).
-    func isSameFile(as name: FileName, in directory: FileDescriptor) -> Bool {
+    package func isSameFile(as name: FileName, in directory: FileDescriptor) -> Bool {
         guard case let .success(now) = Result(catching: { () throws(Errno) in try directory.status(of: name) }) else { return true }
         guard case let .success(held) = Result(catching: { () throws(Errno) in try status() }) else { return false }
         return held.device == now.device && held.inode == now.inode

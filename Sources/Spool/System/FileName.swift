@@ -46,7 +46,7 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// Calls `body` with the name as a NUL-terminated C string.
-    func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+    package func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         var terminated = bytes
         terminated.append(0)
         return try terminated.withUnsafeBufferPointer { buffer in
@@ -59,7 +59,7 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
 
 extension String {
     /// The string padded on the left with zeros to at least `width` characters.
-    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+    package func leftPadded(to width: Int, with pad: Character = "0") -> String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }
@@ -73,5 +73,15 @@ extension FileName {
         guard getcwd(&buffer, buffer.count) != nil else { return path }
         let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return (directory == "/" ? "" : directory) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    public func trimmingWhitespace() -> String {
+        let text = String(self), bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return "" }
+        let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })!
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }

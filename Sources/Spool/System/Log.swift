@@ -29,7 +29,7 @@ public struct Log: Sendable {
     /// Per-operation detail, with `-v`.
     public func detail(_ message: @autoclosure () -> String) { write(message(), at: .verbose) }
 
-    func write(_ message: String, at needed: Level) {
+    package func write(_ message: String, at needed: Level) {
         guard !program.isEmpty, level >= needed else { return }
         let line = Array("\(program): \(message)\n".utf8)
         try? FileDescriptor(rawValue: STDERR_FILENO).writeAll(line)

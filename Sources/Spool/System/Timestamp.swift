@@ -75,7 +75,7 @@ public enum Timestamp {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    package static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -85,7 +85,7 @@ public enum Timestamp {
         return era * 146097 + doe - 719468
     }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
+    package static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -114,5 +114,15 @@ public enum Timestamp {
         if text.hasPrefix("+") { return parseDuration(String(text.dropFirst())).map { now + $0 } }
         if text.hasPrefix("@") { return Int64(text.dropFirst()) }
         return parseRFC3339(text)
+    }
+}
+
+/// A human duration: `42s`, `5m`, `3h`, `2d`.
+public func humanDuration(_ seconds: Int64) -> String {
+    switch seconds {
+    case ..<120: "\(seconds)s"
+    case ..<7200: "\(seconds / 60)m"
+    case ..<172_800: "\(seconds / 3600)h"
+    default: "\(seconds / 86400)d"
     }
 }

@@ -1,6 +1,16 @@
 import Foundation
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// Every example in the man pages works as printed: each command line of ours is accepted (no usage
 /// error, no refused operation), each document is an operation, each spool.conf(5) excerpt parses.

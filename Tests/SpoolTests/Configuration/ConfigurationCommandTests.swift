@@ -1,6 +1,16 @@
 import Foundation
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// A configuration that cannot be used stops spool-send before it moves anything; spool-ctl check says why.
 @Suite struct ConfigurationCommandTests {

@@ -2,6 +2,16 @@ import Foundation
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// `retry --if-match` names one version of one resource: it is refused with a bulk selection or several
 /// ids, so that one ETag never lifts the conflict protection of writes it does not belong to.

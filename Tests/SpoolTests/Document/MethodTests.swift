@@ -2,6 +2,16 @@ import Foundation
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// Methods are case-sensitive and spool queues writes: `put` and a bare GET are refused with a hint.
 @Suite struct MethodTests {

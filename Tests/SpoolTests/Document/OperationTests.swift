@@ -1,5 +1,15 @@
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 @Suite struct OperationTests {
     func operation(_ text: String) throws(OperationError) -> Operation { try Operation(bytes: Array(text.utf8)) }

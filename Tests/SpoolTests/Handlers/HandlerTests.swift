@@ -2,6 +2,16 @@ import Foundation
 import Glibc
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// Handler jobs run as real processes: exit statuses, timeouts, order and the checks on the handler directory.
 @Suite struct HandlerTests {

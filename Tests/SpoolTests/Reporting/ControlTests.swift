@@ -4,6 +4,16 @@ import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// spool-ctl against real spools after real runs.
 @Suite struct ControlTests {

@@ -3,6 +3,16 @@ import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// `spool-ctl flush --origin O` (postqueue -s) lifts the pause an origin asked for and makes its deferred
 /// operations due; `list --origin` and `--older-than` filter the listing.

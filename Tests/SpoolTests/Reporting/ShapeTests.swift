@@ -1,6 +1,16 @@
 import Foundation
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// `spool-ctl shape`, qshape for a spool: origins by rows, ages by columns, from names and one read per key.
 @Suite struct ShapeTests {
@@ -44,7 +54,9 @@ import Testing
         #expect(spool.names("new").allSatisfy { $0.contains(",h=") }, "spool-enqueue writes h=")
         // Two keys whose names say one origin are counted under it from one read, whatever the other document says.
         let result = try Command.run("spool-ctl", ["--spool", spool.path, "shape"])
-        #expect(result.lines.count == 3 && result.lines[2].split(separator: " ").prefix(3) == ["http://api.example", "3", "3"], "\(result.stdout)")
+        // (Whichever document is read names the row: by key, the forged one would have a row of its own.)
+        let row = result.lines.count == 3 ? result.lines[2].split(separator: " ").map(String.init) : []
+        #expect(row.dropFirst().prefix(2) == ["3", "3"] && ["http://api.example", "http://elsewhere.example"].contains(row.first ?? ""), "\(result.stdout)")
     }
 
     @Test func columnsAreQshapesBuckets() {

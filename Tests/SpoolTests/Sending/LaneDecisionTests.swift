@@ -1,5 +1,15 @@
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// Each branch of the lane decision and of the attempt decision, from facts alone: no spool, no server.
 @Suite struct LaneDecisionTests {
@@ -31,13 +41,9 @@ import Testing
     }
 
     @Test func expiredAndTooOldAreFiled() throws {
-        let expired = Self.decide(try Self.operation(#", "expires_at": "2020-01-01T00:00:00Z""#)) { facts in
-            // Decided before any dependency is looked up: that lookup costs I/O and could meet a fault.
-            facts.dependencies = {
-                Issue.record("dependencies looked up for an expired operation")
-                return []
-            }
-        }
+        // Decided before any dependency is looked up (facts.dependencies stays nil): that lookup costs I/O and
+        // could meet a fault.
+        let expired = Self.decide(try Self.operation(#", "expires_at": "2020-01-01T00:00:00Z", "depends_on": ["a"]"#))
         #expect(Self.reason(expired).contains("expires_at"))
         let old = Self.decide(try Self.operation(), entry: Self.entry(attempts: 3, enqueuedSecondsAgo: 6 * 86400, lastError: "503"))
         #expect(Self.reason(old).contains("queue lifetime"))
@@ -54,20 +60,22 @@ import Testing
     }
 
     @Test func dependencies() throws {
-        let operation = try Self.operation()
-        #expect(Self.decide(operation) { $0.dependencies = { [.done, .done] } } == .claim)
-        #expect(Self.decide(operation) { $0.dependencies = { [.done, .queued(id: "a")] } } == .wait)
-        #expect(Self.reason(Self.decide(operation) { $0.dependencies = { [.filed(id: "a", folder: .conflict)] } }) == "depends on a, which is in conflict/")
-        #expect(Self.reason(Self.decide(operation) { $0.dependencies = { [.cycle(through: "b")] } }).contains("cycle through b"))
-        #expect(Self.reason(Self.decide(operation) { $0.dependencies = { [.itself] } }).contains("depends on itself"))
+        let operation = try Self.operation(#", "depends_on": ["a"]"#)
+        #expect(Self.decide(operation) == .look(.dependencies), "asked for, not looked up by the decision")
+        #expect(Self.decide(operation) { $0.dependencies = [.done, .done] } == .claim)
+        #expect(Self.decide(operation) { $0.dependencies = [.done, .queued(id: "a")] } == .wait)
+        #expect(Self.reason(Self.decide(operation) { $0.dependencies = [.filed(id: "a", folder: .conflict)] }) == "depends on a, which is in conflict/")
+        #expect(Self.reason(Self.decide(operation) { $0.dependencies = [.cycle(through: "b")] }).contains("cycle through b"))
+        #expect(Self.reason(Self.decide(operation) { $0.dependencies = [.itself] }).contains("depends on itself"))
     }
 
     @Test func coalescingGivesWayOnlyWhenNeverAttemptedAndTheNextHasItsKey() throws {
         let coalescing = try Self.operation(#", "coalesce": true"#)
-        #expect(Self.decide(coalescing) { $0.nextHasSameKey = { true } } == .coalesce)
-        #expect(Self.decide(coalescing) { $0.nextHasSameKey = { false } } == .claim)
-        #expect(Self.decide(coalescing, entry: Self.entry(attempts: 1)) { $0.nextHasSameKey = { true } } == .claim)
-        #expect(Self.decide(try Self.operation()) { $0.nextHasSameKey = { true } } == .claim)
+        #expect(Self.decide(coalescing) == .look(.nextKey))
+        #expect(Self.decide(coalescing) { $0.nextHasSameKey = true } == .coalesce)
+        #expect(Self.decide(coalescing) { $0.nextHasSameKey = false } == .claim)
+        #expect(Self.decide(coalescing, entry: Self.entry(attempts: 1)) { $0.nextHasSameKey = true } == .claim)
+        #expect(Self.decide(try Self.operation()) { $0.nextHasSameKey = true } == .claim)
     }
 
     @Test func nameTooLongToClaimIsFiledAndALostClaimParks() throws {

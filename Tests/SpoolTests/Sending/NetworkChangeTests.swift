@@ -2,6 +2,16 @@ import Foundation
 import Glibc
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// The network coming back wakes a watcher (rtnetlink), in a network namespace the test makes: an operation
 /// deferred as `refused` while only a downed `lo` exists is delivered within a second of `lo` coming up.

@@ -4,6 +4,16 @@ import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// A good citizen of other people's servers, against real servers: one that serves three at once and
 /// answers 429 beyond, one that announces its rate, one that asks for a pause.

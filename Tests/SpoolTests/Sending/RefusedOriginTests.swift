@@ -2,6 +2,16 @@ import Foundation
 import Glibc
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// A transport failure blocks its origin for the rest of the run, every run: until an origin has answered
 /// in a run, its first request goes alone, so a closed port costs one attempt per run, not one per lane.

@@ -3,6 +3,16 @@ import Glibc
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// What a run says: a stopped or paused origin once at the default level, a line per run with `-v`, a
 /// watcher's start and stop with `-v`, and filings naming the method and URL.

@@ -4,6 +4,16 @@ import SpoolTestSupport
 import Synchronization
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// Opt-in (SPOOL_SOAK=1, SPOOL_SOAK_SECONDS, default 300): 4 producers (200 keys, paced so the workers can
 /// keep up) and 4 --watch workers against a server that fails 20% of requests and drops 5% of connections.

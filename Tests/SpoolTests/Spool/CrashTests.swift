@@ -4,6 +4,16 @@ import SpoolTestSupport
 import Synchronization
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// kill -9 at random moments: nothing lost, nothing applied twice, order per key kept.
 @Suite struct CrashTests {

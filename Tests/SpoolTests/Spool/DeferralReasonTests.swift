@@ -3,6 +3,16 @@ import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// `new/.ID.why`: the last deferral's full reason, kept beside a waiting operation for `spool-ctl show`,
 /// gone with the operation, and carried into its filed reason when it runs out of attempts or time.

@@ -3,6 +3,16 @@ import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// Totals per origin kept in `.origins` across runs, for Prometheus counters beside the gauges.
 @Suite struct DeliveryCountsTests {

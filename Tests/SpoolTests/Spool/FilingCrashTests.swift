@@ -3,6 +3,16 @@ import Glibc
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// Filing an operation in `failed/` or `conflict/` is several steps; a `kill -9` at each must leave the
 /// operation in one place and, once filed, always with its reason.

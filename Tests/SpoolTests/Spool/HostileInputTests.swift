@@ -3,6 +3,16 @@ import Glibc
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// The corpus under Tests/Corpus and the entries no file can carry (links, FIFOs, odd names, 100 MB),
 /// dropped beside good operations: nothing bad is sent, each is filed with its reason, the good ones go.

@@ -3,6 +3,16 @@ import Glibc
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// The idle hint lets a cron run skip listing an unchanged queue, and never hides a change.
 @Suite struct IdleHintTests {

@@ -2,6 +2,16 @@ import Foundation
 import Glibc
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 @Suite struct IntakeTests {
     static let good = #"{"method":"PUT","url":"http://127.0.0.1:9/good","body":"ok"}"#

@@ -4,6 +4,16 @@ import SpoolTestSupport
 import Synchronization
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// A backlog after a long outage, for real: 100,000 operations dropped by the shell protocol into one spool
 /// are admitted, listed and delivered, each once and in order per key. Not timed (spool-bench --large

@@ -4,6 +4,16 @@ import SpoolTestSupport
 import Synchronization
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// A spool on a file system without `RENAME_NOREPLACE` (bindfs, a FUSE file system, answers EINVAL as
 /// GlusterFS does): every move falls back to `link` + `unlink`, and a crash between the two leaves two

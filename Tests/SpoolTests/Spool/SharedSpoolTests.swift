@@ -4,6 +4,16 @@ import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// One spool on a GlusterFS volume, three "hosts" (own host name by `unshare -u`, own mount) producing and
 /// sending at once; then one host killed outright with claims in cur/. Opt-in: SPOOL_GLUSTER=1.

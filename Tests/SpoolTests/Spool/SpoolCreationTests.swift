@@ -2,6 +2,16 @@ import Foundation
 import Glibc
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// What the first enqueue into a new spool must make durable, and free-space checks that file systems
 /// without statfs must not break.

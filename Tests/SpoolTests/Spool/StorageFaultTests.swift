@@ -4,6 +4,16 @@ import SpoolTestSupport
 import Synchronization
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// Faults that are not the operation's: the system short of descriptors, a disk or mount failing, a file
 /// this user may not read. Each provoked for real where the machine allows; none may file an operation.

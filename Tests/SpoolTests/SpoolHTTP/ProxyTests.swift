@@ -2,6 +2,16 @@ import Foundation
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// Proxies as curl reads them, for http and https alike, through Debian's tinyproxy: its own log shows the
 /// absolute-form request for http and the CONNECT for https.

@@ -2,6 +2,16 @@ import Foundation
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// A CA file, certificate or key that cannot be used is found before anything is sent (exit 78 naming the
 /// file), and by `spool-ctl check`, instead of a TLS error on every https operation.

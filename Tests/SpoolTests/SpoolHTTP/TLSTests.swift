@@ -2,6 +2,16 @@ import Foundation
 import SpoolTestSupport
 import Testing
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// https against Debian's nginx with a private CA: HTTP/2 on one connection, the CA given by option, by
 /// environment or by auth profile, mutual TLS, and a certificate that cannot be verified.

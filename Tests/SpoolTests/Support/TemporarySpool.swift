@@ -1,6 +1,16 @@
 import Foundation
 import Glibc
 @testable import Spool
+@testable import SpoolSystem
+@testable import SpoolTransport
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolConfiguration
+@testable import SpoolQueue
+@testable import SpoolHandlers
+@testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// A spool in a fresh temporary directory, removed when the test is done with it.
 final class TemporarySpool {

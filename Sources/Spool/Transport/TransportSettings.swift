@@ -1,3 +1,5 @@
+import SpoolSystem
+
 /// How the HTTP engine connects: the transport knobs of `spool-send`, named after curl's options.
 public struct TransportSettings: Sendable, Equatable {
     /// Which HTTP version to ask for.

@@ -1,3 +1,5 @@
+import SpoolSystem
+
 /// The request a transport sends for one attempt of an operation, with every header already decided.
 public struct HTTPRequest: Sendable {
     /// Method token.

@@ -1,0 +1,41 @@
+import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
+/// Making deferred operations due now: what a watcher does when the network changes, and what
+/// `spool-ctl retry --now` and `flush` do one by one.
+extension Spool {
+    /// Clears the retry time of every deferred operation in `new/` whose last error is one of `errors`, under
+    /// one lock: what a watcher does when the network changes. Order per key holds, since the order stamp
+    /// stays. Returns how many were made due.
+    /// The listing is made without the lock, which is held only for the renames: a name that moved
+    /// meanwhile is skipped.
+    public func makeDue(deferredBy errors: Set<String>, now: Int64 = Timestamp.now()) throws(Errno) -> Int {
+        var targets: [(FileName, FileName)] = []
+        try directory(.new).forEachEntry { fileName, _ in
+            guard let state = QueueName(fileName)?.state, state.dueSeconds > now, let error = state.lastError, errors.contains(error),
+                  let target = Spool.dueNow(fileName) else { return }
+            targets.append((fileName, target))
+        }
+        guard !targets.isEmpty else { return 0 }
+        return try withLock { held throws(Errno) in
+            var made = 0
+            for (name, target) in targets {
+                do throws(Errno) { try restate(name, as: target, held) } catch .noSuchFileOrDirectory { continue }
+                made += 1
+            }
+            return made
+        }
+    }
+
+    /// The name of a deferred operation made due now (its retry time cleared, all else kept), or nil when it
+    /// is not deferred.
+    package static func dueNow(_ fileName: FileName) -> FileName? {
+        guard var name = QueueName(fileName), var state = name.state, state.dueSeconds > 0 else { return nil }
+        state.dueSeconds = 0
+        name.state = state
+        return name.fileName
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// The rules of ARCHITECTURE.md that a grep can check, so that they stay true: where system calls and moves
+/// are made, which files may import Dispatch or Foundation, and that the code map's "may use" lines are
+/// Package.swift's dependencies (which the compiler enforces).
+@Suite struct ArchitectureTests {
+    static let root = Repository.root
+
+    /// The Swift files under `folder`, relative to the repository, with their text.
+    static func sources(_ folder: String) throws -> [(path: String, text: String)] {
+        let base = root + "/" + folder
+        let files = try #require(FileManager.default.enumerator(atPath: base)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(!files.isEmpty, "no sources under \(folder)")
+        return try files.sorted().map { ("\(folder)/\($0)", try String(contentsOfFile: base + "/" + $0, encoding: .utf8)) }
+    }
+
+    /// The lines of `text` matching `pattern`, comments left out.
+    static func matches(_ pattern: String, in text: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: pattern)
+        return text.split(separator: "\n").map(String.init).filter { line in
+            let code = line.components(separatedBy: "//").first ?? ""
+            return regex.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil
+        }
+    }
+
+    @Test func fileSystemCallsAreMadeInSystemOnly() throws {
+        let calls = #"\b(openat|renameat2?|linkat|unlinkat|mkdirat|fstatat|fsync|fdatasync|getdents64|ftruncate)\s*\(|Glibc\.(open|rename|link|unlink|mkdir|stat)\s*\(|(?<![.\w])open\(""#
+        var found: [String] = []
+        for folder in ["Sources/Spool", "Sources/SpoolHTTP", "Sources/spool-send", "Sources/spool-send-http", "Sources/spool-enqueue", "Sources/spool-ctl"] {
+            for (path, text) in try Self.sources(folder) where !path.hasPrefix("Sources/Spool/System/") {
+                found += Self.matches(calls, in: text).map { "\(path): \($0)" }
+            }
+        }
+        #expect(found.isEmpty, "file-system calls outside Sources/Spool/System: \(found)")
+    }
+
+    @Test func queueFilesMoveInTransitionsOnly() throws {
+        var found: [String] = []
+        for (path, text) in try Self.sources("Sources/Spool") where !path.hasPrefix("Sources/Spool/System/") {
+            let file = (path as NSString).lastPathComponent
+            if file != "Transitions.swift" { found += Self.matches(#"\.(rename|link)\("#, in: text).map { "\(path): \($0)" } }
+            // A rename over a name: advice files only (hints in the root, a deferral's reason), and the one
+            // rewrite of a filed document.
+            if !["Transitions.swift", "Spool+Hints.swift", "DeferralReason.swift"].contains(file) {
+                found += Self.matches(#"\.replace\("#, in: text).map { "\(path): \($0)" }
+            }
+        }
+        #expect(found.isEmpty, "moves outside Transitions.swift: \(found)")
+    }
+
+    @Test func dispatchAndFoundationStayOut() throws {
+        var found: [String] = []
+        for folder in ["Sources/Spool", "Sources/SpoolHTTP", "Sources/spool-send", "Sources/spool-send-http", "Sources/spool-enqueue", "Sources/spool-ctl"] {
+            for (path, text) in try Self.sources(folder) {
+                found += Self.matches(#"^import (Foundation|FoundationEssentials|FoundationNetworking)\b"#, in: text).map { "\(path): \($0)" }
+                let dispatchAllowed = ["Sources/Spool/Sending/Wakeup.swift", "Sources/Spool/Sending/Worker+Handler.swift"]
+                if !dispatchAllowed.contains(path) { found += Self.matches(#"^import Dispatch\b"#, in: text).map { "\(path): \($0)" } }
+            }
+        }
+        #expect(found.isEmpty, "imports that slow every start: \(found)")
+    }
+
+    /// `.target(name: "X", dependencies: [...]` in Package.swift, C targets left out.
+    static func packageDependencies() throws -> [String: Set<String>] {
+        let text = try String(contentsOfFile: root + "/Package.swift", encoding: .utf8)
+        let regex = try NSRegularExpression(pattern: #"\.target\(name: "(Spool\w*)", dependencies: \[([^\]]*)\]"#)
+        var result: [String: Set<String>] = [:]
+        for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            let name = String(text[Range(match.range(at: 1), in: text)!])
+            let list = String(text[Range(match.range(at: 2), in: text)!])
+            result[name] = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+                .filter { $0.hasPrefix("Spool") })
+        }
+        return result
+    }
+
+    @Test func theCodeMapsMayUseLinesArePackageSwifts() throws {
+        let text = try String(contentsOfFile: Self.root + "/ARCHITECTURE.md", encoding: .utf8)
+        let regex = try NSRegularExpression(pattern: #"Target `(Spool\w*)`; may use: ([^.\n]*)\."#)
+        var map: [String: Set<String>] = [:]
+        for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            let uses = String(text[Range(match.range(at: 2), in: text)!])
+            map[String(text[Range(match.range(at: 1), in: text)!])] = uses == "nothing but the C shims"
+                ? [] : Set(uses.components(separatedBy: ", ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "` ")) })
+        }
+        let package = try Self.packageDependencies()
+        #expect(package.count >= 11, "the layer targets: \(package.keys.sorted())")
+        #expect(map == package, "ARCHITECTURE.md \(map.sorted { $0.key < $1.key }) against Package.swift \(package.sorted { $0.key < $1.key })")
+    }
+
+    @Test func eachFileImportsOnlyWhatItsTargetMayUse() throws {
+        // `swift build` finds any module of the package in its build folder, so a back-edge compiles unless
+        // the build runs with --explicit-target-dependency-import-check error; this check does not need it.
+        let text = try String(contentsOfFile: Self.root + "/Package.swift", encoding: .utf8)
+        let regex = try NSRegularExpression(pattern: #"\.target\(name: "(Spool\w*)"[^)]*?path: "(Sources/[^"]+)""#)
+        var paths: [String: String] = [:]
+        for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            paths[String(text[Range(match.range(at: 1), in: text)!])] = String(text[Range(match.range(at: 2), in: text)!])
+        }
+        let direct = try Self.packageDependencies()
+        func closure(_ target: String) -> Set<String> {
+            var seen = Set<String>(), work = [target]
+            while let next = work.popLast() {
+                for dependency in direct[next] ?? [] where seen.insert(dependency).inserted { work.append(dependency) }
+            }
+            return seen
+        }
+        #expect(paths.count >= 11, "\(paths)")
+        var found: [String] = []
+        for (target, path) in paths {
+            let allowed = closure(target)
+            for (file, source) in try Self.sources(path) {
+                for line in Self.matches(#"^(@testable )?import Spool\w*$"#, in: source) {
+                    let module = String(line.split(separator: " ").last!)
+                    if !allowed.contains(module) { found.append("\(file): \(line) (\(target) may use \(allowed.sorted()))") }
+                }
+            }
+        }
+        #expect(found.isEmpty, "back-edges: \(found)")
+    }
+}
