@@ -147,6 +147,9 @@ import Testing
         let spool = mount.path + "/spool"
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
+        // The sender never makes a spool: it is made first, or the watcher would refuse the path (66).
+        let made = try Command.run("spool-ctl", ["--spool", spool, "init"])
+        try #require(made.status == 0, "\(made.stderr)")
         let (watcher, _, errPipe) = try Command.start("spool-send", ["--spool", spool, "--watch"])
         let err = OutputWatcher(errPipe)
         let first = try Command.run("spool-enqueue", ["--spool", spool, "--min-free", "0", "PUT", server.baseURL + "/item/0"])
