@@ -79,8 +79,8 @@ func claimWorker(_ path: String) {
         if entries.isEmpty { break }
         entries.sort(by: QueueEntry.precedes)
         for entry in entries {
-            guard let claimed = try! spool.withLock({ held throws(Errno) in try spool.claim(entry, held) }) else { continue }
-            try! spool.complete(claimed)
+            guard let claimed = spool.withLock({ transaction in transaction.claim(entry) }).value else { continue }
+            precondition(spool.complete(claimed).wasMoved)
             won.append(claimed.id)
         }
     }

@@ -16,7 +16,7 @@ func benchIdle(_ report: Report, _ config: Config) {
     report.section("4. Idle cost of spool-send --once (median of \(config.idleRuns) runs)")
     let empty = Fixtures.spool()
     let waiting = Fixtures.spool()
-    Fixtures.fill(waiting, count: config.idleQueue, base: "http://127.0.0.1:9", dueSeconds: Timestamp.now() + 86400)
+    Fixtures.fill(waiting, count: config.idleQueue, base: "http://127.0.0.1:9", dueSeconds: Timestamp.nowSeconds() + 86400)
     func times(_ argv: [String]) -> Stats {
         _ = run(argv)
         return Stats(values: (0..<config.idleRuns).map { _ in run(argv).seconds * 1000 })

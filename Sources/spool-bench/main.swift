@@ -59,7 +59,7 @@ let started = now()
 var system = utsname()
 uname(&system)
 let kernel = withUnsafeBytes(of: &system.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-print("spool-bench \(config.quick ? "--quick " : "")on \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, Linux \(kernel), \(Timestamp.formatRFC3339(Timestamp.now()))")
+print("spool-bench \(config.quick ? "--quick " : "")on \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, Linux \(kernel), \(Timestamp.formatRFC3339(Timestamp.nowSeconds()))")
 print("each figure: median (min–max) of \(config.repetitions) runs unless said otherwise; baselines measured in this run")
 
 let server = BenchServer()

@@ -28,10 +28,12 @@ case "claim-all":
         try spool.scanNew { entries.append($0) }
         if entries.isEmpty { break }
         for entry in entries {
-            guard let claimed = try spool.withLock({ held throws(Errno) in try spool.claim(entry, held) }) else { continue }
+            let claim = spool.withLock { transaction in transaction.claim(entry) }
+            if let fault = claim.fault { throw fault }
+            guard let claimed = claim.value else { continue }
             guard (try? spool.readOperation(.cur, claimed.fileName, maxSize: 1 << 20)) != nil else { exit(70) }
             output += claimed.id + "\n"
-            try spool.complete(claimed)
+            if let fault = spool.complete(claimed).fault { throw fault }
         }
     }
     Program.printOut(output)
@@ -39,14 +41,15 @@ case "claim-and-hold":
     var entries: [QueueEntry] = []
     try spool.scanNew { entries.append($0) }
     for entry in entries {
-        if let claimed = try spool.withLock({ held throws(Errno) in try spool.claim(entry, held) }) {
+        if let claimed = spool.withLock({ transaction in transaction.claim(entry) }).value {
             Program.printOut(claimed.id + "\n")
             break
         }
     }
     while true { sleep(60) }
 case "recover":
-    for id in try spool.withLock({ held throws(SpoolFault) in try spool.recoverStaleClaims(lease: Int64(args.count > 3 ? args[3] : "300")!, held) }) {
+    let leaseSeconds = Int64(args.count > 3 ? args[3] : "300")!
+    for id in try spool.withLock({ transaction throws(SpoolFault) in try transaction.recoverStaleClaims(leaseSeconds: leaseSeconds) }) {
         Program.printOut(id + "\n")
     }
 case "scan":
@@ -64,7 +67,7 @@ case "intake-starved":
     // would, printing what happened to it: "fault ERRNO", "entry" or "nothing".
     var names: [FileName] = []
     try spool.directory(.new).forEachEntry { name, _ in names.append(name) }
-    let lines = try spool.withLock { lockHeld throws(Errno) -> String in
+    let lines = try spool.withLock { transaction throws(Errno) -> String in
         var held: [Int32] = []
         while true {
             let fd = dup(0)
@@ -74,7 +77,7 @@ case "intake-starved":
         var lines = ""
         for name in names {
             do throws(SpoolFault) {
-                lines += (try spool.intake(name, lockHeld) == nil ? "nothing" : "entry") + "\n"
+                lines += (try transaction.intake(name) == nil ? "nothing" : "entry") + "\n"
             } catch {
                 lines += "fault \(error.error.symbolicName)\n"
             }
@@ -84,7 +87,7 @@ case "intake-starved":
     }
     Program.printOut(lines)
 case "clean-tmp":
-    Program.printOut("\(try spool.cleanTemporaryFiles(olderThan: Int64(args[3])!))\n")
+    Program.printOut("\(try spool.cleanTemporaryFiles(olderThanSeconds: Int64(args[3])!))\n")
 default:
     exit(64)
 }

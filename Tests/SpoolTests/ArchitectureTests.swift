@@ -35,6 +35,30 @@ import Testing
         #expect(found.isEmpty, "file-system calls outside Sources/Spool/System: \(found)")
     }
 
+    /// The system calls that are not file-system calls stay beside their concept, each in the files
+    /// ARCHITECTURE.md names for it.
+    @Test func otherSystemCallsStayInTheirNamedFiles() throws {
+        let allowed: [String: Set<String>] = [
+            "flock": ["Sources/Spool/Spool/SpoolLock.swift"],
+            "eventfd": ["Sources/Spool/Sending/Wakeup.swift"],
+            "inotify": ["Sources/Spool/Sending/Wakeup.swift"],
+            "poll": ["Sources/Spool/Sending/Wakeup.swift", "Sources/Spool/Handlers/HandlerStreams.swift"],
+            "kill": ["Sources/Spool/Handlers/HandlerProcess.swift", "Sources/Spool/Spool/CrashPoint.swift"],
+            "rlimit": ["Sources/Spool/CommandLine/SendCommand.swift"],
+            "sleep": [],
+        ]
+        let calls = #"(?<![.\w])(flock|eventfd|inotify_\w+|poll|kill|setrlimit|getrlimit|usleep|nanosleep|sleep)\(|Glibc\.(poll|kill|sleep|usleep)\("#
+        var found: [String] = []
+        for (path, text) in try Self.sources("Sources/Spool") where !path.hasPrefix("Sources/Spool/System/") {
+            for line in Self.matches(calls, in: text) {
+                let call = allowed.keys.first { line.contains($0 + "(") || line.contains($0 + "_") || line.contains("et" + $0 + "(") }
+                if let call, allowed[call]!.contains(path) { continue }
+                found.append("\(path): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        #expect(found.isEmpty, "system calls outside the files ARCHITECTURE.md names for them: \(found)")
+    }
+
     @Test func queueFilesMoveInTransitionsOnly() throws {
         var found: [String] = []
         for (path, text) in try Self.sources("Sources/Spool") where !path.hasPrefix("Sources/Spool/System/") {

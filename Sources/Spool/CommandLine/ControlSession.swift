@@ -281,7 +281,7 @@ extension ControlCommand {
         do { spool = try Spool(path: path, create: subcommand == "init") } catch {
             Program.fail(ControlCommand.program, error.description, code: error.exitCode)
         }
-        var session = ControlSession(command: self, spool: spool, now: Timestamp.now())
+        var session = ControlSession(command: self, spool: spool, now: Timestamp.nowSeconds())
         switch subcommand {
         case "init": Program.printOut(existed ? "\(path): already a spool\n" : "\(path): spool created\n")
         case "list": session.list()

@@ -42,7 +42,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
 
     /// Parses `spool-enqueue`'s arguments; times like `+10m` count from now.
     public init(parsing tokens: [String]) throws(UsageError) {
-        try self.init(parsing: tokens, now: Timestamp.now())
+        try self.init(parsing: tokens, now: Timestamp.nowSeconds())
     }
 
     /// Parses `spool-enqueue`'s arguments; times like `+10m` count from `now`.

@@ -33,12 +33,12 @@ public struct SendCommand: ParsedCommand, Sendable {
     /// `--config`, if given.
     public var configurationPath: String?
     /// `--lease`, if given: seconds after which another host's claim is presumed dead.
-    public var lease: Int64?
+    public var leaseSeconds: Int64?
     /// `--poll`: with `--watch`, look at `new/` at least this often (another host's drops raise no inotify
     /// event here).
     public var pollSeconds: Int64?
     /// `--warn-after`, if given: goes under spool.conf's origin sections, over its `[default]`.
-    public var warnAfter: Int64?
+    public var warnAfterSeconds: Int64?
     /// `-v` / `-q`.
     public var level = Log.Level.normal
     /// `-h` / `--help`.
@@ -76,15 +76,15 @@ public struct SendCommand: ParsedCommand, Sendable {
                 transport.timeoutSeconds = n
             case .option("--min-backoff"): options.backoff.minimum = try seconds("--min-backoff", try arguments.value(for: "--min-backoff"))
             case .option("--max-backoff"): options.backoff.maximum = try seconds("--max-backoff", try arguments.value(for: "--max-backoff"))
-            case .option("--lifetime"): options.lifetime = try seconds("--lifetime", try arguments.value(for: "--lifetime"))
+            case .option("--lifetime"): options.lifetimeSeconds = try seconds("--lifetime", try arguments.value(for: "--lifetime"))
             case .option("--warn-after"):
                 let value = try seconds("--warn-after", try arguments.value(for: "--warn-after"))
                 guard value > 0 else { throw .invalidValue(option: "--warn-after", value: "\(value)", expected: "a duration of at least 1s") }
-                warnAfter = value
+                warnAfterSeconds = value
             case .option("--auth-dir"): authDirectory = try arguments.value(for: "--auth-dir")
             case .option("--handler-dir"): handlerDirectory = try arguments.value(for: "--handler-dir")
             case .option("--config"): configurationPath = try arguments.value(for: "--config")
-            case .option("--lease"): lease = try seconds("--lease", try arguments.value(for: "--lease"))
+            case .option("--lease"): leaseSeconds = try seconds("--lease", try arguments.value(for: "--lease"))
             case .option("--poll"):
                 let value = try seconds("--poll", try arguments.value(for: "--poll"))
                 guard value > 0 else { throw .invalidValue(option: "--poll", value: "\(value)", expected: "a duration of at least 1s") }
@@ -138,15 +138,15 @@ public struct SendCommand: ParsedCommand, Sendable {
         }
         options.backoff = Backoff(minimum: options.backoff.minimum, maximum: options.backoff.maximum)
         options.log = Log(program: SendCommand.program, level: level)
-        options.lease = lease ?? Int64(transport.timeoutSeconds) + 300
-        if let lease, Double(lease) <= transport.timeoutSeconds {
+        options.leaseSeconds = leaseSeconds ?? Spool.defaultLeaseSeconds(timeoutSeconds: transport.timeoutSeconds)
+        if let lease = leaseSeconds, Double(lease) <= transport.timeoutSeconds {
             // A shorter lease would let another host take a claim whose request is still in flight.
             throw .invalidValue(option: "--lease", value: "\(lease)", expected: "a duration longer than --timeout (\(Int(transport.timeoutSeconds))s)")
         }
         transport.connectionsPerOrigin = options.concurrency
         if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty { transport.caFile = file }
         options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))
-        options.handlerTimeout = transport.timeoutSeconds
+        options.handlerTimeoutSeconds = transport.timeoutSeconds
     }
 
     /// Reads spool.conf(5) from `--config` or `SPOOL_CONFIG`, if either names one; exits 78 (EX_CONFIG) when
@@ -164,15 +164,15 @@ public struct SendCommand: ParsedCommand, Sendable {
         given.proxy = transport.proxy
         given.noProxy = transport.noProxy
         if transport.version == .http1_1 { given.version = .http1_1 }
-        given.warnAfter = warnAfter
+        given.warnAfterSeconds = warnAfterSeconds
         configuration.defaults = given.over(configuration.defaults)
         options.configuration = configuration
         let handlers = HandlerDirectory.defaultPath(option: handlerDirectory, configured: configuration.handlerDirectory)
         options.handlers = handlers.map(HandlerDirectory.init(path:))
-        if handlers != nil, let lease, Double(lease) <= transport.timeoutSeconds + HandlerProcess.longestOverrun {
+        if handlers != nil, let lease = leaseSeconds, Double(lease) <= transport.timeoutSeconds + HandlerProcess.longestOverrunSeconds {
             // A handler may run this long past --timeout before it is given up: no other host may take its job meanwhile.
             Program.usageFailure(SendCommand.program, .invalidValue(option: "--lease", value: "\(lease)",
-                expected: "with handlers, a duration longer than --timeout plus \(Int(HandlerProcess.longestOverrun))s"), usage: SendCommand.usage)
+                expected: "with handlers, a duration longer than --timeout plus \(Int(HandlerProcess.longestOverrunSeconds))s"), usage: SendCommand.usage)
         }
     }
 

@@ -23,7 +23,7 @@ public struct OriginSettings: Sendable, Equatable {
     /// The HTTP version to ask for (`http-version`).
     public var version: TransportSettings.Version?
     /// Report an operation still waiting this many seconds after its enqueue, once (`warn-after`).
-    public var warnAfter: Int64?
+    public var warnAfterSeconds: Int64?
 
     /// No settings.
     public init() {}
@@ -42,7 +42,7 @@ public struct OriginSettings: Sendable, Equatable {
         merged.proxy = proxy ?? fallback.proxy
         merged.noProxy = noProxy ?? fallback.noProxy
         merged.version = version ?? fallback.version
-        merged.warnAfter = warnAfter ?? fallback.warnAfter
+        merged.warnAfterSeconds = warnAfterSeconds ?? fallback.warnAfterSeconds
         return merged
     }
 }

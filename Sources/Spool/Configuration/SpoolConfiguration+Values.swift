@@ -31,7 +31,7 @@ extension SpoolConfiguration {
             settings.proxy = value
         case "warn-after":
             guard let seconds = Timestamp.parseDuration(value), seconds > 0 else { throw bad("a duration such as 30m, 4h or 1d") }
-            settings.warnAfter = seconds
+            settings.warnAfterSeconds = seconds
         case "noproxy":
             guard !value.utf8.contains(where: { $0 < 0x20 }) else { throw bad("host names separated by commas, or *") }
             settings.noProxy = value

@@ -36,4 +36,13 @@ public enum ControlError: Error, CustomStringConvertible {
         case let .io(_, error): error.faultClass.passes ? ExitCode.temporaryFailure : ExitCode.ioError
         }
     }
+
+    /// Throws unless a move on `item` was made: gone is `notFound`, a fault is `io`.
+    static func check<Moved>(_ result: MoveResult<Moved>, _ item: QueueItem) throws(ControlError) {
+        switch result {
+        case .moved: return
+        case .gone: throw .notFound(item.id)
+        case let .fault(fault): throw .io(path: fault.path, fault.error)
+        }
+    }
 }

@@ -37,11 +37,8 @@ extension Spool {
         if let operation {
             target.state = RetryState(for: operation, orderMicroseconds: item.orderMicroseconds)
         }
-        do throws(Errno) {
-            try withLock { held throws(Errno) in try unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName, held) }
-        } catch {
-            throw .io(path: displayPath(item.folder, item.fileName), error)
-        }
+        let moved = withLock { transaction in transaction.unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName) }
+        try ControlError.check(moved, item)
         return target.fileName
     }
 
@@ -49,13 +46,7 @@ extension Spool {
     /// or nil when it was not deferred.
     public func sendNow(_ item: QueueItem) throws(ControlError) -> FileName? {
         guard item.folder == .new, let target = Spool.dueNow(item.fileName) else { return nil }
-        do throws(Errno) {
-            try withLock { held throws(Errno) in try restate(item.fileName, as: target, held) }
-        } catch .noSuchFileOrDirectory {
-            throw .notFound(item.id)
-        } catch {
-            throw .io(path: displayPath(.new, item.fileName), error)
-        }
+        try restate(item, as: target)
         return target
     }
 
@@ -64,13 +55,7 @@ extension Spool {
         if item.folder == .cur, let claim = item.claim {
             throw .inFlight(id: item.id, pid: claim.owner.pid, host: claim.owner.host)
         }
-        do throws(Errno) {
-            try withLock { held throws(Errno) in try discard(item.fileName, id: item.id, in: item.folder, held) }
-        } catch .noSuchFileOrDirectory {
-            throw .notFound(item.id)
-        } catch {
-            throw .io(path: displayPath(item.folder, item.fileName), error)
-        }
+        try ControlError.check(withLock { transaction in transaction.discard(item.fileName, id: item.id, in: item.folder) }, item)
     }
 
     /// Puts a waiting operation on hold (`s=held` in its name): no run sends it, nor what follows it in its
@@ -109,12 +94,6 @@ extension Spool {
 
     /// Renames a waiting operation under the lock.
     private func restate(_ item: QueueItem, as target: FileName) throws(ControlError) {
-        do throws(Errno) {
-            try withLock { held throws(Errno) in try restate(item.fileName, as: target, held) }
-        } catch .noSuchFileOrDirectory {
-            throw .notFound(item.id)
-        } catch {
-            throw .io(path: displayPath(.new, item.fileName), error)
-        }
+        try ControlError.check(withLock { transaction in transaction.restate(item.fileName, as: target) }, item)
     }
 }

@@ -7,7 +7,7 @@ import SpoolTransport
 
 /// One run of a handler: started directly (no shell) in a process group of its own, fed the job's body on
 /// standard input, its output kept up to a bound, and stopped at its deadline: SIGTERM to the group, then
-/// SIGKILL when the handler has gone or after `grace`.
+/// SIGKILL when the handler has gone or after `graceSeconds`.
 public struct HandlerProcess: Sendable {
     /// How a run ended.
     public enum Ending: Sendable, Equatable {
@@ -27,23 +27,23 @@ public struct HandlerProcess: Sendable {
     }
 
     /// Seconds between SIGTERM and SIGKILL.
-    public static let grace = 5.0
+    public static let graceSeconds = 5.0
     /// The longest a run lasts past its timeout: the grace, then as long again for SIGKILL to take.
-    public static let longestOverrun = 2 * grace
+    public static let longestOverrunSeconds = 2 * graceSeconds
 
     package let program: String
     package let arguments: [String]
     package let environment: [String]
     package let input: [UInt8]
-    package let timeout: Double
+    package let timeoutSeconds: Double
 
     /// A run of `program` with `arguments` (argv[0] is the program), `environment` (`NAME=value`) and `input`.
-    public init(program: String, arguments: [String], environment: [String], input: [UInt8], timeout: Double) {
+    public init(program: String, arguments: [String], environment: [String], input: [UInt8], timeoutSeconds: Double) {
         self.program = program
         self.arguments = arguments
         self.environment = environment
         self.input = input
-        self.timeout = timeout
+        self.timeoutSeconds = timeoutSeconds
     }
 
     /// Runs it to its end; blocks the calling thread. Throws only when it could not be started.
@@ -105,7 +105,7 @@ public struct HandlerProcess: Sendable {
     /// can be reaped) and whether it had to be stopped. The handler is left unreaped, so that its process
     /// group cannot be reused while signals are sent to it.
     package func supervise(_ pid: Int32, _ streams: inout HandlerStreams) -> (ended: Bool, timedOut: Bool) {
-        let deadline = Timestamp.monotonicSeconds() + timeout
+        let deadline = Timestamp.monotonicSeconds() + timeoutSeconds
         var killAt: Double?, giveUpAt = Double.infinity
         var state = cspool_child_ended(pid)
         while state == 0 {
@@ -113,11 +113,11 @@ public struct HandlerProcess: Sendable {
             if now >= giveUpAt { return (false, true) }
             if killAt == nil, now >= deadline {
                 kill(-pid, SIGTERM)
-                killAt = now + HandlerProcess.grace
+                killAt = now + HandlerProcess.graceSeconds
             } else if let at = killAt, now >= at {
                 kill(-pid, SIGKILL)
                 killAt = .infinity
-                giveUpAt = now + HandlerProcess.grace
+                giveUpAt = now + HandlerProcess.graceSeconds
             }
             let until = min(killAt ?? deadline, giveUpAt) - now
             // The pidfd wakes the poll when the handler exits; without one (before Linux 5.3), open streams

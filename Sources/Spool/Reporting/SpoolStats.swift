@@ -15,7 +15,7 @@ public struct SpoolStats: Sendable {
     /// Operations in `new/` on hold (`spool-ctl hold`).
     public var held = 0
     /// Age in seconds of the oldest operation in `new/` or `cur/`.
-    public var oldestPendingAge: Int64?
+    public var oldestPendingAgeSeconds: Int64?
     /// Earliest retry time in `new/`, epoch seconds.
     public var nextDue: Int64?
     /// Bytes of all files in the spool's folders.
@@ -24,7 +24,7 @@ public struct SpoolStats: Sendable {
     public var origins: [OriginRecord] = []
 
     /// Reads the statistics of `spool` at `now`.
-    public init(spool: Spool, now: Int64 = Timestamp.now()) throws {
+    public init(spool: Spool, now: Int64 = Timestamp.nowSeconds()) throws {
         for folder in Spool.Folder.allCases {
             let directory = spool.directory(folder)
             var count = 0
@@ -37,7 +37,7 @@ public struct SpoolStats: Sendable {
                 let state = QueueName(fileName)?.state
                 let order = state?.orderMicroseconds ?? (try? directory.status(of: fileName).modifiedMicroseconds) ?? 0
                 let age = max(0, now - order / 1_000_000)
-                oldestPendingAge = max(oldestPendingAge ?? 0, age)
+                oldestPendingAgeSeconds = max(oldestPendingAgeSeconds ?? 0, age)
                 if folder == .new, state?.held == true { held += 1 }
                 if folder == .new, let due = state?.dueSeconds, due > now {
                     deferred += 1
@@ -65,7 +65,7 @@ public struct SpoolStats: Sendable {
             if folder == .new, !notes.isEmpty { out += " (\(notes.joined(separator: ", ")))" }
             out += "\n"
         }
-        out += "oldest    " + (oldestPendingAge.map { "\(humanDuration($0)) pending" } ?? "-") + "\n"
+        out += "oldest    " + (oldestPendingAgeSeconds.map { "\(humanDuration($0)) pending" } ?? "-") + "\n"
         out += "next due  " + (nextDue.map { Timestamp.formatRFC3339($0) } ?? "-") + "\n"
         out += "bytes     \(bytes)\n"
         for record in origins {
@@ -83,7 +83,7 @@ public struct SpoolStats: Sendable {
         var members: [(key: String, value: JSON)] = SpoolStats.reported.map { ($0.rawValue, .number(String(counts[$0] ?? 0))) }
         members.append(("deferred", .number(String(deferred))))
         members.append(("held", .number(String(held))))
-        members.append(("oldest_pending_age_seconds", oldestPendingAge.map { .number(String($0)) } ?? .null))
+        members.append(("oldest_pending_age_seconds", oldestPendingAgeSeconds.map { .number(String($0)) } ?? .null))
         members.append(("next_due", nextDue.map { .string(Timestamp.formatRFC3339($0)) } ?? .null))
         members.append(("bytes", .number(String(bytes))))
         members.append(("origins", .array(origins.map { record in
@@ -106,7 +106,7 @@ public struct SpoolStats: Sendable {
         out += "# HELP spool_held_operations Operations in new/ on hold (spool-ctl hold).\n# TYPE spool_held_operations gauge\n"
         out += "spool_held_operations{\(label)} \(held)\n"
         out += "# HELP spool_oldest_pending_age_seconds Age of the oldest operation not yet delivered.\n# TYPE spool_oldest_pending_age_seconds gauge\n"
-        out += "spool_oldest_pending_age_seconds{\(label)} \(oldestPendingAge ?? 0)\n"
+        out += "spool_oldest_pending_age_seconds{\(label)} \(oldestPendingAgeSeconds ?? 0)\n"
         if let nextDue {
             out += "# HELP spool_next_due_timestamp_seconds When the earliest deferred operation is due.\n# TYPE spool_next_due_timestamp_seconds gauge\n"
             out += "spool_next_due_timestamp_seconds{\(label)} \(nextDue)\n"

@@ -34,7 +34,7 @@ public enum LaneDecision {
         /// Seconds since the epoch.
         public var now: Int64
         /// Options that bear on the decision.
-        public var lifetime: Int64
+        public var lifetimeSeconds: Int64
         public var allowedOrigins: Set<String>?
         /// The operation's origin failed at the transport level earlier in this run.
         public var originBlocked: Bool
@@ -47,13 +47,13 @@ public enum LaneDecision {
         public var claimSuffixLength: Int
 
         /// The facts of one decision.
-        public init(entry: QueueEntry, operation: Operation, now: Int64, lifetime: Int64, allowedOrigins: Set<String>? = nil,
+        public init(entry: QueueEntry, operation: Operation, now: Int64, lifetimeSeconds: Int64, allowedOrigins: Set<String>? = nil,
                     originBlocked: Bool = false, dependencies: [Dependency]? = nil,
                     nextHasSameKey: Bool? = nil, claimSuffixLength: Int = 40) {
             self.entry = entry
             self.operation = operation
             self.now = now
-            self.lifetime = lifetime
+            self.lifetimeSeconds = lifetimeSeconds
             self.allowedOrigins = allowedOrigins
             self.originBlocked = originBlocked
             self.dependencies = dependencies
@@ -132,8 +132,8 @@ public enum LaneDecision {
         var why: String?
         if let expires = facts.operation.expiresAt, expires <= facts.now {
             why = "expired at \(Timestamp.formatRFC3339(expires)) (expires_at) before it could be delivered"
-        } else if facts.now - state.orderMicroseconds / 1_000_000 > facts.lifetime {
-            why = "not delivered within the queue lifetime of \(facts.lifetime) seconds (enqueued \(Timestamp.formatRFC3339(state.orderMicroseconds / 1_000_000)))"
+        } else if facts.now - state.orderMicroseconds / 1_000_000 > facts.lifetimeSeconds {
+            why = "not delivered within the queue lifetime of \(facts.lifetimeSeconds) seconds (enqueued \(Timestamp.formatRFC3339(state.orderMicroseconds / 1_000_000)))"
         }
         guard let why else { return nil }
         var reason = [("reason", why), ("attempts", "\(state.attempts)")]

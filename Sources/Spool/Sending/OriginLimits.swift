@@ -54,7 +54,7 @@ package final class OriginLimits: Sendable {
         var window = OriginWindow(maximum: min(concurrency, settings.maxConcurrency ?? concurrency), initial: settings.initialConcurrency,
                                   rate: settings.rate, burst: settings.burst)
         if state.seeds == nil { state.seeds = Dictionary(seed().map { ($0.origin, $0) }, uniquingKeysWith: { a, _ in a }) }
-        if let record = state.seeds?[origin] { window.restore(record, now: Timestamp.nowSeconds()) }
+        if let record = state.seeds?[origin] { window.restore(record, now: Timestamp.nowFractionalSeconds()) }
         return window
     }
 
@@ -88,12 +88,12 @@ package final class OriginLimits: Sendable {
             let admission = state.withLock { state in
                 if state.windows[origin] == nil { state.windows[origin] = newWindow(origin, &state) }
                 if state.windows[origin]!.inFlight >= OriginLimits.room(origin, state) { return OriginWindow.Admission.full }
-                return state.windows[origin]!.admit(now: Timestamp.nowSeconds())
+                return state.windows[origin]!.admit(now: Timestamp.nowFractionalSeconds())
             }
             switch admission {
             case let .go(ticket): return .go(ticket: ticket)
             case let .paused(until): return .paused(until: until)
-            case let .wait(seconds): try? await Task.sleep(nanoseconds: UInt64(min(seconds, OriginWindow.longestWait) * 1e9) + 1)
+            case let .wait(seconds): try? await Task.sleep(nanoseconds: UInt64(min(seconds, OriginWindow.longestWaitSeconds) * 1e9) + 1)
             case .full:
                 await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                     // Checked again under the lock, so that a finish between the two cannot be missed.
@@ -120,7 +120,7 @@ package final class OriginLimits: Sendable {
     /// Reports how the request of `ticket` to `origin` ended (nil when nothing was sent), and wakes the
     /// lanes waiting for room.
     package func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportFailure>?) {
-        let now = Timestamp.nowSeconds()
+        let now = Timestamp.nowFractionalSeconds()
         let (changed, window, waiters) = state.withLock { state in
             // `acquire` made the window that issued the ticket, and windows are never removed.
             var window = state.windows[origin]!

@@ -33,7 +33,7 @@ public struct OriginWindow: Sendable, Equatable {
     }
 
     /// The longest a lane waits for the rate's next request; longer, and the origin counts as paused.
-    public static let longestWait = 5.0
+    public static let longestWaitSeconds = 5.0
 
     /// The window a new origin starts with unless spool.conf(5) says otherwise (Postfix starts at 5).
     public static let initialWindow = 4
@@ -95,7 +95,7 @@ public struct OriginWindow: Sendable, Equatable {
             if tokens < 1 - 1e-6 * rate {
                 let seconds = (1 - tokens) / rate
                 // A long wait is a pause: the lane leaves rather than hold its place for it.
-                return seconds > OriginWindow.longestWait ? .paused(until: now + seconds) : .wait(seconds: seconds)
+                return seconds > OriginWindow.longestWaitSeconds ? .paused(until: now + seconds) : .wait(seconds: seconds)
             }
             tokens = max(0, tokens - 1)
         }
@@ -136,7 +136,7 @@ public struct OriginWindow: Sendable, Equatable {
 
     /// Sends nothing to the origin before `until` (seconds since the epoch), `now` plus a day at most.
     public mutating func pause(until: Double, now: Double) {
-        let until = min(until, now + RateLimitHeaders.longestPause)
+        let until = min(until, now + RateLimitHeaders.longestPauseSeconds)
         guard until.isFinite, until > pausedUntil else { return }
         pausedUntil = until
         pauses = min(pauses + 1, OriginRecord.largestCount)
@@ -159,7 +159,7 @@ public struct OriginWindow: Sendable, Equatable {
         record.ceiling = ceiling ?? 0
         (record.pushbacks, record.tooManyRequests, record.pauses) = (pushbacks, tooManyRequests, pauses)
         record.deliveries = deliveries
-        record.pausedUntil = pausedUntil > Double(now) ? Int64(min(pausedUntil, Double(now) + RateLimitHeaders.longestPause).rounded(.up)) : 0
+        record.pausedUntil = pausedUntil > Double(now) ? Int64(min(pausedUntil, Double(now) + RateLimitHeaders.longestPauseSeconds).rounded(.up)) : 0
         record.announcedRate = announcedRate ?? 0
         record.updated = now
         return record
@@ -170,8 +170,8 @@ public struct OriginWindow: Sendable, Equatable {
     public mutating func restore(_ record: OriginRecord, now: Double) {
         (pushbacks, tooManyRequests, pauses) = (record.pushbacks, record.tooManyRequests, record.pauses)
         deliveries = record.deliveries
-        pausedUntil = min(Double(record.pausedUntil), now + RateLimitHeaders.longestPause)
-        guard now - Double(record.updated) < Double(OriginRecord.windowLifetime) else { return }
+        pausedUntil = min(Double(record.pausedUntil), now + RateLimitHeaders.longestPauseSeconds)
+        guard now - Double(record.updated) < Double(OriginRecord.windowLifetimeSeconds) else { return }
         // A rate the origin announced an hour ago or less; an older one may have changed since.
         if record.announcedRate > 0 { announce(rate: record.announcedRate) }
         window = Double(min(maximum, max(1, record.window)))

@@ -17,7 +17,7 @@ public struct RateLimitHeaders: Sendable, Equatable {
     public var pauseSeconds: Double?
 
     /// The longest pause taken from a reset, whatever the origin says: a day.
-    public static let longestPause = 86400.0
+    public static let longestPauseSeconds = 86400.0
 
     /// Reads the headers of one answer (names lower-cased); `now` is for resets given as epoch seconds.
     public init(_ headers: [String: String], now: Int64) {
@@ -31,7 +31,7 @@ public struct RateLimitHeaders: Sendable, Equatable {
         guard remaining == 0, var reset, reset > 0 else { return }
         // A reset larger than any delay is a time (GitHub's X-RateLimit-Reset is epoch seconds).
         if reset > 1_000_000_000 { reset -= Double(now) }
-        if reset > 0 { pauseSeconds = min(reset, RateLimitHeaders.longestPause) }
+        if reset > 0 { pauseSeconds = min(reset, RateLimitHeaders.longestPauseSeconds) }
     }
 
     /// The items of a list field: each a leading value and its `;name=value` parameters.

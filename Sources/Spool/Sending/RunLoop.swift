@@ -12,14 +12,14 @@ import SpoolTransport
 /// system out of reach waited out. It decides and sends; the command line turns its end into an exit status.
 package struct RunLoop {
     /// How often a watcher looks for claims left by dead workers, filings cut short and old files in tmp/.
-    package static let housekeepingInterval: Int64 = 60
+    package static let housekeepingIntervalSeconds: Int64 = 60
     /// How often a watcher looks at `new/` on a network or FUSE file system unless `--poll` says otherwise.
     package static let sharedPollSeconds: Int64 = 2
     /// How long a watcher waits before trying a spool whose file system was out of reach (ENOTCONN, ESTALE).
     package static let unreachableRetrySeconds: Int64 = 5
     /// The shortest time between two retries the network's news brings on: each counts an attempt, and a
     /// flapping link must not use up `max_attempts`.
-    package static let networkRetrySpacing = 10.0
+    package static let networkRetrySpacingSeconds = 10.0
 
     /// How the loop ended.
     package enum End {
@@ -46,14 +46,14 @@ package struct RunLoop {
     /// Runs until done or stopped.
     package func run() async -> End {
         worker.housekeeping()
-        var lastHousekeeping = Timestamp.now()
+        var lastHousekeeping = Timestamp.nowSeconds()
         let poll = pollSeconds ?? (watch && spool.mayBeShared ? RunLoop.sharedPollSeconds : nil)
         var networkRetry = NetworkRetry()
         if watch { options.log.detail("watching \(spool.path)/new (pid \(getpid()), --concurrency \(options.concurrency))") }
         while true {
             let summary = await worker.run()
             if !watch || !summary.isEmpty { options.log.detail(summary.line) }
-            worker.returnStranded()
+            worker.unclaimStranded()
             worker.saveOrigins()
             let faults = worker.takeFaults()
             // A watcher lives through faults that pass (they were logged); a failing storage ends it, so that
@@ -66,9 +66,9 @@ package struct RunLoop {
                 if !spool.reachesItsPath { return .remounted }
                 continue
             }
-            let now = Timestamp.now()
+            let now = Timestamp.nowSeconds()
             // Claims of a dead host are looked for at least once per lease, so they wait at most two.
-            let interval = min(RunLoop.housekeepingInterval, max(1, options.lease))
+            let interval = min(RunLoop.housekeepingIntervalSeconds, max(1, options.leaseSeconds))
             if now - lastHousekeeping >= interval {
                 worker.housekeeping()
                 lastHousekeeping = now
@@ -83,7 +83,7 @@ package struct RunLoop {
     /// false on a stop signal.
     func waitForNews(_ summary: RunSummary, housekeptAt lastHousekeeping: Int64, interval: Int64, poll: Int64?,
                      _ networkRetry: inout NetworkRetry) async -> Bool {
-        let now = Timestamp.now()
+        let now = Timestamp.nowSeconds()
         var wait = Double(lastHousekeeping + interval - now)
         if let due = summary.nextDue { wait = min(wait, Double(max(due - now, 0)) + 0.01) }
         if let poll { wait = min(wait, Double(poll)) }
@@ -93,7 +93,7 @@ package struct RunLoop {
         if networkRetry.due(changed: reason == .network, now: Timestamp.monotonicSeconds()) { worker.retryNetworkFailures() }
         if reason == .files {
             // Let a burst of drops gather: spend at most a quarter of the time listing the queue.
-            let pause = min(0.5, worker.lastPlanDuration * 3)
+            let pause = min(0.5, worker.lastPlanSeconds * 3)
             if pause > 0.001 { try? await Task.sleep(nanoseconds: UInt64(pause * 1e9)) }
         }
         return true
@@ -101,7 +101,7 @@ package struct RunLoop {
 }
 
 /// When a watcher retries what the network deferred: at once on the network's news, but at most once per
-/// `networkRetrySpacing`; news within it is kept for the end of it.
+/// `networkRetrySpacingSeconds`; news within it is kept for the end of it.
 package struct NetworkRetry {
     package var last: Double?
     /// When a retry held back by the spacing is due (monotonic seconds).
@@ -109,8 +109,8 @@ package struct NetworkRetry {
 
     /// Whether to retry now, given whether the network just changed.
     package mutating func due(changed: Bool, now: Double) -> Bool {
-        if changed, let last, now - last < RunLoop.networkRetrySpacing {
-            pendingAt = last + RunLoop.networkRetrySpacing
+        if changed, let last, now - last < RunLoop.networkRetrySpacingSeconds {
+            pendingAt = last + RunLoop.networkRetrySpacingSeconds
             return false
         }
         guard changed || (pendingAt.map { now >= $0 } ?? false) else { return false }

@@ -22,7 +22,9 @@ extension Worker {
             preconditionFailure("a request is sent only with room at its origin")
         }
         guard let outcome else {
-            returnUnchanged(claimed)
+            // The system failed before sending: the claim goes back as it was, and its key waits for the next run.
+            unclaim(claimed, state: claimed.state)
+            park(claimed)
             return false
         }
         return act(on: outcome, claimed, operation)
@@ -48,7 +50,7 @@ extension Worker {
                 // Never retried into success by waiting: an operator must fix a CA, a certificate or a key.
                 log.warning("\(claimed.id): TLS error with \(operation.origin): \(message); nothing was sent")
             }
-            outcome = Outcome.classify(method: operation.method, result: result, now: Timestamp.now())
+            outcome = Outcome.classify(method: operation.method, result: result, now: Timestamp.nowSeconds())
         } catch {
             limits.finish(operation.origin, ticket: ticket, nil)
             if case let .unreadable(path, errno) = error, errno.faultClass != .content && errno.faultClass != .vanished {
@@ -79,10 +81,7 @@ extension Worker {
         }
         switch action {
         case .complete:
-            do { try spool.complete(claimed) } catch {
-                record(SpoolFault("remove the delivered operation", spool.displayPath(.cur, claimed.fileName), error))
-                strand(claimed)
-            }
+            if let fault = spool.complete(claimed).fault { strand(claimed, fault) }
             log.detail("\(claimed.id): done")
             state.withLock {
                 $0.summary.done += 1
@@ -90,23 +89,14 @@ extension Worker {
             }
             return true
         case let .file(destination, reason):
-            guard file(claimed, to: destination, reason: reason, operation) else {
-                strand(claimed)
-                return true
-            }
-            state.withLock { if destination == .conflict { $0.summary.conflicts += 1 } else { $0.summary.failed += 1 } }
+            file(claimed, from: .cur, to: destination, reason: reason, operation)
             return true
         case let .retry(next, reason, blocksOrigin, kept):
             // Kept while still claimed: no other worker can finish the operation and leave it behind.
-            do throws(Errno) { try spool.keepDeferral(of: claimed.id, kept, at: Timestamp.now()) } catch {
+            do throws(Errno) { try spool.keepDeferral(of: claimed.id, kept, at: Timestamp.nowSeconds()) } catch {
                 log.detail("\(claimed.id): the reason of this deferral was not kept: \(error)")
             }
-            do throws(Errno) { try lock.withLock { held throws(Errno) in try spool.release(claimed, state: next, held) } } catch where error != .noSuchFileOrDirectory {
-                record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
-                strand(claimed)
-            } catch {
-                // Moved by another worker (recovery of a claim it took for stale): it owns the operation now.
-            }
+            unclaim(claimed, state: next)
             log.detail("\(claimed.id): \(reason); attempt \(next.attempts), next at \(Timestamp.formatRFC3339(next.dueSeconds))")
             warnIfDelayed(claimed, operation, next: next, reason: reason)
             state.withLock {
@@ -121,10 +111,10 @@ extension Worker {
 
     /// Says once, at the default level, that an operation will not be delivered within `warn-after`.
     package func warnIfDelayed(_ claimed: QueueEntry, _ operation: Operation, next: RetryState, reason: String) {
-        guard let warnAfter = options.configuration.settings(for: operation.origin).warnAfter else { return }
+        guard let warnAfterSeconds = options.configuration.settings(for: operation.origin).warnAfterSeconds else { return }
         let enqueued = claimed.state.orderMicroseconds / 1_000_000
-        guard DelayWarning.due(enqueued: enqueued, previousDue: claimed.state.dueSeconds, nextDue: next.dueSeconds, warnAfter: warnAfter) else { return }
-        log.notice("\(claimed.id) (\(operation.summary)): delayed: not delivered \(humanDuration(warnAfter)) after its enqueue at "
+        guard DelayWarning.due(enqueued: enqueued, previousDue: claimed.state.dueSeconds, nextDue: next.dueSeconds, warnAfterSeconds: warnAfterSeconds) else { return }
+        log.notice("\(claimed.id) (\(operation.summary)): delayed: not delivered \(humanDuration(warnAfterSeconds)) after its enqueue at "
             + "\(Timestamp.formatRFC3339(enqueued)); \(next.attempts) attempt(s), last: \(reason); next at \(Timestamp.formatRFC3339(next.dueSeconds))")
     }
 
@@ -134,34 +124,26 @@ extension Worker {
         return try store.profile(profile)
     }
 
-    /// Files an operation in `failed/`; returns whether this worker moved it.
+    /// Moves an operation to `failed/` or `conflict/` with its reason, counted in the run's summary; returns
+    /// whether this worker moved it. A claim that could not be filed for a fault stays stranded until
+    /// housekeeping returns it, and is decided again.
     @discardableResult
-    package func fail(_ entry: QueueEntry, from folder: Spool.Folder, reason: FilingReason, _ operation: Operation? = nil) -> Bool {
-        guard file(entry, from: folder, to: .failed, reason: reason, operation) else { return false }
-        state.withLock { $0.summary.failed += 1 }
-        return true
-    }
-
-    /// Moves an operation to `failed/` or `conflict/` with its reason; returns whether this worker moved it.
-    @discardableResult
-    package func file(_ entry: QueueEntry, from folder: Spool.Folder = .cur, to destination: Spool.Folder, reason: FilingReason,
-              _ operation: Operation? = nil) -> Bool {
+    package func file(_ entry: QueueEntry, from folder: Spool.Folder, to destination: Spool.Folder, reason: FilingReason,
+                      _ operation: Operation? = nil) -> Bool {
         var fields = reason
         if let last = entry.state.lastError, fields["last-error"] == nil { fields.fields.append(("last-error", last)) }
         // Kept so that `spool-ctl retry` can put the operation back in its original place in the order.
         fields.fields.append(("order", "\(entry.state.orderMicroseconds)"))
-        let (moved, fault) = spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: fields,
-                                        what: operation?.summary, log: log)
-        if let fault { record(fault) }
-        return moved
-    }
-
-    /// Returns a claim to `new/` as it was, and stops its key for the rest of the run.
-    package func returnUnchanged(_ claimed: QueueEntry) {
-        do throws(Errno) { try lock.withLock { held throws(Errno) in try spool.release(claimed, state: claimed.state, held) } } catch where error != .noSuchFileOrDirectory {
-            record(SpoolFault("return to new/", spool.displayPath(.cur, claimed.fileName), error))
-            strand(claimed)
-        } catch {}
-        park(claimed)
+        let filed = spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: fields, what: operation?.summary, log: log)
+        switch filed {
+        case .moved: break
+        case .gone: return false
+        case let .fault(fault):
+            // Filed but not synced, or not filed: either way the operation stays ours until housekeeping.
+            if folder == .cur { strand(entry, fault) } else { record(fault) }
+            return false
+        }
+        state.withLock { if destination == .conflict { $0.summary.conflicts += 1 } else { $0.summary.failed += 1 } }
+        return true
     }
 }

@@ -23,7 +23,7 @@ extension Worker {
         }
         let process = HandlerProcess(program: program, arguments: [program] + operation.arguments,
                                      environment: handlerEnvironment(name, claimed, operation), input: operation.body ?? [],
-                                     timeout: options.handlerTimeout)
+                                     timeoutSeconds: options.handlerTimeoutSeconds)
         // Counted as a request is: once the program is known, not for a handler directory that fails.
         state.withLock { $0.summary.attempts += 1 }
         log.detail("running \(claimed.id): \(operation.summary)")
@@ -35,7 +35,7 @@ extension Worker {
             }
         }
         switch ran {
-        case let .success(result): return Outcome.classify(handler: name, result, timeout: options.handlerTimeout)
+        case let .success(result): return Outcome.classify(handler: name, result, timeout: options.handlerTimeoutSeconds)
         case let .failure(error): return cannotRun(claimed, .cannotStart(path: program, error))
         }
     }

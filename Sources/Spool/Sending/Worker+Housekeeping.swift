@@ -11,19 +11,15 @@ import SpoolTransport
 /// What a worker does before sending and every minute while watching: claims of the dead, filings cut
 /// short, abandoned temporary files, and its own stranded claims.
 extension Worker {
-    package func strand(_ claimed: QueueEntry) {
-        stranded.withLock { $0.append(claimed) }
-    }
-
     /// Returns dead workers' claims and this worker's stranded ones to `new/`, completes (or clears)
     /// filings cut short, and removes abandoned files from `tmp/`.
     public func housekeeping() {
-        returnStranded()
+        unclaimStranded()
         do {
-            try lock.withLock { held throws(SpoolFault) in
+            try spool.withLock { transaction throws(SpoolFault) in
                 // Filings first: a claim whose reason is already filed goes on to failed/, not back to new/.
-                try spool.finishFilings(log: log, held)
-                try spool.recoverStaleClaims(lease: options.lease, log: log, held)
+                try transaction.finishFilings(log: log)
+                try transaction.recoverStaleClaims(leaseSeconds: options.leaseSeconds, log: log)
             }
         } catch {
             record(error)
@@ -31,29 +27,43 @@ extension Worker {
         do { try spool.cleanTemporaryFiles(log: log) } catch { record(error) }
     }
 
+    /// Returns a claim to `new/` with `state` (as it was, or the next retry's): the one way a worker gives a
+    /// claim back. One it cannot move is recorded as a fault and stays stranded until housekeeping, since
+    /// recovery never takes a live worker's claims; one found gone belongs to the worker that moved it
+    /// (recovering a claim it took for stale). Returns whether this call moved it.
+    @discardableResult
+    package func unclaim(_ claimed: QueueEntry, state: RetryState) -> Bool {
+        switch spool.withLock({ transaction in transaction.unclaim(claimed, state: state) }) {
+        case .moved: return true
+        case .gone: return false
+        case let .fault(fault):
+            strand(claimed, fault)
+            return false
+        }
+    }
+
+    /// Keeps a claim this worker could not move on (a full or failing disk) for `unclaimStranded`.
+    package func strand(_ claimed: QueueEntry, _ fault: SpoolFault) {
+        record(fault)
+        stranded.withLock { $0.append(claimed) }
+    }
+
     /// Returns the claims this worker could not move on to `new/`, unchanged; those it still cannot stay
     /// stranded (and recovery returns them once this process is gone).
-    public func returnStranded() {
+    public func unclaimStranded() {
         for claimed in stranded.withLock({ list -> [QueueEntry] in defer { list = [] }; return list }) {
-            do throws(Errno) {
-                try lock.withLock { held throws(Errno) in try spool.release(claimed, state: claimed.state, held) }
-            } catch .noSuchFileOrDirectory {
-                // Gone already.
-            } catch {
-                strand(claimed)
-                record(SpoolFault("return the claim", spool.displayPath(.cur, claimed.fileName), error))
-            }
+            unclaim(claimed, state: claimed.state)
         }
     }
 
     /// Makes due at once what transport failures deferred (refused, dns, timeout, lost): the network changed,
     /// so their backoff no longer says anything. Said with `-v`; a fault is recorded like any other.
     public func retryNetworkFailures() {
-        do throws(Errno) {
+        do throws(SpoolFault) {
             let made = try spool.makeDue(deferredBy: TransportFailure.networkTokens)
             if made > 0 { log.detail("the network changed: \(made) operation(s) deferred by transport failures are due now") }
         } catch {
-            record(SpoolFault("list", "\(spool.path)/new", error))
+            record(error)
         }
     }
 }

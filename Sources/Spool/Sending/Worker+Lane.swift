@@ -14,7 +14,7 @@ extension Worker {
     package func process(_ lane: [QueueEntry], plan: Plan) async {
         for (index, entry) in lane.enumerated() {
             if isStopping { return }
-            let now = Timestamp.now()
+            let now = Timestamp.nowSeconds()
             // On hold, the operation keeps its place: what follows it in the key waits with it, even with --flush.
             if entry.state.held || !options.flush && entry.state.dueSeconds > now { return }
             let operation: Operation
@@ -36,7 +36,7 @@ extension Worker {
                 park(entry)
                 return
             case let .fail(reason):
-                guard fail(entry, from: .new, reason: reason, operation) else { return park(entry) }
+                guard file(entry, from: .new, to: .failed, reason: reason, operation) else { return park(entry) }
                 continue
             case .coalesce:
                 guard let next, coalesce(entry, into: next) else { return park(entry) }
@@ -59,7 +59,7 @@ extension Worker {
                     }
                 case let .paused(until):
                     log.detail("\(entry.id): \(operation.origin) asked for a pause until \(Timestamp.formatRFC3339(Int64(until)))")
-                    let resume = Int64(min(until, Timestamp.nowSeconds() + RateLimitHeaders.longestPause).rounded(.up))
+                    let resume = Int64(min(until, Timestamp.nowFractionalSeconds() + RateLimitHeaders.longestPauseSeconds).rounded(.up))
                     state.withLock {
                         $0.resumeAt = min($0.resumeAt ?? resume, resume)
                         $0.pausedOrigins[operation.origin] = until
@@ -68,11 +68,9 @@ extension Worker {
                     return park(entry)
                 }
             }
-            let claimed: QueueEntry?
-            do throws(Errno) { claimed = try lock.withLock { held throws(Errno) in try spool.claim(entry, held) } } catch {
-                record(SpoolFault("claim", spool.displayPath(.new, entry.fileName), error))
-                claimed = nil
-            }
+            let claim = spool.withLock { transaction in transaction.claim(entry) }
+            if let fault = claim.fault { record(fault) }
+            let claimed = claim.value
             // Lost: another worker took it (or the disk failed), and owns the rest of this key.
             guard LaneDecision.afterClaim(won: claimed != nil) == .claim, let claimed else {
                 if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
@@ -109,12 +107,9 @@ extension Worker {
             }
             // Only a move this worker made lets the lane go on: if another worker took the file,
             // that worker now owns the rest of this key.
-            let moved: Bool
-            do { moved = try spool.reject(entry.fileName, in: .new, id: entry.id, rejection, attempts: entry.state.attempts, log: log) } catch {
-                record(error)
-                moved = false
-            }
-            guard moved else {
+            let filed = spool.file(rejected: entry.fileName, in: .new, id: entry.id, rejection, attempts: entry.state.attempts, log: log)
+            if let fault = filed.fault { record(fault) }
+            guard filed.wasMoved else {
                 park(entry)
                 return .stop
             }
@@ -127,7 +122,7 @@ extension Worker {
     /// it asks, the ones that cost I/O (dependencies, the next operation's key), read from the spool.
     package func decide(_ entry: QueueEntry, _ operation: Operation, next: QueueEntry?, now: Int64, plan: Plan) -> LaneDecision.Action {
         let blocked = state.withLock { $0.blockedOrigins[operation.origin] != nil }
-        var facts = LaneDecision.Facts(entry: entry, operation: operation, now: now, lifetime: options.lifetime,
+        var facts = LaneDecision.Facts(entry: entry, operation: operation, now: now, lifetimeSeconds: options.lifetimeSeconds,
                                        allowedOrigins: options.allowedOrigins, originBlocked: blocked,
                                        claimSuffixLength: Claim(owner: .current, since: now).suffix.count)
         while true {
@@ -198,28 +193,26 @@ extension Worker {
 
     /// Keeps one name of a file that a crash left with two, under the lock; the next round sends it.
     package func resolveTwin(_ folder: Spool.Folder, _ fileName: FileName) {
-        do throws(Errno) {
-            _ = try lock.withLock { held throws(Errno) in try spool.resolveTwin(folder, fileName, log: log, held) }
-        } catch {
-            record(SpoolFault("remove the second name of", spool.displayPath(folder, fileName), error))
-        }
+        if let fault = spool.withLock({ transaction in transaction.resolveTwin(folder, fileName, log: log) }).fault { record(fault) }
     }
 
     /// Removes a never-attempted coalescing operation that a newer one with the same key replaces.
     /// Returns whether this worker removed it.
     package func coalesce(_ entry: QueueEntry, into newer: QueueEntry) -> Bool {
-        do throws(Errno) {
-            guard let claimed = try lock.withLock({ held throws(Errno) in try spool.claim(entry, held) }) else { return false }
-            do { try spool.complete(claimed) } catch {
-                strand(claimed)
-                throw error
-            }
-            log.notice("coalesced \(entry.id) into newer \(newer.id) (same key, never attempted)")
-            state.withLock { $0.summary.coalesced += 1 }
-            return true
-        } catch {
-            record(SpoolFault("coalesce", spool.displayPath(.new, entry.fileName), error))
+        let claimed: QueueEntry
+        switch spool.withLock({ transaction in transaction.claim(entry) }) {
+        case let .moved(made): claimed = made
+        case .gone: return false
+        case let .fault(fault):
+            record(fault)
             return false
         }
+        if let fault = spool.complete(claimed).fault {
+            strand(claimed, fault)
+            return false
+        }
+        log.notice("coalesced \(entry.id) into newer \(newer.id) (same key, never attempted)")
+        state.withLock { $0.summary.coalesced += 1 }
+        return true
     }
 }

@@ -55,29 +55,28 @@ extension Worker {
     package func makePlan() -> Plan {
         let started = Timestamp.nowMicroseconds()
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
-        var builder = PlanBuilder(now: Timestamp.now(), parked: state.withLock { $0.parkedKeys }, options: options)
+        var builder = PlanBuilder(now: Timestamp.nowSeconds(), parked: state.withLock { $0.parkedKeys }, options: options)
         do throws(Errno) {
-            try lock.withLock { lockHeld throws(Errno) in
+            try spool.withLock { transaction throws(Errno) in
                 let (others, tooLate) = try builder.listWaiting(spool)
                 failTooLate(tooLate)
                 builder.plan.sawPlainNames = !others.isEmpty
-                admit(others, into: &builder, lockHeld)
+                intake(others, into: &builder, transaction)
                 try builder.listHeld(spool)
                 let dueKeys = builder.dueKeys()
                 guard !dueKeys.isEmpty else { return }
                 // The quick reading and the full one must agree; a name only one accepts must not sit
                 // silently at the head of its key.
                 for fileName in try builder.collect(dueKeys, spool) {
-                    do throws(SpoolFault) {
-                        try spool.reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName("the retry state in the name is malformed"), log: log)
-                    } catch {
-                        record(error)
+                    let why = Rejection.badName("the retry state in the name is malformed")
+                    if let fault = spool.file(rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log).fault {
+                        record(fault)
                     }
                 }
             }
         } catch {
             // Before the first listing, the step that failed was taking the lock.
-            record(SpoolFault(builder.listing.isEmpty ? "lock" : "list", builder.listing.isEmpty ? lock.path : builder.listing, error))
+            record(SpoolFault(builder.listing.isEmpty ? "lock" : "list", builder.listing.isEmpty ? spool.lockPath : builder.listing, error))
             return builder.plan
         }
         return builder.finish()
@@ -88,17 +87,18 @@ extension Worker {
         for fileName in names {
             guard let name = QueueName(fileName), let state = name.state else { continue }
             let why = state.attempts == 0
-                ? "not_before is after the queue lifetime of \(options.lifetime) seconds: it would expire before its first attempt"
-                : "the next attempt would come after the queue lifetime of \(options.lifetime) seconds"
-            fail(QueueEntry(fileName: fileName, name: name), from: .new, reason: FilingReason([("reason", why), ("attempts", "\(state.attempts)")]))
+                ? "not_before is after the queue lifetime of \(options.lifetimeSeconds) seconds: it would expire before its first attempt"
+                : "the next attempt would come after the queue lifetime of \(options.lifetimeSeconds) seconds"
+            file(QueueEntry(fileName: fileName, name: name), from: .new, to: .failed,
+                 reason: FilingReason([("reason", why), ("attempts", "\(state.attempts)")]))
         }
     }
 
-    /// Admits files dropped under plain names, noting each admitted one as a candidate head of its key.
-    package func admit(_ names: [FileName], into builder: inout PlanBuilder, _ held: LockHeld) {
+    /// Takes in files dropped under plain names, noting each admitted one as a candidate head of its key.
+    package func intake(_ names: [FileName], into builder: inout PlanBuilder, _ transaction: Spool.Transaction) {
         for fileName in names where !isStopping {
             do throws(SpoolFault) {
-                if let entry = try spool.intake(fileName, maxSize: options.maxSize, log: log, held) {
+                if let entry = try transaction.intake(fileName, maxSize: options.maxSize, log: log) {
                     builder.note(entry.state.keyHash, orderMicroseconds: entry.state.orderMicroseconds, dueSeconds: entry.state.dueSeconds,
                                  priority: entry.state.priority)
                 }
@@ -165,11 +165,11 @@ package struct PlanBuilder {
     package mutating func listWaiting(_ spool: Spool) throws(Errno) -> (others: [FileName], tooLate: [FileName]) {
         listing = "\(spool.path)/new"
         var others: [FileName] = [], tooLate: [FileName] = []
-        let lifetime = options.lifetime
+        let lifetimeSeconds = options.lifetimeSeconds
         try spool.directory(.new).forEachRawEntry { raw, _ in
             guard raw.first != UInt8(ascii: ".") else { return }
             if let facts = QueueName.Facts(raw), !facts.claimed {
-                if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetime {
+                if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetimeSeconds {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
                     note(facts.keyHash, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds, priority: facts.priority,

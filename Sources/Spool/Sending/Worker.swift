@@ -23,8 +23,6 @@ public final class Worker: Sendable {
 
     package let options: WorkerOptions
 
-    package let lock: SpoolLock
-
     package let stopping = Atomic<Bool>(false)
 
     package let state = Mutex(RunState())
@@ -39,7 +37,7 @@ public final class Worker: Sendable {
 
     /// How long the last look at the queue took: a watcher paces itself by it, so that a stream of new files
     /// does not keep it listing a large queue instead of sending.
-    public var lastPlanDuration: Double { planSeconds.withLock { $0 } }
+    public var lastPlanSeconds: Double { planSeconds.withLock { $0 } }
 
     package struct RunState {
         package var summary = RunSummary()
@@ -65,7 +63,6 @@ public final class Worker: Sendable {
         self.spool = spool
         self.transport = transport
         self.options = options
-        self.lock = spool.lock
         absoluteSpoolPath = FileName.absolutePath(spool.path)
         limits = OriginLimits(configuration: options.configuration, concurrency: options.concurrency, log: options.log) { [spool] in
             OriginRecord.read(spool)
@@ -100,8 +97,8 @@ public final class Worker: Sendable {
 
     package var log: Log { options.log }
 
-    /// Claims this worker could not move on (a full or failing disk): returned to `new/` at housekeeping,
-    /// since recovery never takes a live worker's claims.
+    /// Claims this worker could not move on (a full or failing disk): returned to `new/` at housekeeping
+    /// (`unclaimStranded`), since recovery never takes a live worker's claims.
     package let stranded = Mutex<[QueueEntry]>([])
 
     /// Sends everything that is due, round after round, until a round sends nothing.
@@ -163,15 +160,17 @@ public final class Worker: Sendable {
     /// Keeps what the origins taught this run in the spool's `.origins`, for the next run and for
     /// `spool-ctl stats`; nothing when no request ended since the last save.
     public func saveOrigins() {
-        guard let records = limits.records(now: Timestamp.now()) else { return }
+        guard let records = limits.records(now: Timestamp.nowSeconds()) else { return }
         OriginRecord.write(records, to: spool)
     }
 
-    /// Whether anything is due now: known from file names alone, without opening any operation.
+    /// Whether anything is due now: the light front's question. It plans a round as a run would, so it reads
+    /// only names, except that files dropped under plain names are admitted (read, checked, renamed or filed)
+    /// and what expired is filed, which needs no HTTP.
     ///
     /// A queue that was idle at the last look and has not changed since is not listed again (`IdleHint`).
     public func hasDueWork() -> Bool {
-        let now = Timestamp.now()
+        let now = Timestamp.nowSeconds()
         if !options.flush, let hint = IdleHint.read(spool), hint.stillHolds(spool, now: now) { return false }
         // Folder times before the listing: a change made after this reading shows as a different time later.
         let before = IdleHint.folderTimes(spool)

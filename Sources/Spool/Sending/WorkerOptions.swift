@@ -15,9 +15,9 @@ public struct WorkerOptions: Sendable {
     /// Delays between attempts.
     public var backoff = Backoff()
     /// Seconds after enqueue at which an operation fails instead of being sent (Postfix's maximal_queue_lifetime).
-    public var lifetime: Int64 = 5 * 86400
+    public var lifetimeSeconds: Int64 = 5 * 86400
     /// Seconds after which a claim made on another host is presumed dead.
-    public var lease: Int64 = 30 + 300
+    public var leaseSeconds = Spool.defaultLeaseSeconds(timeoutSeconds: TransportSettings().timeoutSeconds)
     /// Largest document read.
     public var maxSize = Spool.defaultMaxDocumentSize
     /// `User-Agent` sent unless an operation sets its own.
@@ -27,7 +27,7 @@ public struct WorkerOptions: Sendable {
     /// The admin's handler directory, if any: without one, handler jobs wait.
     public var handlers: HandlerDirectory?
     /// Seconds a handler may run before it is stopped (`--timeout`, as for a request).
-    public var handlerTimeout = 30.0
+    public var handlerTimeoutSeconds = 30.0
     /// Origins (`scheme://host[:port]`) operations may be sent to; nil allows every origin.
     public var allowedOrigins: Set<String>?
     /// Messages.

@@ -85,14 +85,6 @@ extension Spool {
     }
 }
 
-/// Why `Spool.file` failed.
-public enum FilingError: Error {
-    /// Before the move: the operation stays where it was, and no reason is left behind.
-    case notMoved(Errno)
-    /// After the move: the operation is filed with its reason, but the folder's fsync failed.
-    case unsynced(filedAs: String, Errno)
-}
-
 extension String {
     /// The string with CR, LF and other control characters shown as `\n`-style escapes, to keep one field on one line.
     package func replacingControlCharacters() -> String {

@@ -34,7 +34,7 @@ public struct OriginRecord: Sendable, Equatable {
     public static let largestCount = 1 << 40
 
     /// How long a learned window is kept for the next run.
-    public static let windowLifetime: Int64 = 3600
+    public static let windowLifetimeSeconds: Int64 = 3600
 
     /// A record of `origin` with nothing learned yet.
     public init(origin: String) { self.origin = origin }

@@ -12,19 +12,26 @@ extension Spool {
     /// stays. Returns how many were made due.
     /// The listing is made without the lock, which is held only for the renames: a name that moved
     /// meanwhile is skipped.
-    public func makeDue(deferredBy errors: Set<String>, now: Int64 = Timestamp.now()) throws(Errno) -> Int {
+    public func makeDue(deferredBy errors: Set<String>, nowSeconds: Int64 = Timestamp.nowSeconds()) throws(SpoolFault) -> Int {
         var targets: [(FileName, FileName)] = []
-        try directory(.new).forEachEntry { fileName, _ in
-            guard let state = QueueName(fileName)?.state, state.dueSeconds > now, let error = state.lastError, errors.contains(error),
-                  let target = Spool.dueNow(fileName) else { return }
-            targets.append((fileName, target))
+        do throws(Errno) {
+            try directory(.new).forEachEntry { fileName, _ in
+                guard let state = QueueName(fileName)?.state, state.dueSeconds > nowSeconds, let error = state.lastError, errors.contains(error),
+                      let target = Spool.dueNow(fileName) else { return }
+                targets.append((fileName, target))
+            }
+        } catch {
+            throw SpoolFault("list", "\(path)/new", error)
         }
         guard !targets.isEmpty else { return 0 }
-        return try withLock { held throws(Errno) in
+        return try withLock { transaction throws(SpoolFault) in
             var made = 0
             for (name, target) in targets {
-                do throws(Errno) { try restate(name, as: target, held) } catch .noSuchFileOrDirectory { continue }
-                made += 1
+                switch transaction.restate(name, as: target) {
+                case .moved: made += 1
+                case .gone: continue
+                case let .fault(fault): throw fault
+                }
             }
             return made
         }

@@ -13,82 +13,83 @@ extension Spool {
     /// Files dropped under plain names are admitted on the way: read, checked, and renamed to `ID:STATE` with
     /// their key hash and modification time as order, so that later runs need only the listing. Entries that
     /// can never be sent are filed in `failed/` with the reason. Hidden names are ignored.
-    public func scanNew(maxSize: Int = Spool.defaultMaxDocumentSize, now: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent,
-                        _ body: (QueueEntry) throws -> Void) throws {
+    public func scanNew(maxSize: Int = Spool.defaultMaxDocumentSize, nowMicroseconds: Int64 = Timestamp.nowMicroseconds(),
+                        log: Log = .silent, _ body: (QueueEntry) throws -> Void) throws {
         var entries: [FileName] = []
         try directory(.new).forEachEntry { fileName, _ in
             if !fileName.isHidden { entries.append(fileName) }
         }
-        let admitted = try withLock { held throws(SpoolFault) in
+        let admitted = try withLock { transaction throws(SpoolFault) in
             var admitted: [QueueEntry] = []
             for fileName in entries {
-                if let entry = try intake(fileName, maxSize: maxSize, now: now, log: log, held) { admitted.append(entry) }
+                if let entry = try transaction.intake(fileName, maxSize: maxSize, nowMicroseconds: nowMicroseconds, log: log) {
+                    admitted.append(entry)
+                }
             }
             return admitted
         }
         for entry in admitted { try body(entry) }
     }
 
-    /// Takes one name found in `new/`: a name with retry state is returned as it is, a plain one is admitted,
-    /// and one that is not a valid id is filed in `failed/`. Returns nil when there is nothing to send.
-    /// Throws when the spool, not the file, is at fault: the file then stays where it is.
-    public func intake(_ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize, now: Int64 = Timestamp.nowMicroseconds(),
-                       log: Log = .silent, _ held: LockHeld) throws(SpoolFault) -> QueueEntry? {
-        guard let name = QueueName(fileName), name.claim == nil else {
-            try reject(fileName, in: .new, id: OperationID.sanitized(fileName), .badName(OperationID.whyInvalid(fileName)), log: log)
-            return nil
-        }
-        if name.state != nil { return QueueEntry(fileName: fileName, name: name) }
-        return try admit(fileName, id: name.id, maxSize: maxSize, now: now, log: log, held)
-    }
-
-    /// Checks a plain-named file in `new/` and gives it a retry state, or files it in `failed/`.
-    package func admit(_ fileName: FileName, id: String, maxSize: Int, now: Int64, log: Log, _ held: LockHeld) throws(SpoolFault) -> QueueEntry? {
-        let read: (operation: Operation, modified: Int64)?
-        do {
-            read = try readOperation(.new, fileName, maxSize: maxSize)
-        } catch {
-            guard case let .rejected(rejection) = error else {
-                if case let .fault(fault) = error { throw fault }
-                // Intake runs holding the lock: the one place where a second name may be removed.
-                do { try resolveTwin(.new, fileName, now: now / 1_000_000, log: log, held) } catch {
-                    throw SpoolFault("remove the second name of", displayPath(.new, fileName), error)
-                }
-                return nil
-            }
-            if case .invalid = rejection, let status = try? directory(.new).status(of: fileName),
-               now - status.modifiedMicroseconds < Spool.settleMicroseconds {
-                return nil
-            }
-            try reject(fileName, in: .new, id: id, rejection, log: log)
-            return nil
-        }
-        guard let (operation, modified) = read else { return nil }
-        let state = RetryState(for: operation, orderMicroseconds: modified)
-        let name = QueueName(id: id, state: state)
-        do {
-            try admit(fileName, as: name.fileName, held)
-        } catch .noSuchFileOrDirectory {
-            return nil
-        } catch {
-            throw SpoolFault("admit", displayPath(.new, fileName), error)
-        }
-        log.detail("admitted \(id)")
-        return QueueEntry(fileName: name.fileName, name: name)
-    }
-
-    /// Files an entry that can never be sent in `failed/` with its reason, logging what happened.
-    /// Returns whether this call moved it (false when another worker moved it first); throws when the spool
-    /// could not file it, which leaves it where it was.
+    /// Files an entry that can never be sent in `failed/` with the reason `rejection` gives, logging it.
     @discardableResult
-    public func reject(_ fileName: FileName, in folder: Folder, id: String, _ rejection: Rejection, attempts: Int = 0, log: Log) throws(SpoolFault) -> Bool {
+    public func file(rejected fileName: FileName, in folder: Folder, id: String, _ rejection: Rejection, attempts: Int = 0,
+                     log: Log) -> MoveResult<String> {
         var reason = [("reason", rejection.description), ("error", rejection.token)]
         if fileName.string.map({ QueueName(FileName($0))?.id != id }) ?? true {
             reason.append(("original-name", fileName.escaped))
         }
         if attempts > 0 { reason.append(("attempts", String(attempts))) }
-        let (moved, fault) = file(fileName, from: folder, to: .failed, id: id, reason: FilingReason(reason), log: log)
-        if let fault { throw fault }
-        return moved
+        return file(fileName, from: folder, to: .failed, id: id, reason: FilingReason(reason), log: log)
+    }
+}
+
+extension Spool.Transaction {
+    /// Takes one name found in `new/`: a name with retry state is returned as it is, a plain one is admitted,
+    /// and one that is not a valid id is filed in `failed/`. Returns nil when there is nothing to send.
+    /// Throws when the spool, not the file, is at fault: the file then stays where it is.
+    public func intake(_ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize,
+                       nowMicroseconds: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent) throws(SpoolFault) -> QueueEntry? {
+        guard let name = QueueName(fileName), name.claim == nil else {
+            let why = Rejection.badName(OperationID.whyInvalid(fileName))
+            if let fault = spool.file(rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log).fault {
+                throw fault
+            }
+            return nil
+        }
+        if name.state != nil { return QueueEntry(fileName: fileName, name: name) }
+        return try intakeDropped(fileName, id: name.id, maxSize: maxSize, nowMicroseconds: nowMicroseconds, log: log)
+    }
+
+    /// Checks a plain-named file in `new/` and admits it with a retry state, or files it in `failed/`.
+    private func intakeDropped(_ fileName: FileName, id: String, maxSize: Int, nowMicroseconds: Int64,
+                               log: Log) throws(SpoolFault) -> QueueEntry? {
+        let read: (operation: Operation, modified: Int64)?
+        do {
+            read = try spool.readOperation(.new, fileName, maxSize: maxSize)
+        } catch {
+            guard case let .rejected(rejection) = error else {
+                if case let .fault(fault) = error { throw fault }
+                // Intake runs holding the lock: the one place where a second name may be removed.
+                if let fault = resolveTwin(.new, fileName, nowSeconds: nowMicroseconds / 1_000_000, log: log).fault { throw fault }
+                return nil
+            }
+            if case .invalid = rejection, let status = try? spool.directory(.new).status(of: fileName),
+               nowMicroseconds - status.modifiedMicroseconds < Spool.settleMicroseconds {
+                return nil
+            }
+            if let fault = spool.file(rejected: fileName, in: .new, id: id, rejection, log: log).fault { throw fault }
+            return nil
+        }
+        guard let (operation, modified) = read else { return nil }
+        let state = RetryState(for: operation, orderMicroseconds: modified)
+        let name = QueueName(id: id, state: state)
+        switch admit(fileName, as: name.fileName) {
+        case .moved: break
+        case .gone: return nil
+        case let .fault(fault): throw fault
+        }
+        log.detail("admitted \(id)")
+        return QueueEntry(fileName: name.fileName, name: name)
     }
 }

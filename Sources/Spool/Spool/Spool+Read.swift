@@ -47,7 +47,7 @@ extension Spool {
                 if status.linkCount > 1 {
                     // Where moves are links, a count that changed just now may be a move in progress between
                     // two other workers: too early to call it a link from outside.
-                    if movesByLink, Timestamp.now() - status.changedSeconds < Spool.twinSettleSeconds { return nil }
+                    if movesByLink, Timestamp.nowSeconds() - status.changedSeconds < Spool.twinSettleSeconds { return nil }
                     throw .rejected(.hardLinked(count: status.linkCount))
                 }
             }

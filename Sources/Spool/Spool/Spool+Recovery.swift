@@ -6,109 +6,19 @@ import SpoolTransport
 
 extension Spool {
     /// maildir's rule: a file left in `tmp/` this long is an abandoned write.
-    public static let temporaryFileLifetime: Int64 = 36 * 3600
+    public static let temporaryFileLifetimeSeconds: Int64 = 36 * 3600
 
-    /// Returns claims whose owner is gone to `new/`, keeping their retry state (the attempt count included).
-    ///
-    /// On this host a claim's owner is checked directly (pid present with the same start time), which is
-    /// exact, so a live claim is never stolen however long its request takes. A claim made on another host
-    /// (a spool on shared storage) cannot be checked and is recovered once it is older than `lease` seconds.
-    /// A stale claim that is one of two names of a move cut short keeps only the name the move was heading to.
-    /// Entries in `cur/` that are not claims are left alone for `spool-ctl check` to report.
-    @discardableResult
-    public func recoverStaleClaims(lease: Int64, now: Int64 = Timestamp.now(), log: Log = .silent, _ held: LockHeld) throws(SpoolFault) -> [String] {
-        let cur = directory(.cur)
-        var stale: [(FileName, QueueName, Claim)] = []
-        do {
-            try cur.forEachEntry { name, _ in
-                guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
-                if claim.owner.isAlive.map({ !$0 }) ?? (now - claim.since > lease) { stale.append((name, queued, claim)) }
-            }
-        } catch {
-            throw SpoolFault("list", "\(path)/cur", error)
-        }
-        var recovered: [String] = []
-        for (name, queued, claim) in stale {
-            if let status = try? cur.status(of: name), status.linkCount > 1 {
-                let resolution: TwinResolution
-                do { resolution = try resolveTwin(.cur, name, now: now, log: log, held) } catch {
-                    throw SpoolFault("remove the second name of", displayPath(.cur, name), error)
-                }
-                // Too young to tell: returning it now could give the operation a third name.
-                if resolution == .removedThis || resolution == .tooYoung { continue }
-            }
-            do throws(Errno) {
-                // A parsed claim always carries its retry state: the claim suffix follows it.
-                try release(QueueEntry(fileName: name, name: queued), state: queued.state!, sync: false, held)
-                recovered.append(queued.id)
-                log.notice("recovered \(queued.id) from dead worker pid \(claim.owner.pid) on \(claim.owner.host)")
-            } catch .noSuchFileOrDirectory {
-                // Another worker recovered it first.
-            } catch {
-                throw SpoolFault("return the claim", displayPath(.cur, name), error)
-            }
-        }
-        if !recovered.isEmpty {
-            do { try directory(.new).sync() } catch { throw SpoolFault("fsync", "\(path)/new", error) }
-        }
-        return recovered
-    }
+    /// `--lease` unless given: how long another host's claim is kept before it is presumed dead, five
+    /// minutes longer than a request may take (`--timeout`), so that a claim whose request is in flight is
+    /// never taken.
+    public static func defaultLeaseSeconds(timeoutSeconds: Double) -> Int64 { Int64(timeoutSeconds) + 300 }
 
-    /// Completes filings cut short by a crash: a reason `ID.why` in `failed/` or `conflict/` without `ID`.
-    /// When the entry its `source:` names is still there, the move is made (the decision to file was);
-    /// when that entry is gone too, the operation was retried or discarded and the stale reason is removed.
-    /// Reasons without `source:` (written by older versions) are left alone.
-    @discardableResult
-    public func finishFilings(log: Log = .silent, _ held: LockHeld) throws(SpoolFault) -> Int {
-        var finished = 0
-        for folder in [Folder.failed, .conflict] {
-            let dir = directory(folder)
-            var orphans: [String] = []
-            do {
-                try dir.forEachEntry { name, _ in
-                    guard !name.isHidden, let text = name.string, text.hasSuffix(".why") else { return }
-                    let id = String(text.dropLast(4))
-                    if case .failure(.noSuchFileOrDirectory) = Result(catching: { () throws(Errno) in try dir.status(of: FileName(id)) }) {
-                        orphans.append(id)
-                    }
-                }
-            } catch {
-                throw SpoolFault("list", "\(path)/\(folder.rawValue)", error)
-            }
-            for id in orphans {
-                guard let (from, source) = reason(of: id, in: folder).source, from == .new || from == .cur else { continue }
-                // Only a filing whose worker is gone: a claim's owner is checked directly; otherwise (an entry
-                // in new/, a claim made on another host) the reason must be older than any filing takes.
-                let ownerAlive = from == .cur ? QueueName(source)?.claim?.owner.isAlive : nil
-                if ownerAlive == true { continue }
-                if ownerAlive == nil {
-                    guard let status = try? dir.status(of: FileName(id + ".why")),
-                          Timestamp.now() - status.changedSeconds >= Spool.twinSettleSeconds else { continue }
-                }
-                do throws(Errno) {
-                    try finishFiling(source, from: from, to: folder, as: id, held)
-                    finished += 1
-                    log.notice("finished filing \(id) in \(folder.rawValue)/ (a worker died between writing the reason and moving the operation)")
-                } catch .noSuchFileOrDirectory {
-                    // The source is gone: check again that the operation did not arrive meanwhile.
-                    guard (try? dir.status(of: FileName(id))) == nil else { continue }
-                    removeReason(of: id, in: folder, held)
-                    log.detail("removed the stale reason \(folder.rawValue)/\(id).why")
-                } catch .fileExists {
-                    continue
-                } catch {
-                    throw SpoolFault("finish filing", displayPath(from, source), error)
-                }
-            }
-        }
-        return finished
-    }
-
-    /// Removes files from `tmp/` not modified for `lifetime` seconds, and second names left in `tmp/` by a
+    /// Removes files from `tmp/` not modified for `lifetimeSeconds`, and second names left in `tmp/` by a
     /// `link` + `unlink` move cut short (their other name is the operation). Hidden names and directories
     /// are left alone.
     @discardableResult
-    public func cleanTemporaryFiles(olderThan lifetime: Int64 = Spool.temporaryFileLifetime, now: Int64 = Timestamp.now(), log: Log = .silent) throws(SpoolFault) -> Int {
+    public func cleanTemporaryFiles(olderThanSeconds lifetimeSeconds: Int64 = Spool.temporaryFileLifetimeSeconds,
+                                    nowSeconds: Int64 = Timestamp.nowSeconds(), log: Log = .silent) throws(SpoolFault) -> Int {
         let tmp = directory(.tmp)
         var removed = 0
         var names: [FileName] = []
@@ -119,8 +29,8 @@ extension Spool {
         }
         for name in names {
             guard let status = try? tmp.status(of: name), !status.isDirectory else { continue }
-            let abandoned = now - status.modifiedMicroseconds / 1_000_000 > lifetime
-            let twin = status.linkCount > 1 && now - status.changedSeconds >= Spool.twinSettleSeconds
+            let abandoned = nowSeconds - status.modifiedMicroseconds / 1_000_000 > lifetimeSeconds
+            let twin = status.linkCount > 1 && nowSeconds - status.changedSeconds >= Spool.twinSettleSeconds
             guard abandoned || twin else { continue }
             do throws(Errno) {
                 try removeTemporary(name)
@@ -132,5 +42,105 @@ extension Spool {
             }
         }
         return removed
+    }
+}
+
+/// Recovery under the spool lock: dead workers' claims, and filings a crash cut short.
+extension Spool.Transaction {
+    /// Returns claims whose owner is gone to `new/`, keeping their retry state (the attempt count included).
+    ///
+    /// On this host a claim's owner is checked directly (pid present with the same start time), which is
+    /// exact, so a live claim is never stolen however long its request takes. A claim made on another host
+    /// (a spool on shared storage) cannot be checked and is recovered once it is older than `leaseSeconds`.
+    /// A stale claim that is one of two names of a move cut short keeps only the name the move was heading to.
+    /// Entries in `cur/` that are not claims are left alone for `spool-ctl check` to report.
+    @discardableResult
+    public func recoverStaleClaims(leaseSeconds: Int64, nowSeconds: Int64 = Timestamp.nowSeconds(),
+                                   log: Log = .silent) throws(SpoolFault) -> [String] {
+        let cur = spool.directory(.cur)
+        var stale: [(FileName, QueueName, Claim)] = []
+        do {
+            try cur.forEachEntry { name, _ in
+                guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
+                if claim.owner.isAlive.map({ !$0 }) ?? (nowSeconds - claim.since > leaseSeconds) { stale.append((name, queued, claim)) }
+            }
+        } catch {
+            throw SpoolFault("list", "\(spool.path)/cur", error)
+        }
+        var recovered: [String] = []
+        for (name, queued, claim) in stale {
+            if let status = try? cur.status(of: name), status.linkCount > 1 {
+                let resolution: Spool.TwinResolution
+                switch resolveTwin(.cur, name, nowSeconds: nowSeconds, log: log) {
+                case let .moved(resolved): resolution = resolved
+                case .gone: continue
+                case let .fault(fault): throw fault
+                }
+                // Too young to tell: returning it now could give the operation a third name.
+                if resolution == .removedThis || resolution == .tooYoung { continue }
+            }
+            // A parsed claim always carries its retry state: the claim suffix follows it.
+            switch unclaim(QueueEntry(fileName: name, name: queued), state: queued.state!, sync: false) {
+            case .moved:
+                recovered.append(queued.id)
+                log.notice("recovered \(queued.id) from dead worker pid \(claim.owner.pid) on \(claim.owner.host)")
+            case .gone:
+                break // Another worker recovered it first.
+            case let .fault(fault):
+                throw fault
+            }
+        }
+        if !recovered.isEmpty {
+            do { try spool.directory(.new).sync() } catch { throw SpoolFault("fsync", "\(spool.path)/new", error) }
+        }
+        return recovered
+    }
+
+    /// Completes filings cut short by a crash: a reason `ID.why` in `failed/` or `conflict/` without `ID`.
+    /// When the entry its `source:` names is still there, the move is made (the decision to file was);
+    /// when that entry is gone too, the operation was retried or discarded and the stale reason is removed.
+    /// Reasons without `source:` (written by older versions) are left alone.
+    @discardableResult
+    public func finishFilings(log: Log = .silent) throws(SpoolFault) -> Int {
+        var finished = 0
+        for folder in [Spool.Folder.failed, .conflict] {
+            let dir = spool.directory(folder)
+            var orphans: [String] = []
+            do {
+                try dir.forEachEntry { name, _ in
+                    guard !name.isHidden, let text = name.string, text.hasSuffix(".why") else { return }
+                    let id = String(text.dropLast(4))
+                    if case .failure(.noSuchFileOrDirectory) = Result(catching: { () throws(Errno) in try dir.status(of: FileName(id)) }) {
+                        orphans.append(id)
+                    }
+                }
+            } catch {
+                throw SpoolFault("list", "\(spool.path)/\(folder.rawValue)", error)
+            }
+            for id in orphans {
+                guard let (from, source) = spool.reason(of: id, in: folder).source, from == .new || from == .cur else { continue }
+                // Only a filing whose worker is gone: a claim's owner is checked directly; otherwise (an entry
+                // in new/, a claim made on another host) the reason must be older than any filing takes.
+                let ownerAlive = from == .cur ? QueueName(source)?.claim?.owner.isAlive : nil
+                if ownerAlive == true { continue }
+                if ownerAlive == nil {
+                    guard let status = try? dir.status(of: FileName(id + ".why")),
+                          Timestamp.nowSeconds() - status.changedSeconds >= Spool.twinSettleSeconds else { continue }
+                }
+                switch finishFiling(source, from: from, to: folder, as: id) {
+                case .moved:
+                    finished += 1
+                    log.notice("finished filing \(id) in \(folder.rawValue)/ (a worker died between writing the reason and moving the operation)")
+                case .gone:
+                    // The source is gone (or the filing finished): check that the operation did not arrive meanwhile.
+                    guard (try? dir.status(of: FileName(id))) == nil else { continue }
+                    removeReason(of: id, in: folder)
+                    log.detail("removed the stale reason \(folder.rawValue)/\(id).why")
+                case let .fault(fault):
+                    throw fault
+                }
+            }
+        }
+        return finished
     }
 }

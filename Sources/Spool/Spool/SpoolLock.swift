@@ -44,10 +44,11 @@ package final class SpoolLock: Sendable {
         }
     }
 
-    /// Runs `body` holding the lock against other processes (flock) and other threads of this one.
-    /// A lock that cannot be taken (a network file system out of reach) is thrown as the body's own error,
-    /// so the step fails like any other system call of it, and nothing moves without the lock.
-    package func withLock<R, E: LockFailure>(_ body: (LockHeld) throws(E) -> R) throws(E) -> R {
+    /// Runs `body` holding the lock against other processes (flock) and other threads of this one, with the
+    /// transaction whose methods are the locked transitions. A lock that cannot be taken (a network file
+    /// system out of reach) is thrown as the body's own error, so the step fails like any other system call
+    /// of it, and nothing moves without the lock.
+    package func withLock<R, E: LockFailure>(_ body: (Spool.Transaction) throws(E) -> R) throws(E) -> R {
         try opened.withLock { opened throws(E) -> R in
             if opened == nil {
                 do throws(Errno) { opened = try SpoolLock.open(spool) } catch { throw E.lockFailed(path, error) }
@@ -59,7 +60,7 @@ package final class SpoolLock: Sendable {
                 throw E.lockFailed(path, error)
             }
             defer { flock(descriptor.rawValue, LOCK_UN) }
-            return try body(LockHeld())
+            return try body(Spool.Transaction(spool))
         }
     }
 
@@ -88,9 +89,15 @@ extension SpoolFault: LockFailure {
     public static func lockFailed(_ path: String, _ error: Errno) -> SpoolFault { SpoolFault("lock", path, error) }
 }
 
-/// Proof that the caller holds the spool lock. The transitions that could reorder a key's operations if two
-/// workers raced (claim, return to `new/`, admission, recovery, operator moves) take one, and only
-/// `SpoolLock.withLock` makes it.
-public struct LockHeld: Sendable {
-    fileprivate init() {}
+extension Spool {
+    /// The spool while its lock is held. The transitions that could reorder a key's operations if two workers
+    /// raced them (claim, unclaim, admission, recovery, operator moves) are its methods, in
+    /// `Transitions.swift`, and only `withLock` makes one, so none of them can be called without the lock.
+    /// Each returns what the move came to (`MoveResult`).
+    public struct Transaction: Sendable {
+        /// The spool locked.
+        public let spool: Spool
+
+        fileprivate init(_ spool: Spool) { self.spool = spool }
+    }
 }

@@ -6,8 +6,8 @@ import SpoolTransport
 
 /// Every change of state of a queue file, and nothing else: each is one of the renames (or, for what is
 /// finished, unlinks) below, Postfix's `mail_queue_rename` in spirit. The states and who may move between
-/// them are tabled in ARCHITECTURE.md. A transition that takes a `LockHeld` may reorder a key's operations
-/// if two workers raced it, so it runs only under the spool lock.
+/// them are tabled in ARCHITECTURE.md. A transition that could reorder a key's operations if two workers
+/// raced it is a method of `Spool.Transaction`, which only the spool lock's holder has.
 extension Spool {
     /// tmp/NAME → new/ID:STATE, the last step of an enqueue. No lock: a new name races no one.
     package func publish(_ temporary: FileName, as final: FileName) throws(Errno) {
@@ -19,44 +19,21 @@ extension Spool {
         try directory(.tmp).unlink(name)
     }
 
-    /// new/ID → new/ID:STATE: a file dropped under a plain name, admitted with its retry state.
-    package func admit(_ plain: FileName, as stated: FileName, _ held: LockHeld) throws(Errno) {
-        try move(plain, from: .new, to: .new, as: stated)
-    }
-
-    /// new/NAME → cur/NAME@CLAIM, a name that records the owner. Exactly one of several competing workers
-    /// wins; the others get nil and move on.
-    public func claim(_ entry: QueueEntry, owner: ProcessIdentity = .current, now: Int64 = Timestamp.now(), _ held: LockHeld) throws(Errno) -> QueueEntry? {
-        var claimed = entry.name
-        let claim = Claim(owner: owner, since: now)
-        claimed.claim = claim
-        // The claimed name is the waiting name plus the claim: no need to write the state out again.
-        let fileName = FileName(bytes: entry.fileName.bytes + claim.suffix)
-        do {
-            try move(entry.fileName, from: .new, to: .cur, as: fileName)
-        } catch .noSuchFileOrDirectory {
-            return nil
-        }
-        return QueueEntry(fileName: fileName, name: claimed)
-    }
-
-    /// cur/NAME@CLAIM → new/ID:STATE': to retry later, stranded by a failing disk, or its owner dead.
-    public func release(_ claimed: QueueEntry, state: RetryState, sync: Bool = true, _ held: LockHeld) throws(Errno) {
-        try move(claimed.fileName, from: .cur, to: .new, as: QueueName(id: claimed.id, state: state).fileName)
-        if sync { try directory(.new).sync() }
-    }
-
     /// cur/NAME@CLAIM → gone: done, or replaced by a newer write (coalesced). Not fsynced: if a crash undid
     /// the unlink, the operation would be sent again with the same Idempotency-Key, which the server answers
     /// from its record.
-    public func complete(_ claimed: QueueEntry) throws(Errno) {
+    public func complete(_ claimed: QueueEntry) -> MoveResult<Void> {
         if claimed.state.attempts > 0 { forgetDeferral(of: claimed.id) }
-        try directory(.cur).unlink(claimed.fileName)
+        return .of("remove the delivered operation", displayPath(.cur, claimed.fileName)) { () throws(Errno) in
+            try directory(.cur).unlink(claimed.fileName)
+        }
     }
 
-    /// new/NAME or cur/NAME@CLAIM → failed/ID or conflict/ID, with its reason beside it as `ID.why`.
-    /// Returns the name it was filed under, or nil when the entry had already gone. No lock: a filed
-    /// operation only lets the rest of its key go on, as its completion would.
+    /// new/NAME or cur/NAME@CLAIM → failed/ID or conflict/ID, with its reason beside it as `ID.why`, said in
+    /// the log: the one way into `failed/` and `conflict/`, for intake, workers and recovery alike. Moved
+    /// gives the name it was filed under; gone, when another worker moved the entry first. No lock: a filed
+    /// operation only lets the rest of its key go on, as its completion would. `what` says what the operation
+    /// does (`PUT https://…`), when it could be read, for the log line.
     ///
     /// The reason comes first, so that the pair is complete after a crash at any step:
     /// 1. the reason, naming the entry it explains (`source:`), is written to `tmp/` and fsynced;
@@ -65,25 +42,36 @@ extension Spool {
     /// A crash after 2 leaves a reason whose operation has not moved: `finishFilings` completes the move.
     /// When a step fails, the reason is taken back and the operation stays where it was; if even that
     /// fails, the reason stays and recovery finishes the filing later: the decision stands either way.
-    @discardableResult
-    public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason) throws(FilingError) -> String? {
+    /// A failed fsync of the destination is a fault, although the operation has moved (and is logged so).
+    public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason,
+                     what summary: String? = nil, log: Log) -> MoveResult<String> {
         var reason = reason
         // A deferred operation's last deferral goes into its filed reason: an expired one says what kept it.
         if folder == .new || folder == .cur, let state = QueueName(name)?.state, state.attempts > 0 {
             reason = reason.adding(lastDeferral: deferral(of: id))
             forgetDeferral(of: id)
         }
-        let filed: String?
-        do { filed = try fileUnsynced(name, from: folder, to: destination, id: id, reason: reason) } catch { throw .notMoved(error) }
-        guard let filed else { return nil }
+        let filed: String
+        do {
+            guard let moved = try placeFiling(name, from: folder, to: destination, id: id, reason: reason) else { return .gone }
+            filed = moved
+        } catch {
+            return .fault(SpoolFault("file in \(destination.rawValue)/", displayPath(folder, name), error))
+        }
         CrashPoint.reach("file.moved")
-        // Filed: a failed fsync of the folder is reported, but the operation has moved all the same.
-        do { try directory(destination).sync() } catch { throw .unsynced(filedAs: filed, error) }
-        return filed
+        // The id says which operation; a name that is not a queue name is shown as it was.
+        var shown = QueueName(name)?.id == id ? id : "\(folder.rawValue)/\(name.escaped)"
+        if let summary { shown += " (\(summary))" }
+        log.warning("\(shown) -> \(destination.rawValue)/\(filed): \(reason["reason"] ?? reason.fields.first?.1 ?? "")")
+        do { try directory(destination).sync() } catch {
+            return .fault(SpoolFault("fsync", "\(path)/\(destination.rawValue)", error))
+        }
+        return .moved(filed)
     }
 
-    /// Steps 1 to 3 of `file`.
-    package func fileUnsynced(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason) throws(Errno) -> String? {
+    /// Steps 1 to 3 of `file`: the name filed under, or nil when the entry had gone.
+    private func placeFiling(_ name: FileName, from folder: Folder, to destination: Folder, id: String,
+                             reason: FilingReason) throws(Errno) -> String? {
         let target = directory(destination)
         var suffix = 0
         while true {
@@ -92,11 +80,8 @@ extension Spool {
             // An earlier operation with the same id was filed and not yet cleared: keep both.
             if suffix < 1000, (try? target.status(of: FileName(filedAs))) != nil { continue }
             let why = FileName(filedAs + ".why")
-            do {
-                try placeReason(why, in: destination, contents: reason.text(id: filedAs, folder: destination, source: folder, name: name, at: Timestamp.now()))
-            } catch .fileExists where suffix < 1000 {
-                continue
-            }
+            let text = reason.text(id: filedAs, folder: destination, source: folder, name: name, at: Timestamp.nowSeconds())
+            do { try placeReason(why, in: destination, contents: text) } catch .fileExists where suffix < 1000 { continue }
             CrashPoint.reach("file.reason-placed")
             do {
                 try move(name, from: folder, to: destination, as: FileName(filedAs))
@@ -139,18 +124,6 @@ extension Spool {
         }
     }
 
-    /// new/NAME or cur/NAME@CLAIM → failed/ID or conflict/ID beside its reason: a filing a crash cut short
-    /// after step 2, finished by recovery.
-    package func finishFiling(_ source: FileName, from folder: Folder, to destination: Folder, as id: String, _ held: LockHeld) throws(Errno) {
-        try move(source, from: folder, to: destination, as: FileName(id))
-        try directory(destination).sync()
-    }
-
-    /// FOLDER/ID.why → gone: a reason whose operation was retried or discarded.
-    package func removeReason(of id: String, in folder: Folder, _ held: LockHeld) {
-        try? directory(folder).unlink(FileName(id + ".why"))
-    }
-
     /// failed/ID → failed/ID with a new document (`spool-ctl retry --if-match`): written in `tmp/`, fsynced,
     /// then renamed over the old one, so that the operation is in one place with one document at every step.
     package func rewriteFiled(_ name: FileName, in folder: Folder, document: [UInt8]) throws(Errno) {
@@ -166,46 +139,6 @@ extension Spool {
             try? tmp.unlink(temporary)
             throw error
         }
-    }
-
-    /// failed/ID or conflict/ID → new/ID:STATE, its reason removed under the same lock (so that recovery,
-    /// which finishes filings, never sees the reason alone): `spool-ctl retry`.
-    package func unfile(_ name: FileName, id: String, from folder: Folder, as target: FileName, _ held: LockHeld) throws(Errno) {
-        try move(name, from: folder, to: .new, as: target)
-        removeReason(of: id, in: folder, held)
-        try directory(.new).sync()
-    }
-
-    /// new/ID[:STATE] → new/ID:STATE', the order stamp kept: no retry time (`spool-ctl retry --now`, `flush`),
-    /// on hold or off it (`spool-ctl hold`, `release`). Under the lock, so a planner sees one name or the other.
-    package func restate(_ name: FileName, as target: FileName, _ held: LockHeld) throws(Errno) {
-        try move(name, from: .new, to: .new, as: target)
-    }
-
-    /// FOLDER/NAME → gone, with its reason when filed: `spool-ctl discard`.
-    package func discard(_ name: FileName, id: String, in folder: Folder, _ held: LockHeld) throws(Errno) {
-        if folder == .new { forgetDeferral(of: id) }
-        try directory(folder).unlink(name)
-        if folder == .failed || folder == .conflict { removeReason(of: id, in: folder, held) }
-    }
-
-    /// One name of a file a crash left with two → gone, keeping the name the move was heading to (see
-    /// `twin(of:)`). Filings and enqueues, which run without the lock, finish correctly when their source
-    /// was removed for them.
-    @discardableResult
-    public func resolveTwin(_ folder: Folder, _ name: FileName, now: Int64 = Timestamp.now(), log: Log = .silent, _ held: LockHeld) throws(Errno) -> TwinResolution {
-        let status: FileStatus
-        do { status = try directory(folder).status(of: name) } catch .noSuchFileOrDirectory { return .noTwin }
-        guard status.linkCount == 2, let twin = try twin(of: folder, name, status, now: now) else { return .noTwin }
-        if twin.inMotion { return .tooYoung }
-        let (dropFolder, dropName) = twin.dropsThisName ? (folder, name) : (twin.folder, twin.name)
-        do {
-            try directory(dropFolder).unlink(dropName)
-            log.notice("removed \(displayPath(dropFolder, dropName)), the second name of a move cut short by a crash")
-        } catch .noSuchFileOrDirectory {
-            // Resolved by another worker, the same way.
-        }
-        return twin.dropsThisName ? .removedThis : .keptThis
     }
 
     /// What `resolveTwin` found and did.
@@ -233,7 +166,7 @@ extension Spool {
     /// nullmailer, chosen once per spool (`link` never replaces a name either). A crash between the two
     /// leaves both names; `resolveTwin` keeps one. Throws `noSuchFileOrDirectory` when another worker moved
     /// the entry first.
-    private func move(_ name: FileName, from folder: Folder, to destination: Folder, as newName: FileName) throws(Errno) {
+    fileprivate func move(_ name: FileName, from folder: Folder, to destination: Folder, as newName: FileName) throws(Errno) {
         let source = directory(folder), target = directory(destination)
         if !linkMoves.load(ordering: .relaxed) {
             do {
@@ -258,5 +191,113 @@ extension Spool {
             try? target.unlink(newName)
             throw error
         }
+    }
+}
+
+/// The transitions under the spool lock. Each returns what the move came to: moved, gone (someone else moved
+/// the file first, and owns it now), or a fault with what was being done and where.
+extension Spool.Transaction {
+    /// new/ID → new/ID:STATE: a file dropped under a plain name, admitted with its retry state.
+    package func admit(_ plain: FileName, as stated: FileName) -> MoveResult<Void> {
+        .of("admit", spool.displayPath(.new, plain)) { () throws(Errno) in try spool.move(plain, from: .new, to: .new, as: stated) }
+    }
+
+    /// new/NAME → cur/NAME@CLAIM, a name that records the owner. Exactly one of several competing workers
+    /// wins; the others find it gone and move on.
+    public func claim(_ entry: QueueEntry, owner: ProcessIdentity = .current, nowSeconds: Int64 = Timestamp.nowSeconds())
+        -> MoveResult<QueueEntry> {
+        var claimed = entry.name
+        let claim = Claim(owner: owner, since: nowSeconds)
+        claimed.claim = claim
+        // The claimed name is the waiting name plus the claim: no need to write the state out again.
+        let fileName = FileName(bytes: entry.fileName.bytes + claim.suffix)
+        return .of("claim", spool.displayPath(.new, entry.fileName)) { () throws(Errno) in
+            try spool.move(entry.fileName, from: .new, to: .cur, as: fileName)
+            return QueueEntry(fileName: fileName, name: claimed)
+        }
+    }
+
+    /// cur/NAME@CLAIM → new/ID:STATE': to retry later, stranded by a failing disk, or its owner dead. With
+    /// `sync`, `new/` is fsynced after; a failed fsync is a fault although the operation moved.
+    public func unclaim(_ claimed: QueueEntry, state: RetryState, sync: Bool = true) -> MoveResult<Void> {
+        let moved = MoveResult.of("return to new/", spool.displayPath(.cur, claimed.fileName)) { () throws(Errno) in
+            try spool.move(claimed.fileName, from: .cur, to: .new, as: QueueName(id: claimed.id, state: state).fileName)
+        }
+        guard sync, moved.wasMoved else { return moved }
+        return spool.syncFolder(.new)
+    }
+
+    /// new/NAME or cur/NAME@CLAIM → failed/ID or conflict/ID beside its reason: a filing a crash cut short
+    /// after step 2, finished by recovery. Gone when the source is, or when `ID` exists (finished already).
+    package func finishFiling(_ source: FileName, from folder: Spool.Folder, to destination: Spool.Folder, as id: String)
+        -> MoveResult<Void> {
+        let moved = MoveResult.of("finish filing", spool.displayPath(folder, source)) { () throws(Errno) in
+            do throws(Errno) { try spool.move(source, from: folder, to: destination, as: FileName(id)) } catch .fileExists {
+                throw .noSuchFileOrDirectory
+            }
+        }
+        guard moved.wasMoved else { return moved }
+        return spool.syncFolder(destination)
+    }
+
+    /// FOLDER/ID.why → gone: a reason whose operation was retried or discarded.
+    package func removeReason(of id: String, in folder: Spool.Folder) {
+        try? spool.directory(folder).unlink(FileName(id + ".why"))
+    }
+
+    /// failed/ID or conflict/ID → new/ID:STATE, its reason removed under the same lock (so that recovery,
+    /// which finishes filings, never sees the reason alone): `spool-ctl retry`.
+    package func unfile(_ name: FileName, id: String, from folder: Spool.Folder, as target: FileName) -> MoveResult<Void> {
+        let moved = MoveResult.of("retry", spool.displayPath(folder, name)) { () throws(Errno) in
+            try spool.move(name, from: folder, to: .new, as: target)
+        }
+        guard moved.wasMoved else { return moved }
+        removeReason(of: id, in: folder)
+        return spool.syncFolder(.new)
+    }
+
+    /// new/ID[:STATE] → new/ID:STATE', the order stamp kept: no retry time (`spool-ctl retry --now`, `flush`),
+    /// on hold or off it (`spool-ctl hold`, `release`). Under the lock, so a planner sees one name or the other.
+    package func restate(_ name: FileName, as target: FileName) -> MoveResult<Void> {
+        .of("rename", spool.displayPath(.new, name)) { () throws(Errno) in try spool.move(name, from: .new, to: .new, as: target) }
+    }
+
+    /// FOLDER/NAME → gone, with its reason when filed: `spool-ctl discard`.
+    package func discard(_ name: FileName, id: String, in folder: Spool.Folder) -> MoveResult<Void> {
+        if folder == .new { spool.forgetDeferral(of: id) }
+        let removed = MoveResult.of("remove", spool.displayPath(folder, name)) { () throws(Errno) in
+            try spool.directory(folder).unlink(name)
+        }
+        if removed.wasMoved, folder == .failed || folder == .conflict { removeReason(of: id, in: folder) }
+        return removed
+    }
+
+    /// One name of a file a crash left with two → gone, keeping the name the move was heading to (see
+    /// `twin(of:)`). Filings and enqueues, which run without the lock, finish correctly when their source
+    /// was removed for them.
+    public func resolveTwin(_ folder: Spool.Folder, _ name: FileName, nowSeconds: Int64 = Timestamp.nowSeconds(),
+                            log: Log = .silent) -> MoveResult<Spool.TwinResolution> {
+        .of("remove the second name of", spool.displayPath(folder, name)) { () throws(Errno) in
+            let status: FileStatus
+            do throws(Errno) { status = try spool.directory(folder).status(of: name) } catch .noSuchFileOrDirectory { return .noTwin }
+            guard status.linkCount == 2, let twin = try spool.twin(of: folder, name, status, now: nowSeconds) else { return .noTwin }
+            if twin.inMotion { return .tooYoung }
+            let (dropFolder, dropName) = twin.dropsThisName ? (folder, name) : (twin.folder, twin.name)
+            do throws(Errno) {
+                try spool.directory(dropFolder).unlink(dropName)
+                log.notice("removed \(spool.displayPath(dropFolder, dropName)), the second name of a move cut short by a crash")
+            } catch .noSuchFileOrDirectory {
+                // Resolved by another worker, the same way.
+            }
+            return twin.dropsThisName ? .removedThis : .keptThis
+        }
+    }
+}
+
+extension Spool {
+    /// Fsyncs `folder` after a move into it: the move was made, but a failure is a fault all the same.
+    fileprivate func syncFolder(_ folder: Folder) -> MoveResult<Void> {
+        do { try directory(folder).sync() } catch { return .fault(SpoolFault("fsync", "\(path)/\(folder.rawValue)", error)) }
+        return .moved(())
     }
 }

@@ -1,6 +1,8 @@
 import Glibc
 
-/// Wall-clock time in whole seconds since the Unix epoch, with RFC 3339 reading and writing.
+/// Wall-clock time since the Unix epoch, with RFC 3339 reading and writing: the one place that reads the clocks.
+/// Every instant and duration in spool is an integer or a `Double` whose name says its unit (`nowSeconds`,
+/// `orderMicroseconds`, `leaseSeconds`, `timeoutSeconds`); this is where one unit becomes another.
 public enum Timestamp {
     /// The current time in microseconds since the epoch.
     public static func nowMicroseconds() -> Int64 {
@@ -16,11 +18,11 @@ public enum Timestamp {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    /// The current time in seconds since the epoch.
-    public static func now() -> Int64 { nowMicroseconds() / 1_000_000 }
+    /// The current time in whole seconds since the epoch: the unit of names, reasons and `.origins`.
+    public static func nowSeconds() -> Int64 { nowMicroseconds() / 1_000_000 }
 
-    /// The current time in seconds since the epoch, with its fraction.
-    public static func nowSeconds() -> Double { Double(nowMicroseconds()) / 1e6 }
+    /// The current time in seconds since the epoch, with its fraction: the unit of pauses and rates.
+    public static func nowFractionalSeconds() -> Double { Double(nowMicroseconds()) / 1e6 }
 
     /// Parses an RFC 3339 date-time (`2026-11-29T13:00:00Z`, `…+01:00`, fractions ignored) into epoch seconds.
     public static func parseRFC3339(_ text: String) -> Int64? {

@@ -15,9 +15,9 @@ import Testing
 @Suite struct SendCommandTests {
     @Test func leaseMustOutlastTheTimeout() throws {
         let command = try SendCommand(parsing: ["--timeout", "10", "--lease", "12", "--poll", "2s"])
-        #expect(command.options.lease == 12)
+        #expect(command.options.leaseSeconds == 12)
         #expect(command.pollSeconds == 2)
-        #expect(try SendCommand(parsing: []).options.lease == 330, "default: --timeout + 5 minutes")
+        #expect(try SendCommand(parsing: []).options.leaseSeconds == 330, "default: --timeout + 5 minutes")
         #expect(throws: UsageError.self) { try SendCommand(parsing: ["--timeout", "30", "--lease", "30"]) }
         #expect(throws: UsageError.self) { try SendCommand(parsing: ["--poll", "0"]) }
     }

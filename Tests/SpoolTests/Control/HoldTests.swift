@@ -73,7 +73,7 @@ import Testing
         #expect(server.requests.map(\.path).sorted() == ["/w", "/x", "/y"])
 
         // Being sent: refused as discard refuses it. Filed: not waiting. Unknown: not found. No selection: usage.
-        let claimed = QueueName(id: "in-flight", state: RetryState(orderMicroseconds: 1, keyHash: 9), claim: Claim(owner: .current, since: Timestamp.now()))
+        let claimed = QueueName(id: "in-flight", state: RetryState(orderMicroseconds: 1, keyHash: 9), claim: Claim(owner: .current, since: Timestamp.nowSeconds()))
         spool.drop("cur", claimed.fileName.escaped, #"{"method":"PUT","url":"http://a.example/x"}"#)
         spool.drop("failed", "filed-one", #"{"method":"PUT","url":"http://a.example/x"}"#)
         for (arguments, status, message) in [(["hold", "in-flight"], 75, "is being sent"), (["hold", "filed-one"], 65, "not waiting in new/"),

@@ -47,16 +47,16 @@ import Testing
         let flaky = try spool.enqueue(["--handler", "flaky"])
         // --min-backoff 2 with equal jitter: 1–2 s after the first attempt, 2–4 s after the second.
         let options = fixture.options + ["--min-backoff", "2"]
-        let firstRun = Timestamp.now()
+        let firstRun = Timestamp.nowSeconds()
         try spool.send(options)
         let first = try #require(spool.waiting().first?.state)
         #expect(first.attempts == 1 && first.lastError == "tempfail" && first.dueSeconds >= firstRun + 1, "deferred with a backoff")
-        while Timestamp.now() < first.dueSeconds { usleep(100_000) }
-        let secondRun = Timestamp.now()
+        while Timestamp.nowSeconds() < first.dueSeconds { usleep(100_000) }
+        let secondRun = Timestamp.nowSeconds()
         try spool.send(options)
         let second = try #require(spool.waiting().first?.state)
         #expect(second.attempts == 2 && second.lastError == "tempfail" && second.dueSeconds >= secondRun + 2, "a longer backoff")
-        while Timestamp.now() < second.dueSeconds { usleep(100_000) }
+        while Timestamp.nowSeconds() < second.dueSeconds { usleep(100_000) }
         try spool.send(options)
         #expect(spool.names("new").isEmpty && fixture.lines("attempts") == ["1", "2", "3"], "\(flaky) done on its third run")
 
@@ -127,7 +127,7 @@ import Testing
         let deadline = Date(timeIntervalSinceNow: 2)
         while !(processIsGone(leader) && processIsGone(child)), Date() < deadline { usleep(50_000) }
         #expect(processIsGone(leader) && processIsGone(child), "the handler and its child are gone")
-        #expect(took >= 1 + HandlerProcess.grace - 0.5 && took < 1 + HandlerProcess.grace + 5, "stopped after the timeout and the grace period: \(took) s")
+        #expect(took >= 1 + HandlerProcess.graceSeconds - 0.5 && took < 1 + HandlerProcess.graceSeconds + 5, "stopped after the timeout and the grace period: \(took) s")
         let state = try #require(spool.waiting().first)
         #expect(state.id == id && state.state?.lastError == "timeout" && state.state?.attempts == 1, "\(result.stderr)")
     }

@@ -47,7 +47,7 @@ import Testing
         #expect(!spool.waiting().map(\.id).contains(second))
         #expect(!spool.waiting().map(\.id).contains(first))
         #expect(spool.waiting().count == 1, "the other origin's operation still waits its backoff")
-        #expect(spool.waiting().first?.state?.dueSeconds ?? 0 > Timestamp.now())
+        #expect(spool.waiting().first?.state?.dueSeconds ?? 0 > Timestamp.nowSeconds())
 
         for arguments in [["flush"], ["flush", "--origin", "not a url"], ["flush", "--origin", "http://h/path"], ["list", "--older-than", "soon"]] {
             #expect(try Command.run("spool-ctl", ["--spool", spool.path] + arguments).status == 64, "\(arguments)")
@@ -56,7 +56,7 @@ import Testing
 
     @Test func listFiltersByOriginAndAge() throws {
         let spool = TemporarySpool()
-        let old = QueueName(id: "old-one", state: RetryState(orderMicroseconds: (Timestamp.now() - 7200) * 1_000_000, keyHash: 1))
+        let old = QueueName(id: "old-one", state: RetryState(orderMicroseconds: (Timestamp.nowSeconds() - 7200) * 1_000_000, keyHash: 1))
         spool.drop("new", old.fileName.escaped, #"{"method":"PUT","url":"http://a.example/x"}"#)
         let recent = try spool.enqueue(["PUT", "http://a.example/y"])
         let elsewhere = try spool.enqueue(["PUT", "http://b.example/z"])

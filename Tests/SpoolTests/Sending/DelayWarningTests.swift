@@ -18,13 +18,13 @@ import Testing
 @Suite struct DelayWarningTests {
     @Test func theDeferralWhoseIntervalHoldsTheThresholdWarns() {
         // Enqueued at 1000, warn after 100: due at once, then at 1030, 1090, 1210.
-        #expect(!DelayWarning.due(enqueued: 1000, previousDue: 0, nextDue: 1030, warnAfter: 100))
-        #expect(!DelayWarning.due(enqueued: 1000, previousDue: 1030, nextDue: 1090, warnAfter: 100))
-        #expect(DelayWarning.due(enqueued: 1000, previousDue: 1090, nextDue: 1210, warnAfter: 100))
-        #expect(!DelayWarning.due(enqueued: 1000, previousDue: 1210, nextDue: 1450, warnAfter: 100), "once")
+        #expect(!DelayWarning.due(enqueued: 1000, previousDue: 0, nextDue: 1030, warnAfterSeconds: 100))
+        #expect(!DelayWarning.due(enqueued: 1000, previousDue: 1030, nextDue: 1090, warnAfterSeconds: 100))
+        #expect(DelayWarning.due(enqueued: 1000, previousDue: 1090, nextDue: 1210, warnAfterSeconds: 100))
+        #expect(!DelayWarning.due(enqueued: 1000, previousDue: 1210, nextDue: 1450, warnAfterSeconds: 100), "once")
         // Attempted long after it was due (cron stopped, a pause): the first deferral past the age warns.
-        #expect(DelayWarning.due(enqueued: 1000, previousDue: 0, nextDue: 5000, warnAfter: 100))
-        #expect(DelayWarning.due(enqueued: 1000, previousDue: 0, nextDue: 1100, warnAfter: 100), "due exactly at the age")
+        #expect(DelayWarning.due(enqueued: 1000, previousDue: 0, nextDue: 5000, warnAfterSeconds: 100))
+        #expect(DelayWarning.due(enqueued: 1000, previousDue: 0, nextDue: 1100, warnAfterSeconds: 100), "due exactly at the age")
     }
 
     @Test func aLateOperationIsReportedOnceWithWhatHappened() throws {

@@ -26,7 +26,7 @@ import Testing
     }
 
     static func decide(_ operation: Operation, entry: QueueEntry = entry(), _ change: (inout LaneDecision.Facts) -> Void = { _ in }) -> LaneDecision.Action {
-        var facts = LaneDecision.Facts(entry: entry, operation: operation, now: now, lifetime: 5 * 86400)
+        var facts = LaneDecision.Facts(entry: entry, operation: operation, now: now, lifetimeSeconds: 5 * 86400)
         change(&facts)
         return LaneDecision.decide(facts)
     }

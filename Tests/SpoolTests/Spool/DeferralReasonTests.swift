@@ -57,7 +57,7 @@ import Testing
         try spool.send()
         // The second attempt of the first was its last; the other, deferred twice, is then past a 1-second lifetime.
         let deadline = Date().addingTimeInterval(10)
-        while Timestamp.now() - (spool.waiting().first { $0.id == expiring }?.state?.orderMicroseconds ?? 0) / 1_000_000 < 2, Date() < deadline {
+        while Timestamp.nowSeconds() - (spool.waiting().first { $0.id == expiring }?.state?.orderMicroseconds ?? 0) / 1_000_000 < 2, Date() < deadline {
             usleep(50_000)
         }
         try spool.send(["--lifetime", "1s"])

@@ -46,14 +46,14 @@ import Testing
 
     @Test func claimFromAnotherHostIsRecoveredAfterTheLease() throws {
         let temporary = TemporarySpool()
-        let now = Timestamp.now()
+        let now = Timestamp.nowSeconds()
         let state = RetryState(orderMicroseconds: 1, keyHash: 7, attempts: 1)
         let old = QueueName(id: "old", state: state, claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: now - 1000))
         let young = QueueName(id: "young", state: state, claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: now - 10))
         temporary.drop("cur", old.fileName.escaped, "{}")
         temporary.drop("cur", young.fileName.escaped, "{}")
         let spool = try temporary.open()
-        let recovered = try spool.withLock { held throws(SpoolFault) in try spool.recoverStaleClaims(lease: 300, held) }
+        let recovered = try spool.withLock { transaction throws(SpoolFault) in try transaction.recoverStaleClaims(leaseSeconds: 300) }
         #expect(recovered == ["old"])
         #expect(temporary.names("new") == ["old:o=1,k=0000000000000007,a=1"])
         #expect(temporary.names("cur") == [young.fileName.escaped])
