@@ -22,7 +22,7 @@ extension ControlSession {
         case "all": [.new, .cur, .failed, .conflict]
         default: [Spool.Folder(rawValue: which)!]
         }
-        do { Program.printOut(try SpoolShape(spool: spool, folders: folders, now: now).text) } catch {
+        do { Program.printOut(try SpoolShape(spool: spool, folders: folders, nowSeconds: nowSeconds).text) } catch {
             Program.fail(program, "cannot list \(spool.path): \(error)", code: ExitCode.ioError)
         }
     }
@@ -30,7 +30,7 @@ extension ControlSession {
     package mutating func flush() {
         guard let origin = command.origin else { return }
         let records = OriginRecord.read(spool)
-        let pause = records.first { $0.origin == origin }.map(\.pausedUntil).flatMap { $0 > now ? $0 : nil }
+        let pause = records.first { $0.origin == origin }.map(\.pausedUntil).flatMap { $0 > nowSeconds ? $0 : nil }
         if isatty(STDIN_FILENO) != 0 && !command.flags.contains("--yes") {
             let lifting = pause.map { " and lift its pause until \(Timestamp.formatRFC3339($0))" } ?? ""
             if !ControlSession.confirm("send every deferred operation to \(origin) now\(lifting)?") { return }
@@ -43,7 +43,7 @@ extension ControlSession {
         }
         var made = 0
         ControlSession.forEachItem(spool, [.new]) { item in
-            guard item.operation?.origin == origin, (item.dueSeconds ?? 0) > now else { return true }
+            guard item.operation?.origin == origin, (item.dueSeconds ?? 0) > nowSeconds else { return true }
             do throws(ControlError) {
                 if try spool.sendNow(item) != nil {
                     Program.printOut("\(item.id): due now\n")

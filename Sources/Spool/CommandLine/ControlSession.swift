@@ -14,7 +14,7 @@ import SpoolTransport
 package struct ControlSession {
     package let command: ControlCommand
     package let spool: Spool
-    package let now: Int64
+    package let nowSeconds: Int64
     /// 0, or the status of the first error reported.
     package var status: Int32 = 0
 
@@ -77,7 +77,7 @@ package struct ControlSession {
         if command.flags.contains("--json") {
             ControlSession.forEachItem(spool, folders) { item in
                 guard selected(item) else { return true }
-                Program.printOut(item.json(now: now).text + "\n")
+                Program.printOut(item.json(nowSeconds: nowSeconds).text + "\n")
                 return true
             }
             return
@@ -103,15 +103,15 @@ package struct ControlSession {
     /// Whether `list`'s filters keep `item`: `--origin` and `--older-than`.
     package func selected(_ item: QueueItem) -> Bool {
         if let origin = command.origin, item.operation?.origin != origin { return false }
-        if let olderThan = command.olderThan, item.age(now: now) < olderThan { return false }
+        if let olderThan = command.olderThan, item.age(nowSeconds: nowSeconds) < olderThan { return false }
         return true
     }
 
     /// One line of `list`.
     package func row(_ item: QueueItem) -> [String] {
         let key = item.operation.map { $0.key == $0.url ? "-" : $0.key } ?? "-"
-        return [item.id, item.stateWord(now: now), String(item.attempts), item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
-                item.operation?.method ?? "?", item.operation.map { $0.handler == nil ? $0.url : $0.summary } ?? "?", key, humanDuration(item.age(now: now)),
+        return [item.id, item.stateWord(nowSeconds: nowSeconds), String(item.attempts), item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
+                item.operation?.method ?? "?", item.operation.map { $0.handler == nil ? $0.url : $0.summary } ?? "?", key, humanDuration(item.age(nowSeconds: nowSeconds)),
                 item.reasonLine ?? item.lastError ?? "-"]
     }
 
@@ -120,16 +120,16 @@ package struct ControlSession {
         // A waiting or claimed operation tried before: what its last deferral said in full.
         if item.folder == .new || item.folder == .cur, item.attempts > 0 { item.reason = spool.deferral(of: item.id) }
         if command.flags.contains("--json") {
-            Program.printOut(item.json(now: now, full: true).text + "\n")
+            Program.printOut(item.json(nowSeconds: nowSeconds, full: true).text + "\n")
             return
         }
         var rows: [[String]] = [
-            ["id:", item.id], ["state:", "\(item.stateWord(now: now)) (\(item.folder.rawValue)/)"], ["file:", spool.displayPath(item.folder, item.fileName)],
+            ["id:", item.id], ["state:", "\(item.stateWord(nowSeconds: nowSeconds)) (\(item.folder.rawValue)/)"], ["file:", spool.displayPath(item.folder, item.fileName)],
             ["attempts:", String(item.attempts)],
         ]
         if let due = item.dueSeconds { rows.append(["next attempt:", Timestamp.formatRFC3339(due)]) }
         if let last = item.lastError { rows.append(["last error:", last]) }
-        rows.append(["enqueued:", "\(Timestamp.formatRFC3339(item.orderMicroseconds / 1_000_000)) (\(humanDuration(item.age(now: now))) ago)"])
+        rows.append(["enqueued:", "\(Timestamp.formatRFC3339(item.orderMicroseconds / 1_000_000)) (\(humanDuration(item.age(nowSeconds: nowSeconds))) ago)"])
         if let claim = item.claim { rows.append(["claimed by:", "pid \(claim.owner.pid) on \(claim.owner.host) since \(Timestamp.formatRFC3339(claim.since))"]) }
         if let operation = item.operation {
             rows.append(operation.handler == nil ? ["request:", operation.summary] : ["job:", operation.summary])
@@ -144,7 +144,7 @@ package struct ControlSession {
 
     package func stats() {
         do {
-            let stats = try SpoolStats(spool: spool, now: now)
+            let stats = try SpoolStats(spool: spool, nowSeconds: nowSeconds)
             if command.flags.contains("--json") { Program.printOut(stats.json.text + "\n") }
             else if command.flags.contains("--prometheus") { Program.printOut(stats.prometheus(spool: spool.path)) }
             else { Program.printOut(stats.text) }
@@ -234,7 +234,7 @@ package struct ControlSession {
 
     mutating func check() {
         do {
-            let check = try SpoolCheck(spool: spool, now: now)
+            let check = try SpoolCheck(spool: spool, nowSeconds: nowSeconds)
             for finding in check.findings { Program.printOut("\(finding.path): \(finding.problem)\n") }
             if check.findings.isEmpty { Program.printOut("\(spool.path): ok\n") } else { status = ExitCode.failure }
         } catch {
@@ -281,7 +281,7 @@ extension ControlCommand {
         do { spool = try Spool(path: path, create: subcommand == "init") } catch {
             Program.fail(ControlCommand.program, error.description, code: error.exitCode)
         }
-        var session = ControlSession(command: self, spool: spool, now: Timestamp.nowSeconds())
+        var session = ControlSession(command: self, spool: spool, nowSeconds: Timestamp.nowSeconds())
         switch subcommand {
         case "init": Program.printOut(existed ? "\(path): already a spool\n" : "\(path): spool created\n")
         case "list": session.list()

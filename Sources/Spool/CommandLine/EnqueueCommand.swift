@@ -42,16 +42,16 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
 
     /// Parses `spool-enqueue`'s arguments; times like `+10m` count from now.
     public init(parsing tokens: [String]) throws(UsageError) {
-        try self.init(parsing: tokens, now: Timestamp.nowSeconds())
+        try self.init(parsing: tokens, nowSeconds: Timestamp.nowSeconds())
     }
 
-    /// Parses `spool-enqueue`'s arguments; times like `+10m` count from `now`.
-    public init(parsing tokens: [String], now: Int64) throws(UsageError) {
+    /// Parses `spool-enqueue`'s arguments; times like `+10m` count from `nowSeconds`.
+    public init(parsing tokens: [String], nowSeconds: Int64) throws(UsageError) {
         var arguments = Arguments(tokens)
         var explicitLimits = Set<String>()
         func time(_ option: String) throws(UsageError) -> JSON {
             let text = try arguments.value(for: option)
-            guard let seconds = Timestamp.parseArgument(text, now: now) else {
+            guard let seconds = Timestamp.parseArgument(text, nowSeconds: nowSeconds) else {
                 throw .invalidValue(option: option, value: text, expected: "an RFC 3339 time, @EPOCH or +DURATION (30s, 10m, 2h, 1d)")
             }
             return .string(Timestamp.formatRFC3339(seconds))

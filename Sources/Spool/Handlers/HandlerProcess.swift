@@ -109,17 +109,17 @@ public struct HandlerProcess: Sendable {
         var killAt: Double?, giveUpAt = Double.infinity
         var state = cspool_child_ended(pid)
         while state == 0 {
-            let now = Timestamp.monotonicSeconds()
-            if now >= giveUpAt { return (false, true) }
-            if killAt == nil, now >= deadline {
+            let nowSeconds = Timestamp.monotonicSeconds()
+            if nowSeconds >= giveUpAt { return (false, true) }
+            if killAt == nil, nowSeconds >= deadline {
                 kill(-pid, SIGTERM)
-                killAt = now + HandlerProcess.graceSeconds
-            } else if let at = killAt, now >= at {
+                killAt = nowSeconds + HandlerProcess.graceSeconds
+            } else if let at = killAt, nowSeconds >= at {
                 kill(-pid, SIGKILL)
                 killAt = .infinity
-                giveUpAt = now + HandlerProcess.graceSeconds
+                giveUpAt = nowSeconds + HandlerProcess.graceSeconds
             }
-            let until = min(killAt ?? deadline, giveUpAt) - now
+            let until = min(killAt ?? deadline, giveUpAt) - nowSeconds
             // The pidfd wakes the poll when the handler exits; without one (before Linux 5.3), open streams
             // do, and after they close a short tick finds the moment it exits.
             let tick = streams.exit != nil ? 1000.0 : streams.isOpen ? 50 : 1

@@ -38,27 +38,27 @@ public struct QueueItem: Sendable {
         reason["reason"] ?? problem
     }
 
-    /// Seconds since enqueue at `now`.
-    public func age(now: Int64) -> Int64 { max(0, now - orderMicroseconds / 1_000_000) }
+    /// Seconds since enqueue at `nowSeconds`.
+    public func age(nowSeconds: Int64) -> Int64 { max(0, nowSeconds - orderMicroseconds / 1_000_000) }
 
     /// Whether `spool-ctl hold` put it on hold.
     public var held: Bool { folder == .new && QueueName(fileName)?.state?.held == true }
 
     /// A display form: `pending`, `deferred`, `held`, `sending`, `failed`, `conflict`.
-    public func stateWord(now: Int64) -> String {
+    public func stateWord(nowSeconds: Int64) -> String {
         switch folder {
-        case .new: held ? "held" : (dueSeconds ?? 0) > now ? "deferred" : "pending"
+        case .new: held ? "held" : (dueSeconds ?? 0) > nowSeconds ? "deferred" : "pending"
         case .cur: "sending"
         default: folder.rawValue
         }
     }
 
     /// One JSON object with stable field names, for `--json` (one per line, for jq).
-    public func json(now: Int64, full: Bool = false) -> JSON {
+    public func json(nowSeconds: Int64, full: Bool = false) -> JSON {
         func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
         var members: [(key: String, value: JSON)] = [
             ("id", .string(id)),
-            ("state", .string(stateWord(now: now))),
+            ("state", .string(stateWord(nowSeconds: nowSeconds))),
             ("folder", .string(folder.rawValue)),
             ("file", .string(fileName.escaped)),
             ("attempts", .number(String(attempts))),
@@ -68,7 +68,7 @@ public struct QueueItem: Sendable {
             ("url", optional(operation?.url)),
             ("key", optional(operation?.key)),
             ("enqueued_at", .string(Timestamp.formatRFC3339(orderMicroseconds / 1_000_000))),
-            ("age_seconds", .number(String(age(now: now)))),
+            ("age_seconds", .number(String(age(nowSeconds: nowSeconds)))),
             ("reason", optional(reasonLine)),
             ("size", .number(String(size))),
         ]

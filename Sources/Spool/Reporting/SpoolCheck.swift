@@ -18,7 +18,7 @@ public struct SpoolCheck: Sendable {
     public private(set) var findings: [Finding] = []
 
     /// Checks `spool`.
-    public init(spool: Spool, leaseSeconds: Int64 = Spool.defaultLeaseSeconds(timeoutSeconds: TransportSettings().timeoutSeconds), now: Int64 = Timestamp.nowSeconds()) throws {
+    public init(spool: Spool, leaseSeconds: Int64 = Spool.defaultLeaseSeconds(timeoutSeconds: TransportSettings().timeoutSeconds), nowSeconds: Int64 = Timestamp.nowSeconds()) throws {
         let path = spool.path
         if let status = try? spool.root.status(), status.permissions & 0o022 != 0 {
             add(path, "the spool directory is writable by group or others (mode \(String(status.permissions, radix: 8))); chmod 700 it")
@@ -43,11 +43,11 @@ public struct SpoolCheck: Sendable {
                 }
                 switch folder {
                 case .tmp:
-                    if let status = try? directory.status(of: name), now - status.modifiedMicroseconds / 1_000_000 > Spool.temporaryFileLifetimeSeconds {
+                    if let status = try? directory.status(of: name), nowSeconds - status.modifiedMicroseconds / 1_000_000 > Spool.temporaryFileLifetimeSeconds {
                         add(entryPath, "abandoned temporary file older than 36 hours; the next spool-send run removes it")
                     }
                 case .new, .cur:
-                    checkOperation(spool, folder, name, entryPath, leaseSeconds: leaseSeconds, now: now)
+                    checkOperation(spool, folder, name, entryPath, leaseSeconds: leaseSeconds, nowSeconds: nowSeconds)
                 case .failed, .conflict:
                     break
                 }
@@ -67,7 +67,7 @@ public struct SpoolCheck: Sendable {
         findings.append(Finding(path: path, problem: problem))
     }
 
-    package mutating func checkOperation(_ spool: Spool, _ folder: Spool.Folder, _ name: FileName, _ entryPath: String, leaseSeconds: Int64, now: Int64) {
+    package mutating func checkOperation(_ spool: Spool, _ folder: Spool.Folder, _ name: FileName, _ entryPath: String, leaseSeconds: Int64, nowSeconds: Int64) {
         guard let queued = QueueName(name) else {
             add(entryPath, "\(OperationID.whyInvalid(name)); the next spool-send run files it in failed/")
             return
@@ -77,7 +77,7 @@ public struct SpoolCheck: Sendable {
                 add(entryPath, "entry in cur/ without a claim; move it to new/ by hand if it is an operation")
                 return
             }
-            let stale = claim.owner.isAlive.map { !$0 } ?? (now - claim.since > leaseSeconds)
+            let stale = claim.owner.isAlive.map { !$0 } ?? (nowSeconds - claim.since > leaseSeconds)
             if stale {
                 add(entryPath, "stale claim: worker pid \(claim.owner.pid) on \(claim.owner.host) is gone; the next spool-send run returns it to new/")
             }

@@ -26,8 +26,8 @@ public struct SpoolShape: Sendable {
     /// Counts of operations that share a hash, with one of them to read the origin from.
     private struct Group { var counts: [Int]; var folder: Spool.Folder; var name: FileName }
 
-    /// The shape of the operations in `folders` of `spool` at `now` (epoch seconds).
-    public init(spool: Spool, folders: [Spool.Folder] = [.new, .cur], now: Int64) throws(Errno) {
+    /// The shape of the operations in `folders` of `spool` at `nowSeconds` (epoch seconds).
+    public init(spool: Spool, folders: [Spool.Folder] = [.new, .cur], nowSeconds: Int64) throws(Errno) {
         let columns = SpoolShape.bucketMinutes.count + 1
         // Groups by origin hash (the high bit clear) or, for names without one, by key hash.
         var groups: [UInt64: Group] = [:]
@@ -38,7 +38,7 @@ public struct SpoolShape: Sendable {
                     rows[SpoolShape.unadmitted, default: Array(repeating: 0, count: columns)][0] += 1
                     return
                 }
-                let column = SpoolShape.column(ageSeconds: now - facts.orderMicroseconds / 1_000_000)
+                let column = SpoolShape.column(ageSeconds: nowSeconds - facts.orderMicroseconds / 1_000_000)
                 let group = facts.originHash != 0 ? UInt64(facts.originHash) : facts.keyHash | 1 << 63
                 if groups[group] == nil { groups[group] = Group(counts: Array(repeating: 0, count: columns), folder: folder, name: FileName(bytes: Array(name))) }
                 groups[group]!.counts[column] += 1

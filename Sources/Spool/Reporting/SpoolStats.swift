@@ -23,8 +23,8 @@ public struct SpoolStats: Sendable {
     /// What the last sender learned about each origin (`.origins`).
     public var origins: [OriginRecord] = []
 
-    /// Reads the statistics of `spool` at `now`.
-    public init(spool: Spool, now: Int64 = Timestamp.nowSeconds()) throws {
+    /// Reads the statistics of `spool` at `nowSeconds`.
+    public init(spool: Spool, nowSeconds: Int64 = Timestamp.nowSeconds()) throws {
         for folder in Spool.Folder.allCases {
             let directory = spool.directory(folder)
             var count = 0
@@ -36,10 +36,10 @@ public struct SpoolStats: Sendable {
                 guard folder == .new || folder == .cur else { return }
                 let state = QueueName(fileName)?.state
                 let order = state?.orderMicroseconds ?? (try? directory.status(of: fileName).modifiedMicroseconds) ?? 0
-                let age = max(0, now - order / 1_000_000)
+                let age = max(0, nowSeconds - order / 1_000_000)
                 oldestPendingAgeSeconds = max(oldestPendingAgeSeconds ?? 0, age)
                 if folder == .new, state?.held == true { held += 1 }
-                if folder == .new, let due = state?.dueSeconds, due > now {
+                if folder == .new, let due = state?.dueSeconds, due > nowSeconds {
                     deferred += 1
                     nextDue = min(nextDue ?? due, due)
                 }
@@ -47,11 +47,11 @@ public struct SpoolStats: Sendable {
             counts[folder] = count
         }
         origins = OriginRecord.read(spool).sorted { $0.origin < $1.origin }
-        self.now = now
+        self.nowSeconds = nowSeconds
     }
 
     /// When the statistics were read.
-    package var now: Int64 = 0
+    package var nowSeconds: Int64 = 0
 
     /// Folders reported, in order.
     package static let reported: [Spool.Folder] = [.new, .cur, .failed, .conflict, .tmp]
@@ -72,7 +72,7 @@ public struct SpoolStats: Sendable {
             out += "origin    \(record.origin): window \(record.window) of \(record.maximum), \(record.tooManyRequests) answers 429, "
                 + "\(record.pushbacks) pushbacks, \(record.pauses) pauses; "
                 + DeliveryCounts.Kind.allCases.map { "\(record.deliveries[$0]) \($0.rawValue)" }.joined(separator: ", ")
-            if record.pausedUntil > now { out += ", paused until \(Timestamp.formatRFC3339(record.pausedUntil))" }
+            if record.pausedUntil > nowSeconds { out += ", paused until \(Timestamp.formatRFC3339(record.pausedUntil))" }
             out += "\n"
         }
         return out
@@ -91,7 +91,7 @@ public struct SpoolStats: Sendable {
                      ("max_window", .number(String(record.maximum))), ("too_many_requests", .number(String(record.tooManyRequests))),
                      ("pushbacks", .number(String(record.pushbacks))), ("pauses", .number(String(record.pauses))),
                      ("deliveries", .object(DeliveryCounts.Kind.allCases.map { (key: $0.rawValue, value: JSON.number(String(record.deliveries[$0]))) })),
-                     ("paused_until", record.pausedUntil > now ? .string(Timestamp.formatRFC3339(record.pausedUntil)) : .null)])
+                     ("paused_until", record.pausedUntil > nowSeconds ? .string(Timestamp.formatRFC3339(record.pausedUntil)) : .null)])
         })))
         return .object(members)
     }
@@ -126,7 +126,7 @@ public struct SpoolStats: Sendable {
             ("spool_origin_deferred_total", "counter", "Attempts to an origin that ended in a deferral (a later retry).", { "\($0.deliveries[.deferred])" }),
             ("spool_origin_retried_total", "counter", "Attempts to an origin of operations tried before.", { "\($0.deliveries[.retried])" }),
             ("spool_origin_paused_until_timestamp_seconds", "gauge", "Until when an origin asked not to be sent anything (0 for no pause).",
-             { "\($0.pausedUntil > now ? $0.pausedUntil : 0)" }),
+             { "\($0.pausedUntil > nowSeconds ? $0.pausedUntil : 0)" }),
         ]
         for (name, type, help, value) in metrics {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"

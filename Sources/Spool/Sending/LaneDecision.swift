@@ -32,7 +32,7 @@ public enum LaneDecision {
         /// Its document.
         public var operation: Operation
         /// Seconds since the epoch.
-        public var now: Int64
+        public var nowSeconds: Int64
         /// Options that bear on the decision.
         public var lifetimeSeconds: Int64
         public var allowedOrigins: Set<String>?
@@ -47,12 +47,12 @@ public enum LaneDecision {
         public var claimSuffixLength: Int
 
         /// The facts of one decision.
-        public init(entry: QueueEntry, operation: Operation, now: Int64, lifetimeSeconds: Int64, allowedOrigins: Set<String>? = nil,
+        public init(entry: QueueEntry, operation: Operation, nowSeconds: Int64, lifetimeSeconds: Int64, allowedOrigins: Set<String>? = nil,
                     originBlocked: Bool = false, dependencies: [Dependency]? = nil,
                     nextHasSameKey: Bool? = nil, claimSuffixLength: Int = 40) {
             self.entry = entry
             self.operation = operation
-            self.now = now
+            self.nowSeconds = nowSeconds
             self.lifetimeSeconds = lifetimeSeconds
             self.allowedOrigins = allowedOrigins
             self.originBlocked = originBlocked
@@ -130,9 +130,9 @@ public enum LaneDecision {
     package static func expiry(_ facts: Facts) -> FilingReason? {
         let state = facts.entry.state
         var why: String?
-        if let expires = facts.operation.expiresAt, expires <= facts.now {
+        if let expires = facts.operation.expiresAt, expires <= facts.nowSeconds {
             why = "expired at \(Timestamp.formatRFC3339(expires)) (expires_at) before it could be delivered"
-        } else if facts.now - state.orderMicroseconds / 1_000_000 > facts.lifetimeSeconds {
+        } else if facts.nowSeconds - state.orderMicroseconds / 1_000_000 > facts.lifetimeSeconds {
             why = "not delivered within the queue lifetime of \(facts.lifetimeSeconds) seconds (enqueued \(Timestamp.formatRFC3339(state.orderMicroseconds / 1_000_000)))"
         }
         guard let why else { return nil }

@@ -54,19 +54,19 @@ package final class OriginLimits: Sendable {
         var window = OriginWindow(maximum: min(concurrency, settings.maxConcurrency ?? concurrency), initial: settings.initialConcurrency,
                                   rate: settings.rate, burst: settings.burst)
         if state.seeds == nil { state.seeds = Dictionary(seed().map { ($0.origin, $0) }, uniquingKeysWith: { a, _ in a }) }
-        if let record = state.seeds?[origin] { window.restore(record, now: Timestamp.nowFractionalSeconds()) }
+        if let record = state.seeds?[origin] { window.restore(record, nowSeconds: Timestamp.nowFractionalSeconds()) }
         return window
     }
 
     /// What every origin used (and every one the last run knew of, for a week) has learned.
     /// Nil when nothing was learned since the last call: a watcher's idle rounds write nothing.
-    package func records(now: Int64) -> [OriginRecord]? {
+    package func records(nowSeconds: Int64) -> [OriginRecord]? {
         state.withLock { state in
             guard state.changed else { return nil }
             state.changed = false
             var records = state.seeds ?? [:]
-            records = records.filter { now - $0.value.updated < 7 * 86400 }
-            for (origin, window) in state.windows { records[origin] = window.record(origin, now: now) }
+            records = records.filter { nowSeconds - $0.value.updated < 7 * 86400 }
+            for (origin, window) in state.windows { records[origin] = window.record(origin, nowSeconds: nowSeconds) }
             return Array(records.values)
         }
     }
@@ -88,7 +88,7 @@ package final class OriginLimits: Sendable {
             let admission = state.withLock { state in
                 if state.windows[origin] == nil { state.windows[origin] = newWindow(origin, &state) }
                 if state.windows[origin]!.inFlight >= OriginLimits.room(origin, state) { return OriginWindow.Admission.full }
-                return state.windows[origin]!.admit(now: Timestamp.nowFractionalSeconds())
+                return state.windows[origin]!.admit(nowSeconds: Timestamp.nowFractionalSeconds())
             }
             switch admission {
             case let .go(ticket): return .go(ticket: ticket)
@@ -120,12 +120,12 @@ package final class OriginLimits: Sendable {
     /// Reports how the request of `ticket` to `origin` ended (nil when nothing was sent), and wakes the
     /// lanes waiting for room.
     package func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportFailure>?) {
-        let now = Timestamp.nowFractionalSeconds()
+        let nowSeconds = Timestamp.nowFractionalSeconds()
         let (changed, window, waiters) = state.withLock { state in
             // `acquire` made the window that issued the ticket, and windows are never removed.
             var window = state.windows[origin]!
             let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
-            if case let .success(response) = result { OriginLimits.apply(response, to: &window, now: now) }
+            if case let .success(response) = result { OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds) }
             state.windows[origin] = window
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
@@ -162,15 +162,15 @@ package final class OriginLimits: Sendable {
 
     /// The pauses and the rate an answer asks for: `Retry-After` on a 429 or 503 pauses the whole origin,
     /// and so does a used-up quota in the rate-limit headers.
-    package static func apply(_ response: HTTPResponse, to window: inout OriginWindow, now: Double) {
+    package static func apply(_ response: HTTPResponse, to window: inout OriginWindow, nowSeconds: Double) {
         if response.status == 429 { window.countTooManyRequests() }
         if response.status == 429 || response.status == 503,
-           let delay = response.headers["retry-after"].flatMap({ RetryAfter.seconds($0, now: Int64(now)) }), delay > 0 {
-            window.pause(until: now + Double(delay), now: now)
+           let delay = response.headers["retry-after"].flatMap({ RetryAfter.seconds($0, nowSeconds: Int64(nowSeconds)) }), delay > 0 {
+            window.pause(until: nowSeconds + Double(delay), nowSeconds: nowSeconds)
         }
-        let limits = RateLimitHeaders(response.headers, now: Int64(now))
+        let limits = RateLimitHeaders(response.headers, nowSeconds: Int64(nowSeconds))
         if let rate = limits.rate { window.announce(rate: rate) }
-        if let pause = limits.pauseSeconds { window.pause(until: now + pause, now: now) }
+        if let pause = limits.pauseSeconds { window.pause(until: nowSeconds + pause, nowSeconds: nowSeconds) }
     }
 
 }

@@ -84,18 +84,18 @@ public struct OriginWindow: Sendable, Equatable {
         }
     }
 
-    /// Whether a request may go at `now`, and if so counts it as on its way.
-    public mutating func admit(now: Double) -> Admission {
-        if now < pausedUntil { return .paused(until: pausedUntil) }
+    /// Whether a request may go at `nowSeconds`, and if so counts it as on its way.
+    public mutating func admit(nowSeconds: Double) -> Admission {
+        if nowSeconds < pausedUntil { return .paused(until: pausedUntil) }
         if inFlight >= Int(window) { return .full }
         if let rate {
-            tokens = min(burst, tokens + max(0, now - (refilledAt ?? now)) * rate)
-            refilledAt = now
+            tokens = min(burst, tokens + max(0, nowSeconds - (refilledAt ?? nowSeconds)) * rate)
+            refilledAt = nowSeconds
             // A microsecond's worth of slack: clock readings are not exact multiples of the spacing.
             if tokens < 1 - 1e-6 * rate {
                 let seconds = (1 - tokens) / rate
                 // A long wait is a pause: the lane leaves rather than hold its place for it.
-                return seconds > OriginWindow.longestWaitSeconds ? .paused(until: now + seconds) : .wait(seconds: seconds)
+                return seconds > OriginWindow.longestWaitSeconds ? .paused(until: nowSeconds + seconds) : .wait(seconds: seconds)
             }
             tokens = max(0, tokens - 1)
         }
@@ -134,9 +134,9 @@ public struct OriginWindow: Sendable, Equatable {
     /// Counts a 429 (for the statistics; its pushback is `finish`'s).
     public mutating func countTooManyRequests() { tooManyRequests = min(tooManyRequests + 1, OriginRecord.largestCount) }
 
-    /// Sends nothing to the origin before `until` (seconds since the epoch), `now` plus a day at most.
-    public mutating func pause(until: Double, now: Double) {
-        let until = min(until, now + RateLimitHeaders.longestPauseSeconds)
+    /// Sends nothing to the origin before `until` (seconds since the epoch), `nowSeconds` plus a day at most.
+    public mutating func pause(until: Double, nowSeconds: Double) {
+        let until = min(until, nowSeconds + RateLimitHeaders.longestPauseSeconds)
         guard until.isFinite, until > pausedUntil else { return }
         pausedUntil = until
         pauses = min(pauses + 1, OriginRecord.largestCount)
@@ -152,26 +152,26 @@ public struct OriginWindow: Sendable, Equatable {
     }
 
     /// What this window has learned, to keep for the next run.
-    public func record(_ origin: String, now: Int64) -> OriginRecord {
+    public func record(_ origin: String, nowSeconds: Int64) -> OriginRecord {
         var record = OriginRecord(origin: origin)
         record.window = Int(window)
         record.maximum = maximum
         record.ceiling = ceiling ?? 0
         (record.pushbacks, record.tooManyRequests, record.pauses) = (pushbacks, tooManyRequests, pauses)
         record.deliveries = deliveries
-        record.pausedUntil = pausedUntil > Double(now) ? Int64(min(pausedUntil, Double(now) + RateLimitHeaders.longestPauseSeconds).rounded(.up)) : 0
+        record.pausedUntil = pausedUntil > Double(nowSeconds) ? Int64(min(pausedUntil, Double(nowSeconds) + RateLimitHeaders.longestPauseSeconds).rounded(.up)) : 0
         record.announcedRate = announcedRate ?? 0
-        record.updated = now
+        record.updated = nowSeconds
         return record
     }
 
     /// Starts from what the last run learned: its counts and pause always (a pause at most a day from now),
     /// its window only if learned within the hour, and never above this run's maximum.
-    public mutating func restore(_ record: OriginRecord, now: Double) {
+    public mutating func restore(_ record: OriginRecord, nowSeconds: Double) {
         (pushbacks, tooManyRequests, pauses) = (record.pushbacks, record.tooManyRequests, record.pauses)
         deliveries = record.deliveries
-        pausedUntil = min(Double(record.pausedUntil), now + RateLimitHeaders.longestPauseSeconds)
-        guard now - Double(record.updated) < Double(OriginRecord.windowLifetimeSeconds) else { return }
+        pausedUntil = min(Double(record.pausedUntil), nowSeconds + RateLimitHeaders.longestPauseSeconds)
+        guard nowSeconds - Double(record.updated) < Double(OriginRecord.windowLifetimeSeconds) else { return }
         // A rate the origin announced an hour ago or less; an older one may have changed since.
         if record.announcedRate > 0 { announce(rate: record.announcedRate) }
         window = Double(min(maximum, max(1, record.window)))

@@ -32,7 +32,7 @@ public enum Outcome: Equatable, Sendable {
     public static let temporaryStatuses: Set<Int> = [408, 425, 429, 500, 502, 503, 504]
 
     /// Decides the outcome of one attempt from the method and what the transport returned.
-    public static func classify(method: String, result: Result<HTTPResponse, TransportFailure>, now: Int64) -> Outcome {
+    public static func classify(method: String, result: Result<HTTPResponse, TransportFailure>, nowSeconds: Int64) -> Outcome {
         let response: HTTPResponse
         switch result {
         case let .failure(.tooLarge(message)):
@@ -44,7 +44,7 @@ public enum Outcome: Equatable, Sendable {
         case let .success(r): response = r
         }
         let status = response.status
-        let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.seconds($0, now: now) }
+        let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.seconds($0, nowSeconds: nowSeconds) }
         var reason = [Field("status", "\(status)")]
         if let etag = response.headers["etag"] { reason.append(Field("etag", etag)) }
         if !response.body.isEmpty { reason.append(Field("body", String(decoding: response.body.prefix(512), as: UTF8.self))) }
@@ -75,11 +75,11 @@ public enum RetryAfter {
     /// The longest delay taken from a server, whatever it says: 30 days.
     public static let longest: Int64 = 30 * 86400
 
-    /// Seconds to wait from `now`, at most `longest`, or nil when the value is neither form.
-    public static func seconds(_ value: String, now: Int64) -> Int64? {
+    /// Seconds to wait from `nowSeconds`, at most `longest`, or nil when the value is neither form.
+    public static func seconds(_ value: String, nowSeconds: Int64) -> Int64? {
         let text = value.trimmingWhitespace()
         if let n = Int64(text) { return n >= 0 ? min(n, longest) : nil }
-        return httpDate(text).map { min(max(0, $0 - now), longest) }
+        return httpDate(text).map { min(max(0, $0 - nowSeconds), longest) }
     }
 
     /// Parses an IMF-fixdate such as `Sun, 06 Nov 1994 08:49:37 GMT` into epoch seconds.

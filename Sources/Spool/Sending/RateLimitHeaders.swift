@@ -19,8 +19,8 @@ public struct RateLimitHeaders: Sendable, Equatable {
     /// The longest pause taken from a reset, whatever the origin says: a day.
     public static let longestPauseSeconds = 86400.0
 
-    /// Reads the headers of one answer (names lower-cased); `now` is for resets given as epoch seconds.
-    public init(_ headers: [String: String], now: Int64) {
+    /// Reads the headers of one answer (names lower-cased); `nowSeconds` is for resets given as epoch seconds.
+    public init(_ headers: [String: String], nowSeconds: Int64) {
         if let policy = headers["ratelimit-policy"] { rate = RateLimitHeaders.policyRate(policy) }
         var remaining: Double?, reset: Double?
         if let current = headers["ratelimit"] { (remaining, reset) = RateLimitHeaders.current(current) }
@@ -30,7 +30,7 @@ public struct RateLimitHeaders: Sendable, Equatable {
         }
         guard remaining == 0, var reset, reset > 0 else { return }
         // A reset larger than any delay is a time (GitHub's X-RateLimit-Reset is epoch seconds).
-        if reset > 1_000_000_000 { reset -= Double(now) }
+        if reset > 1_000_000_000 { reset -= Double(nowSeconds) }
         if reset > 0 { pauseSeconds = min(reset, RateLimitHeaders.longestPauseSeconds) }
     }
 

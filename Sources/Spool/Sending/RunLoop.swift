@@ -66,12 +66,12 @@ package struct RunLoop {
                 if !spool.reachesItsPath { return .remounted }
                 continue
             }
-            let now = Timestamp.nowSeconds()
+            let nowSeconds = Timestamp.nowSeconds()
             // Claims of a dead host are looked for at least once per lease, so they wait at most two.
             let interval = min(RunLoop.housekeepingIntervalSeconds, max(1, options.leaseSeconds))
-            if now - lastHousekeeping >= interval {
+            if nowSeconds - lastHousekeeping >= interval {
                 worker.housekeeping()
-                lastHousekeeping = now
+                lastHousekeeping = nowSeconds
             }
             if await !waitForNews(summary, housekeptAt: lastHousekeeping, interval: interval, poll: poll, &networkRetry) { break }
         }
@@ -83,14 +83,14 @@ package struct RunLoop {
     /// false on a stop signal.
     func waitForNews(_ summary: RunSummary, housekeptAt lastHousekeeping: Int64, interval: Int64, poll: Int64?,
                      _ networkRetry: inout NetworkRetry) async -> Bool {
-        let now = Timestamp.nowSeconds()
-        var wait = Double(lastHousekeeping + interval - now)
-        if let due = summary.nextDue { wait = min(wait, Double(max(due - now, 0)) + 0.01) }
+        let nowSeconds = Timestamp.nowSeconds()
+        var wait = Double(lastHousekeeping + interval - nowSeconds)
+        if let due = summary.nextDue { wait = min(wait, Double(max(due - nowSeconds, 0)) + 0.01) }
         if let poll { wait = min(wait, Double(poll)) }
         if let pending = networkRetry.pendingAt { wait = min(wait, max(0, pending - Timestamp.monotonicSeconds())) }
         let reason = await wakeup.wait(seconds: wait)
         if reason == .stop { return false }
-        if networkRetry.due(changed: reason == .network, now: Timestamp.monotonicSeconds()) { worker.retryNetworkFailures() }
+        if networkRetry.due(changed: reason == .network, nowSeconds: Timestamp.monotonicSeconds()) { worker.retryNetworkFailures() }
         if reason == .files {
             // Let a burst of drops gather: spend at most a quarter of the time listing the queue.
             let pause = min(0.5, worker.lastPlanSeconds * 3)
@@ -108,13 +108,13 @@ package struct NetworkRetry {
     package var pendingAt: Double?
 
     /// Whether to retry now, given whether the network just changed.
-    package mutating func due(changed: Bool, now: Double) -> Bool {
-        if changed, let last, now - last < RunLoop.networkRetrySpacingSeconds {
+    package mutating func due(changed: Bool, nowSeconds: Double) -> Bool {
+        if changed, let last, nowSeconds - last < RunLoop.networkRetrySpacingSeconds {
             pendingAt = last + RunLoop.networkRetrySpacingSeconds
             return false
         }
-        guard changed || (pendingAt.map { now >= $0 } ?? false) else { return false }
-        last = now
+        guard changed || (pendingAt.map { nowSeconds >= $0 } ?? false) else { return false }
+        last = nowSeconds
         pendingAt = nil
         return true
     }

@@ -50,7 +50,7 @@ extension Worker {
                 // Never retried into success by waiting: an operator must fix a CA, a certificate or a key.
                 log.warning("\(claimed.id): TLS error with \(operation.origin): \(message); nothing was sent")
             }
-            outcome = Outcome.classify(method: operation.method, result: result, now: Timestamp.nowSeconds())
+            outcome = Outcome.classify(method: operation.method, result: result, nowSeconds: Timestamp.nowSeconds())
         } catch {
             limits.finish(operation.origin, ticket: ticket, nil)
             if case let .unreadable(path, errno) = error, errno.faultClass != .content && errno.faultClass != .vanished {

@@ -14,9 +14,9 @@ extension Worker {
     package func process(_ lane: [QueueEntry], plan: Plan) async {
         for (index, entry) in lane.enumerated() {
             if isStopping { return }
-            let now = Timestamp.nowSeconds()
+            let nowSeconds = Timestamp.nowSeconds()
             // On hold, the operation keeps its place: what follows it in the key waits with it, even with --flush.
-            if entry.state.held || !options.flush && entry.state.dueSeconds > now { return }
+            if entry.state.held || !options.flush && entry.state.dueSeconds > nowSeconds { return }
             let operation: Operation
             switch read(entry) {
             case let .operation(read): operation = read
@@ -24,7 +24,7 @@ extension Worker {
             case .stop: return
             }
             let next = index + 1 < lane.count ? lane[index + 1] : nil
-            switch decide(entry, operation, next: next, now: now, plan: plan) {
+            switch decide(entry, operation, next: next, nowSeconds: nowSeconds, plan: plan) {
             case .claim:
                 break
             case .look:
@@ -120,11 +120,11 @@ extension Worker {
 
     /// What `LaneDecision` makes of a lane's operation: the facts from the run's state first, then, each time
     /// it asks, the ones that cost I/O (dependencies, the next operation's key), read from the spool.
-    package func decide(_ entry: QueueEntry, _ operation: Operation, next: QueueEntry?, now: Int64, plan: Plan) -> LaneDecision.Action {
+    package func decide(_ entry: QueueEntry, _ operation: Operation, next: QueueEntry?, nowSeconds: Int64, plan: Plan) -> LaneDecision.Action {
         let blocked = state.withLock { $0.blockedOrigins[operation.origin] != nil }
-        var facts = LaneDecision.Facts(entry: entry, operation: operation, now: now, lifetimeSeconds: options.lifetimeSeconds,
+        var facts = LaneDecision.Facts(entry: entry, operation: operation, nowSeconds: nowSeconds, lifetimeSeconds: options.lifetimeSeconds,
                                        allowedOrigins: options.allowedOrigins, originBlocked: blocked,
-                                       claimSuffixLength: Claim(owner: .current, since: now).suffix.count)
+                                       claimSuffixLength: Claim(owner: .current, since: nowSeconds).suffix.count)
         while true {
             let action = LaneDecision.decide(facts)
             guard case let .look(what) = action else { return action }

@@ -55,7 +55,7 @@ extension Worker {
     package func makePlan() -> Plan {
         let started = Timestamp.nowMicroseconds()
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
-        var builder = PlanBuilder(now: Timestamp.nowSeconds(), parked: state.withLock { $0.parkedKeys }, options: options)
+        var builder = PlanBuilder(nowSeconds: Timestamp.nowSeconds(), parked: state.withLock { $0.parkedKeys }, options: options)
         do throws(Errno) {
             try spool.withLock { transaction throws(Errno) in
                 let (others, tooLate) = try builder.listWaiting(spool)
@@ -129,7 +129,7 @@ package struct PlanBuilder {
     /// The most lanes one round forms: the keys that go first (priority, then enqueue order).
     package static let laneBudget = 16_384
 
-    package let now: Int64
+    package let nowSeconds: Int64
     package let parked: Set<UInt64>
     package let options: WorkerOptions
     /// This round's budgets (the tests make them small).
@@ -141,8 +141,8 @@ package struct PlanBuilder {
     /// The folder being listed, for the message when listing fails.
     package var listing = ""
 
-    package init(now: Int64, parked: Set<UInt64>, options: WorkerOptions) {
-        self.now = now
+    package init(nowSeconds: Int64, parked: Set<UInt64>, options: WorkerOptions) {
+        self.nowSeconds = nowSeconds
         self.parked = parked
         self.options = options
     }
@@ -200,8 +200,8 @@ package struct PlanBuilder {
         for (key, head) in heads where !held.contains(key) && !head.held {
             if parked.contains(key) {
                 // Not this run's any more, but a watcher must wake when it becomes due.
-                if head.dueSeconds > now { plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds) }
-            } else if options.flush || head.dueSeconds <= now || head.tied {
+                if head.dueSeconds > nowSeconds { plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds) }
+            } else if options.flush || head.dueSeconds <= nowSeconds || head.tied {
                 keys.append((key, head))
             } else {
                 plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds)
@@ -275,7 +275,7 @@ package struct PlanBuilder {
         for (key, queue) in queues {
             let dueSeconds = queue[0].state.dueSeconds
             if queue[0].state.held { continue }
-            if !options.flush, dueSeconds > now {
+            if !options.flush, dueSeconds > nowSeconds {
                 plan.nextDue = min(plan.nextDue ?? dueSeconds, dueSeconds)
                 continue
             }

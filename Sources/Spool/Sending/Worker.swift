@@ -160,7 +160,7 @@ public final class Worker: Sendable {
     /// Keeps what the origins taught this run in the spool's `.origins`, for the next run and for
     /// `spool-ctl stats`; nothing when no request ended since the last save.
     public func saveOrigins() {
-        guard let records = limits.records(now: Timestamp.nowSeconds()) else { return }
+        guard let records = limits.records(nowSeconds: Timestamp.nowSeconds()) else { return }
         OriginRecord.write(records, to: spool)
     }
 
@@ -170,8 +170,8 @@ public final class Worker: Sendable {
     ///
     /// A queue that was idle at the last look and has not changed since is not listed again (`IdleHint`).
     public func hasDueWork() -> Bool {
-        let now = Timestamp.nowSeconds()
-        if !options.flush, let hint = IdleHint.read(spool), hint.stillHolds(spool, now: now) { return false }
+        let nowSeconds = Timestamp.nowSeconds()
+        if !options.flush, let hint = IdleHint.read(spool), hint.stillHolds(spool, nowSeconds: nowSeconds) { return false }
         // Folder times before the listing: a change made after this reading shows as a different time later.
         let before = IdleHint.folderTimes(spool)
         let plan = makePlan()

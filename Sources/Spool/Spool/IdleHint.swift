@@ -42,8 +42,8 @@ package struct IdleHint: Equatable {
     }
 
     /// Whether nothing in `spool` can have become due since the hint was written.
-    package func stillHolds(_ spool: Spool, now: Int64) -> Bool {
-        guard now < dueSeconds, let times = IdleHint.folderTimes(spool) else { return false }
+    package func stillHolds(_ spool: Spool, nowSeconds: Int64) -> Bool {
+        guard nowSeconds < dueSeconds, let times = IdleHint.folderTimes(spool) else { return false }
         return times.new == newModifiedNanoseconds && times.cur == curModifiedNanoseconds
     }
 

@@ -280,7 +280,7 @@ extension Spool.Transaction {
         .of("remove the second name of", spool.displayPath(folder, name)) { () throws(Errno) in
             let status: FileStatus
             do throws(Errno) { status = try spool.directory(folder).status(of: name) } catch .noSuchFileOrDirectory { return .noTwin }
-            guard status.linkCount == 2, let twin = try spool.twin(of: folder, name, status, now: nowSeconds) else { return .noTwin }
+            guard status.linkCount == 2, let twin = try spool.twin(of: folder, name, status, nowSeconds: nowSeconds) else { return .noTwin }
             if twin.inMotion { return .tooYoung }
             let (dropFolder, dropName) = twin.dropsThisName ? (folder, name) : (twin.folder, twin.name)
             do throws(Errno) {

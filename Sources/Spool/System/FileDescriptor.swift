@@ -211,8 +211,8 @@ extension FileDescriptor {
     /// Whether this descriptor and `name` under `directory` are one file (same device and inode): false
     /// when the descriptor no longer answers, true when the name cannot be looked at (out of reach as well).
     package func isSameFile(as name: FileName, in directory: FileDescriptor) -> Bool {
-        guard case let .success(now) = Result(catching: { () throws(Errno) in try directory.status(of: name) }) else { return true }
+        guard case let .success(nowSeconds) = Result(catching: { () throws(Errno) in try directory.status(of: name) }) else { return true }
         guard case let .success(held) = Result(catching: { () throws(Errno) in try status() }) else { return false }
-        return held.device == now.device && held.inode == now.inode
+        return held.device == nowSeconds.device && held.inode == nowSeconds.inode
     }
 }

@@ -112,8 +112,8 @@ public enum Timestamp {
     }
 
     /// Parses a time given on a command line: RFC 3339, `@EPOCH`, or `+DURATION` from now.
-    public static func parseArgument(_ text: String, now: Int64) -> Int64? {
-        if text.hasPrefix("+") { return parseDuration(String(text.dropFirst())).map { now + $0 } }
+    public static func parseArgument(_ text: String, nowSeconds: Int64) -> Int64? {
+        if text.hasPrefix("+") { return parseDuration(String(text.dropFirst())).map { nowSeconds + $0 } }
         if text.hasPrefix("@") { return Int64(text.dropFirst()) }
         return parseRFC3339(text)
     }

@@ -16,13 +16,13 @@ import Testing
 @Suite struct ShapeTests {
     @Test func originsByAgeAsQshapePrintsThem() throws {
         let spool = TemporarySpool()
-        let now = Timestamp.nowSeconds()
+        let nowSeconds = Timestamp.nowSeconds()
         // Two keys to api.example (3 and 1 operations), one to b.example, aged 1m, 15m, 2h and 2 days.
         let drops: [(String, UInt64, Int64, String)] = [("a1", 1, 60, "http://api.example/x"), ("a2", 1, 900, "http://api.example/x"),
                                                         ("a3", 1, 7200, "http://api.example/x"), ("a4", 2, 172_800, "http://api.example/y"),
                                                         ("b1", 3, 900, "https://b.example/z")]
         for (id, key, age, url) in drops {
-            let name = QueueName(id: id, state: RetryState(orderMicroseconds: (now - age) * 1_000_000, keyHash: key))
+            let name = QueueName(id: id, state: RetryState(orderMicroseconds: (nowSeconds - age) * 1_000_000, keyHash: key))
             spool.drop("new", name.fileName.escaped, #"{"method":"PUT","url":"\#(url)"}"#)
         }
         spool.drop("new", "plain-drop", #"{"method":"PUT","url":"http://api.example/x"}"#)

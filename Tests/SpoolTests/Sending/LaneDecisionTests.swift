@@ -13,10 +13,10 @@ import Testing
 
 /// Each branch of the lane decision and of the attempt decision, from facts alone: no spool, no server.
 @Suite struct LaneDecisionTests {
-    static let now: Int64 = 1_800_000_000
+    static let nowSeconds: Int64 = 1_800_000_000
 
     static func entry(id: String = "op", attempts: Int = 0, enqueuedSecondsAgo: Int64 = 10, lastError: String? = nil) -> QueueEntry {
-        let state = RetryState(orderMicroseconds: (now - enqueuedSecondsAgo) * 1_000_000, keyHash: 1, attempts: attempts, lastError: lastError)
+        let state = RetryState(orderMicroseconds: (nowSeconds - enqueuedSecondsAgo) * 1_000_000, keyHash: 1, attempts: attempts, lastError: lastError)
         let name = QueueName(id: id, state: state)
         return QueueEntry(fileName: name.fileName, name: name)
     }
@@ -26,7 +26,7 @@ import Testing
     }
 
     static func decide(_ operation: Operation, entry: QueueEntry = entry(), _ change: (inout LaneDecision.Facts) -> Void = { _ in }) -> LaneDecision.Action {
-        var facts = LaneDecision.Facts(entry: entry, operation: operation, now: now, lifetimeSeconds: 5 * 86400)
+        var facts = LaneDecision.Facts(entry: entry, operation: operation, nowSeconds: nowSeconds, lifetimeSeconds: 5 * 86400)
         change(&facts)
         return LaneDecision.decide(facts)
     }

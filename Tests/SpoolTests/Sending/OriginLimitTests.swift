@@ -28,13 +28,13 @@ import Testing
 
         /// Counts one arrival; returns how many are in progress with it.
         func arrive() -> Int {
-            let now = Date().timeIntervalSince1970
+            let nowSeconds = Date().timeIntervalSince1970
             let first = arrivals.withLock { list in
-                list.append(now)
+                list.append(nowSeconds)
                 return list[0]
             }
             let count = inProgress.add(1, ordering: .relaxed).newValue
-            if now - first > 1 {
+            if nowSeconds - first > 1 {
                 var seen = mostAtOnce.load(ordering: .relaxed)
                 while count > seen, !mostAtOnce.compareExchange(expected: seen, desired: count, ordering: .relaxed).exchanged {
                     seen = mostAtOnce.load(ordering: .relaxed)

@@ -13,7 +13,7 @@ import Testing
 
 @Suite struct OutcomeTests {
     func classify(_ method: String, _ status: Int, _ headers: [String: String] = [:]) -> Outcome {
-        Outcome.classify(method: method, result: .success(HTTPResponse(status: status, headers: headers, body: [])), now: 1000)
+        Outcome.classify(method: method, result: .success(HTTPResponse(status: status, headers: headers, body: [])), nowSeconds: 1000)
     }
 
     @Test func statusTable() {
@@ -33,23 +33,23 @@ import Testing
     }
 
     @Test func transportFailures() {
-        let lost = Outcome.classify(method: "PUT", result: .failure(.lost("Empty reply from server")), now: 0)
+        let lost = Outcome.classify(method: "PUT", result: .failure(.lost("Empty reply from server")), nowSeconds: 0)
         #expect(lost == .retry(token: "lost", reason: "connection lost without an answer: Empty reply from server", retryAfter: nil, blocksOrigin: false))
-        let tls = Outcome.classify(method: "PUT", result: .failure(.tls("unable to get local issuer certificate")), now: 0)
+        let tls = Outcome.classify(method: "PUT", result: .failure(.tls("unable to get local issuer certificate")), nowSeconds: 0)
         #expect(tls == .retry(token: "tls", reason: "TLS error: unable to get local issuer certificate", retryAfter: nil, blocksOrigin: true))
         // An answer whose head is too large would be too large on every retry: filed, never re-sent forever.
-        guard case .failed = Outcome.classify(method: "PUT", result: .failure(.tooLarge("head")), now: 0) else {
+        guard case .failed = Outcome.classify(method: "PUT", result: .failure(.tooLarge("head")), nowSeconds: 0) else {
             Issue.record("an answer too large is filed")
             return
         }
-        let refused = Outcome.classify(method: "PUT", result: .failure(.refused), now: 0)
+        let refused = Outcome.classify(method: "PUT", result: .failure(.refused), nowSeconds: 0)
         #expect(refused == .retry(token: "refused", reason: "connection refused", retryAfter: nil, blocksOrigin: true))
     }
 
     @Test func retryAfterForms() {
-        #expect(RetryAfter.seconds("120", now: 0) == 120)
-        #expect(RetryAfter.seconds("Sun, 06 Nov 1994 08:49:37 GMT", now: 784_111_770) == 7)
-        #expect(RetryAfter.seconds("soon", now: 0) == nil)
-        #expect(RetryAfter.seconds("-5", now: 0) == nil)
+        #expect(RetryAfter.seconds("120", nowSeconds: 0) == 120)
+        #expect(RetryAfter.seconds("Sun, 06 Nov 1994 08:49:37 GMT", nowSeconds: 784_111_770) == 7)
+        #expect(RetryAfter.seconds("soon", nowSeconds: 0) == nil)
+        #expect(RetryAfter.seconds("-5", nowSeconds: 0) == nil)
     }
 }

@@ -38,7 +38,7 @@ import Testing
     @Test func aRoundKeepsTheFirstOfEachKeyWithinItsBudget() throws {
         let temporary = TemporarySpool()
         let spool = try queue(temporary, keys: 3, each: 40)
-        var builder = PlanBuilder(now: Timestamp.nowSeconds(), parked: [], options: WorkerOptions())
+        var builder = PlanBuilder(nowSeconds: Timestamp.nowSeconds(), parked: [], options: WorkerOptions())
         builder.roundBudget = 12
         let (due, _, plan) = try self.plan(&builder, spool)
         #expect(due.count == 3)
@@ -55,7 +55,7 @@ import Testing
     @Test func aRoundFormsAtMostItsBudgetOfLanesThoseThatGoFirst() throws {
         let temporary = TemporarySpool()
         let spool = try queue(temporary, keys: 10, each: 2)
-        var builder = PlanBuilder(now: Timestamp.nowSeconds(), parked: [], options: WorkerOptions())
+        var builder = PlanBuilder(nowSeconds: Timestamp.nowSeconds(), parked: [], options: WorkerOptions())
         builder.laneBudget = 4
         let (due, more, plan) = try self.plan(&builder, spool)
         #expect(due.count == 4 && more)

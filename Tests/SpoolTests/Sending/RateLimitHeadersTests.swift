@@ -14,21 +14,21 @@ import Testing
 /// The rate-limit headers of the drafts and of common APIs.
 @Suite struct RateLimitHeadersTests {
     @Test func policiesOfEveryDraft() {
-        #expect(RateLimitHeaders(["ratelimit-policy": "10;w=1"], now: 0).rate == 10)
-        #expect(RateLimitHeaders(["ratelimit-policy": "100;w=60, 1000;w=3600"], now: 0).rate == 1000.0 / 3600)
-        #expect(RateLimitHeaders(["ratelimit-policy": #""default";q=100;w=10"#], now: 0).rate == 10)
-        #expect(RateLimitHeaders(["ratelimit-policy": "garbage"], now: 0).rate == nil)
+        #expect(RateLimitHeaders(["ratelimit-policy": "10;w=1"], nowSeconds: 0).rate == 10)
+        #expect(RateLimitHeaders(["ratelimit-policy": "100;w=60, 1000;w=3600"], nowSeconds: 0).rate == 1000.0 / 3600)
+        #expect(RateLimitHeaders(["ratelimit-policy": #""default";q=100;w=10"#], nowSeconds: 0).rate == 10)
+        #expect(RateLimitHeaders(["ratelimit-policy": "garbage"], nowSeconds: 0).rate == nil)
     }
 
     @Test func aUsedUpQuotaPausesUntilItsReset() {
-        #expect(RateLimitHeaders(["ratelimit": #""default";r=0;t=5"#], now: 0).pauseSeconds == 5)
-        #expect(RateLimitHeaders(["ratelimit": #""default";r=3;t=5"#], now: 0).pauseSeconds == nil)
-        #expect(RateLimitHeaders(["ratelimit": "limit=10, remaining=0, reset=7"], now: 0).pauseSeconds == 7)
-        #expect(RateLimitHeaders(["ratelimit-remaining": "0", "ratelimit-reset": "3"], now: 0).pauseSeconds == 3)
-        #expect(RateLimitHeaders(["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000030"], now: 1_800_000_000).pauseSeconds == 30,
+        #expect(RateLimitHeaders(["ratelimit": #""default";r=0;t=5"#], nowSeconds: 0).pauseSeconds == 5)
+        #expect(RateLimitHeaders(["ratelimit": #""default";r=3;t=5"#], nowSeconds: 0).pauseSeconds == nil)
+        #expect(RateLimitHeaders(["ratelimit": "limit=10, remaining=0, reset=7"], nowSeconds: 0).pauseSeconds == 7)
+        #expect(RateLimitHeaders(["ratelimit-remaining": "0", "ratelimit-reset": "3"], nowSeconds: 0).pauseSeconds == 3)
+        #expect(RateLimitHeaders(["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000030"], nowSeconds: 1_800_000_000).pauseSeconds == 30,
                 "an epoch reset, as GitHub sends")
-        #expect(RateLimitHeaders(["x-ratelimit-remaining": "0", "x-ratelimit-reset": "999999"], now: 0).pauseSeconds == 86400, "at most a day")
-        #expect(RateLimitHeaders(["x-ratelimit-remaining": "5", "x-ratelimit-reset": "30"], now: 0).pauseSeconds == nil)
+        #expect(RateLimitHeaders(["x-ratelimit-remaining": "0", "x-ratelimit-reset": "999999"], nowSeconds: 0).pauseSeconds == 86400, "at most a day")
+        #expect(RateLimitHeaders(["x-ratelimit-remaining": "5", "x-ratelimit-reset": "30"], nowSeconds: 0).pauseSeconds == nil)
     }
 
     @Test func whatEachAnswerSaysAboutTheLoad() {
