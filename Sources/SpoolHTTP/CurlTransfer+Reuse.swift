@@ -9,7 +9,7 @@ import Synchronization
 /// those bytes as the next answer. Checked just before each request goes out (CURLOPT_PREREQFUNCTION):
 /// the connection is shut down, so libcurl drops it, and the request, not sent yet, goes again on a
 /// fresh one. Only on plain http: on TLS the socket holds records libcurl has not read yet (session
-/// tickets, say), and on HTTP/2 other streams' frames; there a misread answer is `lost` (CurlFailure).
+/// tickets, say), and on HTTP/2 other streams' frames; there a misread answer is `lost` (CurlResultTable).
 extension CurlTransfer {
     /// The sockets libcurl opened, and the local port each is bound to once known. A closed number may
     /// linger here; it is only ever used after getsockname confirms it is still that connection.

@@ -8,7 +8,7 @@ import SpoolTransport
 final class CurlTransfer: @unchecked Sendable {
     // @unchecked: after `init`, only the loop thread uses it, one callback at a time.
     let easy: UnsafeMutableRawPointer
-    let continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>
+    let continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The body, copied where libcurl can read it until the transfer ends (CURLOPT_POSTFIELDS does not copy).
     private var body: UnsafeMutableRawBufferPointer?
@@ -34,7 +34,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// A transfer for `request`, or nil when libcurl cannot make a handle (out of memory).
     init?(_ request: HTTPRequest, _ settings: TransportSettings,
-          _ continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>) {
+          _ continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) {
         guard let easy = curl_easy_init() else { return nil }
         self.easy = easy
         self.continuation = continuation
@@ -118,7 +118,7 @@ final class CurlTransfer: @unchecked Sendable {
     func pointer(_ option: Int, _ value: UnsafeRawPointer?) { ccurl_setopt_pointer(easy, Int32(option), value) }
 
     /// Ends a transfer libcurl never started.
-    func fail(_ failure: TransportFailure) {
+    func fail(_ failure: TransportError) {
         continuation.resume(returning: .failure(failure))
     }
 
@@ -144,7 +144,7 @@ final class CurlTransfer: @unchecked Sendable {
             continuation.resume(returning: .failure(.other(refused)))
         } else {
             let message = String(cString: errorBuffer)
-            continuation.resume(returning: .failure(CurlFailure.failure(code, message: message)))
+            continuation.resume(returning: .failure(CurlResultTable.failure(code, message: message)))
         }
         return true
     }

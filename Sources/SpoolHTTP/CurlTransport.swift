@@ -33,7 +33,7 @@ public final class CurlTransport: Transport, @unchecked Sendable {
     /// libcurl's version line, for `-v` and the benchmark.
     public static var version: String { String(cString: curl_version()) }
 
-    public func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportFailure> {
+    public func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportError> {
         startIfNeeded()
         return await withCheckedContinuation { continuation in
             guard let transfer = CurlTransfer(request, settings, continuation) else {

@@ -49,7 +49,7 @@ case "claim-and-hold":
     while true { sleep(60) }
 case "recover":
     let leaseSeconds = Int64(args.count > 3 ? args[3] : "300")!
-    for id in try spool.withLock({ transaction throws(SpoolFault) in try transaction.recoverStaleClaims(leaseSeconds: leaseSeconds) }) {
+    for id in try spool.withLock({ transaction throws(SystemCallError) in try transaction.recoverStaleClaims(leaseSeconds: leaseSeconds) }) {
         Program.printOut(id + "\n")
     }
 case "scan":
@@ -76,7 +76,7 @@ case "intake-starved":
         }
         var lines = ""
         for name in names {
-            do throws(SpoolFault) {
+            do throws(SystemCallError) {
                 lines += (try transaction.intake(name) == nil ? "nothing" : "entry") + "\n"
             } catch {
                 lines += "fault \(error.error.symbolicName)\n"

@@ -10,7 +10,7 @@ import SpoolSystem
 import SpoolTransport
 
 /// Why `spool-enqueue` queued nothing. Each description names the input or path.
-public enum EnqueueFailure: Error, CustomStringConvertible {
+public enum EnqueueInputError: Error, CustomStringConvertible {
     case unreadableInput(path: String, Errno)
     case inputTooLarge(path: String, limit: Int)
     case notJSON(path: String, JSONError)
@@ -42,9 +42,9 @@ public enum EnqueueFailure: Error, CustomStringConvertible {
 
 extension EnqueueCommand {
     /// Builds the operation, enqueues it durably and returns its id.
-    public func run() throws(EnqueueFailure) -> String {
+    public func run() throws(EnqueueInputError) -> String {
         let operation: Operation
-        do { operation = try Operation(document: try document()) } catch let error as EnqueueFailure {
+        do { operation = try Operation(document: try document()) } catch let error as EnqueueInputError {
             throw error
         } catch {
             throw .invalid(source: jsonInput, error as! OperationError)
@@ -61,10 +61,10 @@ extension EnqueueCommand {
 
     /// The document: read from `--json`, or built from the arguments; with an Idempotency-Key either way,
     /// so that every attempt of this write carries the same one.
-    func document() throws(EnqueueFailure) -> JSON {
+    func document() throws(EnqueueInputError) -> JSON {
         var document: JSON
         if let jsonInput {
-            do { document = try JSON.parse(try read(jsonInput)) } catch let error as EnqueueFailure {
+            do { document = try JSON.parse(try read(jsonInput)) } catch let error as EnqueueInputError {
                 throw error
             } catch {
                 throw .notJSON(path: jsonInput, error as! JSONError)
@@ -80,7 +80,7 @@ extension EnqueueCommand {
     }
 
     /// The members of a document built from the arguments, in the order spool(5) lists them.
-    func members() throws(EnqueueFailure) -> [(key: String, value: JSON)] {
+    func members() throws(EnqueueInputError) -> [(key: String, value: JSON)] {
         var members: [(key: String, value: JSON)]
         if let handler = fields["handler"] {
             members = [("handler", handler)]
@@ -108,12 +108,12 @@ extension EnqueueCommand {
     }
 
     /// An input file (or standard input for `-`), at most `maxSize` bytes.
-    func read(_ path: String) throws(EnqueueFailure) -> [UInt8] {
+    func read(_ path: String) throws(EnqueueInputError) -> [UInt8] {
         do {
             let read = try Program.readInput(path, limit: maxSize)
-            if read.truncated { throw EnqueueFailure.inputTooLarge(path: path, limit: maxSize) }
+            if read.truncated { throw EnqueueInputError.inputTooLarge(path: path, limit: maxSize) }
             return read.bytes
-        } catch let error as EnqueueFailure {
+        } catch let error as EnqueueInputError {
             throw error
         } catch {
             throw .unreadableInput(path: path, error as! Errno)

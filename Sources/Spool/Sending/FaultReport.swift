@@ -9,7 +9,7 @@ import SpoolTransport
 /// The faults of the spool or the system met by a run: what decides its exit status.
 public struct FaultReport: Sendable {
     /// The first faults met, at most `limit`, for the message.
-    public private(set) var faults: [SpoolFault] = []
+    public private(set) var faults: [SystemCallError] = []
     /// How many were met in all.
     public private(set) var count = 0
     /// Whether any fault was of a class that ends the run, `storage` or `disconnected` (counted beyond
@@ -29,7 +29,7 @@ public struct FaultReport: Sendable {
 
     /// Adds one; returns whether it is the first of its kind (same error, same action), worth logging.
     @discardableResult
-    public mutating func add(_ fault: SpoolFault) -> Bool {
+    public mutating func add(_ fault: SystemCallError) -> Bool {
         let first = !faults.contains { $0.error == fault.error && $0.action == fault.action }
         if faults.count < FaultReport.limit { faults.append(fault) }
         count += 1

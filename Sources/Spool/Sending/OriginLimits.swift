@@ -119,7 +119,7 @@ package final class OriginLimits: Sendable {
 
     /// Reports how the request of `ticket` to `origin` ended (nil when nothing was sent), and wakes the
     /// lanes waiting for room.
-    package func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportFailure>?) {
+    package func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportError>?) {
         let nowSeconds = Timestamp.nowFractionalSeconds()
         let (changed, window, waiters) = state.withLock { state in
             // `acquire` made the window that issued the ticket, and windows are never removed.
@@ -147,7 +147,7 @@ package final class OriginLimits: Sendable {
     }
 
     /// What an answer says about the origin's load.
-    package static func signal(_ result: Result<HTTPResponse, TransportFailure>) -> OriginWindow.Signal {
+    package static func signal(_ result: Result<HTTPResponse, TransportError>) -> OriginWindow.Signal {
         switch result {
         case let .success(response):
             switch response.status {

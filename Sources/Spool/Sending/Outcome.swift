@@ -32,7 +32,7 @@ public enum Outcome: Equatable, Sendable {
     public static let temporaryStatuses: Set<Int> = [408, 425, 429, 500, 502, 503, 504]
 
     /// Decides the outcome of one attempt from the method and what the transport returned.
-    public static func classify(method: String, result: Result<HTTPResponse, TransportFailure>, nowSeconds: Int64) -> Outcome {
+    public static func classify(method: String, result: Result<HTTPResponse, TransportError>, nowSeconds: Int64) -> Outcome {
         let response: HTTPResponse
         switch result {
         case let .failure(.tooLarge(message)):

@@ -55,7 +55,7 @@ extension Worker {
             limits.finish(operation.origin, ticket: ticket, nil)
             if case let .unreadable(path, errno) = error, errno.faultClass != .content && errno.faultClass != .vanished {
                 // The system, not the profile: nothing was sent, so no attempt is counted.
-                record(SpoolFault("read the auth profile", path, errno))
+                record(SystemCallError("read the auth profile", path, errno))
                 return nil
             }
             log.warning("\(claimed.id): \(error)")

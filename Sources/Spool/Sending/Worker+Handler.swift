@@ -44,11 +44,11 @@ extension Worker {
     /// nil when the cause is the system's (no descriptors, no memory, a failing disk): that is a fault.
     package func cannotRun(_ claimed: QueueEntry, _ error: HandlerError) -> Outcome? {
         if case let .unreadable(path, errno) = error, errno.faultClass != .content, errno.faultClass != .vanished, errno.faultClass != .permission {
-            record(SpoolFault("look at the handler", path, errno))
+            record(SystemCallError("look at the handler", path, errno))
             return nil
         }
         if case let .cannotStart(path, errno) = error, errno.faultClass == .resource {
-            record(SpoolFault("start the handler", path, errno))
+            record(SystemCallError("start the handler", path, errno))
             return nil
         }
         log.warning("\(claimed.id): \(error); nothing was run")

@@ -16,7 +16,7 @@ extension Worker {
     public func housekeeping() {
         unclaimStranded()
         do {
-            try spool.withLock { transaction throws(SpoolFault) in
+            try spool.withLock { transaction throws(SystemCallError) in
                 // Filings first: a claim whose reason is already filed goes on to failed/, not back to new/.
                 try transaction.finishFilings(log: log)
                 try transaction.recoverStaleClaims(leaseSeconds: options.leaseSeconds, log: log)
@@ -43,7 +43,7 @@ extension Worker {
     }
 
     /// Keeps a claim this worker could not move on (a full or failing disk) for `unclaimStranded`.
-    package func strand(_ claimed: QueueEntry, _ fault: SpoolFault) {
+    package func strand(_ claimed: QueueEntry, _ fault: SystemCallError) {
         record(fault)
         stranded.withLock { $0.append(claimed) }
     }
@@ -59,8 +59,8 @@ extension Worker {
     /// Makes due at once what transport failures deferred (refused, dns, timeout, lost): the network changed,
     /// so their backoff no longer says anything. Said with `-v`; a fault is recorded like any other.
     public func retryNetworkFailures() {
-        do throws(SpoolFault) {
-            let made = try spool.makeDue(deferredBy: TransportFailure.networkTokens)
+        do throws(SystemCallError) {
+            let made = try spool.makeDue(deferredBy: TransportError.networkTokens)
             if made > 0 { log.detail("the network changed: \(made) operation(s) deferred by transport failures are due now") }
         } catch {
             record(error)

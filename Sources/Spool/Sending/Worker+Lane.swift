@@ -149,7 +149,7 @@ extension Worker {
                 case .failure(.noSuchFileOrDirectory): continue
                 case let .failure(error):
                     // A dependency must never look absent because of a fault: wait.
-                    record(SpoolFault("look up", spool.displayPath(folder, FileName(dependency)), error))
+                    record(SystemCallError("look up", spool.displayPath(folder, FileName(dependency)), error))
                     return found + [.queued(id: dependency)]
                 }
             }

@@ -27,8 +27,8 @@ extension Worker {
         package let index = Mutex<[String: (folder: Spool.Folder, fileName: FileName)]?>(nil)
 
         /// Throws when a folder cannot be listed: a dependency must never look absent because of a fault.
-        package func lookup(_ id: String, in spool: Spool) throws(SpoolFault) -> (folder: Spool.Folder, fileName: FileName)? {
-            try index.withLock { index throws(SpoolFault) in
+        package func lookup(_ id: String, in spool: Spool) throws(SystemCallError) -> (folder: Spool.Folder, fileName: FileName)? {
+            try index.withLock { index throws(SystemCallError) in
                 if index == nil {
                     var found: [String: (folder: Spool.Folder, fileName: FileName)] = [:]
                     for folder in [Spool.Folder.new, .cur] {
@@ -37,7 +37,7 @@ extension Worker {
                                 if let name = QueueName(fileName) { found[name.id] = (folder, fileName) }
                             }
                         } catch {
-                            throw SpoolFault("list", "\(spool.path)/\(folder.rawValue)", error)
+                            throw SystemCallError("list", "\(spool.path)/\(folder.rawValue)", error)
                         }
                     }
                     index = found
@@ -76,7 +76,7 @@ extension Worker {
             }
         } catch {
             // Before the first listing, the step that failed was taking the lock.
-            record(SpoolFault(builder.listing.isEmpty ? "lock" : "list", builder.listing.isEmpty ? spool.lockPath : builder.listing, error))
+            record(SystemCallError(builder.listing.isEmpty ? "lock" : "list", builder.listing.isEmpty ? spool.lockPath : builder.listing, error))
             return builder.plan
         }
         return builder.finish()
@@ -97,7 +97,7 @@ extension Worker {
     /// Takes in files dropped under plain names, noting each admitted one as a candidate head of its key.
     package func intake(_ names: [FileName], into builder: inout PlanBuilder, _ transaction: Spool.Transaction) {
         for fileName in names where !isStopping {
-            do throws(SpoolFault) {
+            do throws(SystemCallError) {
                 if let entry = try transaction.intake(fileName, maxSize: options.maxSize, log: log) {
                     builder.note(entry.state.keyHash, orderMicroseconds: entry.state.orderMicroseconds, dueSeconds: entry.state.dueSeconds,
                                  priority: entry.state.priority)

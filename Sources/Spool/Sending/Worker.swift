@@ -82,7 +82,7 @@ public final class Worker: Sendable {
     package let faults = Mutex(FaultReport())
 
     /// Notes a fault of the spool (not of an operation): logged once per kind, kept for the exit status.
-    package func record(_ fault: SpoolFault) {
+    package func record(_ fault: SystemCallError) {
         let first = faults.withLock { $0.add(fault) }
         if first { log.warning(fault.description) } else { log.detail(fault.description) }
         if fault.kind.stopsRun { storageFailed.store(true, ordering: .relaxed) }

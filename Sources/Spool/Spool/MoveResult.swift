@@ -8,7 +8,7 @@ public enum MoveResult<Moved: Sendable>: Sendable {
     /// The file was not there: someone else moved it first.
     case gone
     /// The system failed the move, with what was being done and where; the file stays where it was.
-    case fault(SpoolFault)
+    case fault(SystemCallError)
 
     /// Whether the move was made.
     public var wasMoved: Bool {
@@ -21,7 +21,7 @@ public enum MoveResult<Moved: Sendable>: Sendable {
     }
 
     /// The fault, if the system failed the move.
-    public var fault: SpoolFault? {
+    public var fault: SystemCallError? {
         if case let .fault(fault) = self { fault } else { nil }
     }
 
@@ -33,7 +33,7 @@ public enum MoveResult<Moved: Sendable>: Sendable {
         } catch .noSuchFileOrDirectory {
             return .gone
         } catch {
-            return .fault(SpoolFault(action, path, error))
+            return .fault(SystemCallError(action, path, error))
         }
     }
 }

@@ -12,7 +12,7 @@ extension Spool {
     /// stays. Returns how many were made due.
     /// The listing is made without the lock, which is held only for the renames: a name that moved
     /// meanwhile is skipped.
-    public func makeDue(deferredBy errors: Set<String>, nowSeconds: Int64 = Timestamp.nowSeconds()) throws(SpoolFault) -> Int {
+    public func makeDue(deferredBy errors: Set<String>, nowSeconds: Int64 = Timestamp.nowSeconds()) throws(SystemCallError) -> Int {
         var targets: [(FileName, FileName)] = []
         do throws(Errno) {
             try directory(.new).forEachEntry { fileName, _ in
@@ -21,10 +21,10 @@ extension Spool {
                 targets.append((fileName, target))
             }
         } catch {
-            throw SpoolFault("list", "\(path)/new", error)
+            throw SystemCallError("list", "\(path)/new", error)
         }
         guard !targets.isEmpty else { return 0 }
-        return try withLock { transaction throws(SpoolFault) in
+        return try withLock { transaction throws(SystemCallError) in
             var made = 0
             for (name, target) in targets {
                 switch transaction.restate(name, as: target) {

@@ -19,7 +19,7 @@ extension Spool {
         try directory(.new).forEachEntry { fileName, _ in
             if !fileName.isHidden { entries.append(fileName) }
         }
-        let admitted = try withLock { transaction throws(SpoolFault) in
+        let admitted = try withLock { transaction throws(SystemCallError) in
             var admitted: [QueueEntry] = []
             for fileName in entries {
                 if let entry = try transaction.intake(fileName, maxSize: maxSize, nowMicroseconds: nowMicroseconds, log: log) {
@@ -49,7 +49,7 @@ extension Spool.Transaction {
     /// and one that is not a valid id is filed in `failed/`. Returns nil when there is nothing to send.
     /// Throws when the spool, not the file, is at fault: the file then stays where it is.
     public func intake(_ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize,
-                       nowMicroseconds: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent) throws(SpoolFault) -> QueueEntry? {
+                       nowMicroseconds: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent) throws(SystemCallError) -> QueueEntry? {
         guard let name = QueueName(fileName), name.claim == nil else {
             let why = Rejection.badName(OperationID.whyInvalid(fileName))
             if let fault = spool.file(rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log).fault {
@@ -63,7 +63,7 @@ extension Spool.Transaction {
 
     /// Checks a plain-named file in `new/` and admits it with a retry state, or files it in `failed/`.
     private func intakeDropped(_ fileName: FileName, id: String, maxSize: Int, nowMicroseconds: Int64,
-                               log: Log) throws(SpoolFault) -> QueueEntry? {
+                               log: Log) throws(SystemCallError) -> QueueEntry? {
         let read: (operation: Operation, modified: Int64)?
         do {
             read = try spool.readOperation(.new, fileName, maxSize: maxSize)

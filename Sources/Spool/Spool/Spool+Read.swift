@@ -7,12 +7,12 @@ import SpoolTransport
 extension Spool {
     /// Reads and checks the operation file `name` in `folder` without following links or blocking on FIFOs.
     /// Returns nil when the entry vanished (another worker moved it first) or may be a move in progress.
-    /// Only the file's content rejects it; any other error is a `SpoolFault`. A file with a second name in
+    /// Only the file's content rejects it; any other error is a `SystemCallError`. A file with a second name in
     /// the spool (a move cut short) is `.twin`, for the caller to resolve under the lock; with `keptTwin`,
     /// the name that resolution would keep is read as it is.
-    public func readOperation(_ folder: Folder, _ name: FileName, maxSize: Int, keptTwin: Bool = false) throws(ReadFailure) -> (operation: Operation, modified: Int64)? {
+    public func readOperation(_ folder: Folder, _ name: FileName, maxSize: Int, keptTwin: Bool = false) throws(ReadError) -> (operation: Operation, modified: Int64)? {
         // The path is built only for a message: reading is the per-operation path.
-        func failure(_ error: Errno) -> ReadFailure {
+        func failure(_ error: Errno) -> ReadError {
             switch error.faultClass {
             case .content:
                 switch error {
@@ -20,7 +20,7 @@ extension Spool {
                 case .noSuchDevice: .rejected(.notRegularFile(kind: "special file"))
                 default: .rejected(.unreadable(error))
                 }
-            case .vanished, .resource, .permission, .storage, .disconnected: .fault(SpoolFault("read", displayPath(folder, name), error))
+            case .vanished, .resource, .permission, .storage, .disconnected: .fault(SystemCallError("read", displayPath(folder, name), error))
             }
         }
         let fd: FileDescriptor

@@ -18,14 +18,14 @@ extension Spool {
     /// are left alone.
     @discardableResult
     public func cleanTemporaryFiles(olderThanSeconds lifetimeSeconds: Int64 = Spool.temporaryFileLifetimeSeconds,
-                                    nowSeconds: Int64 = Timestamp.nowSeconds(), log: Log = .silent) throws(SpoolFault) -> Int {
+                                    nowSeconds: Int64 = Timestamp.nowSeconds(), log: Log = .silent) throws(SystemCallError) -> Int {
         let tmp = directory(.tmp)
         var removed = 0
         var names: [FileName] = []
         do {
             try tmp.forEachEntry { name, _ in if !name.isHidden { names.append(name) } }
         } catch {
-            throw SpoolFault("list", "\(path)/tmp", error)
+            throw SystemCallError("list", "\(path)/tmp", error)
         }
         for name in names {
             guard let status = try? tmp.status(of: name), !status.isDirectory else { continue }
@@ -38,7 +38,7 @@ extension Spool {
                 if abandoned { log.notice("removed abandoned \(displayPath(.tmp, name))") }
             } catch .noSuchFileOrDirectory {
             } catch {
-                throw SpoolFault("remove", displayPath(.tmp, name), error)
+                throw SystemCallError("remove", displayPath(.tmp, name), error)
             }
         }
         return removed
@@ -56,7 +56,7 @@ extension Spool.Transaction {
     /// Entries in `cur/` that are not claims are left alone for `spool-ctl check` to report.
     @discardableResult
     public func recoverStaleClaims(leaseSeconds: Int64, nowSeconds: Int64 = Timestamp.nowSeconds(),
-                                   log: Log = .silent) throws(SpoolFault) -> [String] {
+                                   log: Log = .silent) throws(SystemCallError) -> [String] {
         let cur = spool.directory(.cur)
         var stale: [(FileName, QueueName, Claim)] = []
         do {
@@ -65,7 +65,7 @@ extension Spool.Transaction {
                 if claim.owner.isAlive.map({ !$0 }) ?? (nowSeconds - claim.since > leaseSeconds) { stale.append((name, queued, claim)) }
             }
         } catch {
-            throw SpoolFault("list", "\(spool.path)/cur", error)
+            throw SystemCallError("list", "\(spool.path)/cur", error)
         }
         var recovered: [String] = []
         for (name, queued, claim) in stale {
@@ -91,7 +91,7 @@ extension Spool.Transaction {
             }
         }
         if !recovered.isEmpty {
-            do { try spool.directory(.new).sync() } catch { throw SpoolFault("fsync", "\(spool.path)/new", error) }
+            do { try spool.directory(.new).sync() } catch { throw SystemCallError("fsync", "\(spool.path)/new", error) }
         }
         return recovered
     }
@@ -101,7 +101,7 @@ extension Spool.Transaction {
     /// when that entry is gone too, the operation was retried or discarded and the stale reason is removed.
     /// Reasons without `source:` (written by older versions) are left alone.
     @discardableResult
-    public func finishFilings(log: Log = .silent) throws(SpoolFault) -> Int {
+    public func finishFilings(log: Log = .silent) throws(SystemCallError) -> Int {
         var finished = 0
         for folder in [Spool.Folder.failed, .conflict] {
             let dir = spool.directory(folder)
@@ -115,7 +115,7 @@ extension Spool.Transaction {
                     }
                 }
             } catch {
-                throw SpoolFault("list", "\(spool.path)/\(folder.rawValue)", error)
+                throw SystemCallError("list", "\(spool.path)/\(folder.rawValue)", error)
             }
             for id in orphans {
                 guard let (from, source) = spool.reason(of: id, in: folder).source, from == .new || from == .cur else { continue }

@@ -38,14 +38,14 @@ public final class Spool: Sendable {
 
     /// Runs `body` holding the spool lock, with the transaction whose methods are the locked transitions.
     /// A lock that cannot be taken is thrown as `body`'s own error.
-    public func withLock<R, E: LockFailure>(_ body: (Transaction) throws(E) -> R) throws(E) -> R {
+    public func withLock<R, E: LockFailureRepresentable>(_ body: (Transaction) throws(E) -> R) throws(E) -> R {
         try lock.withLock(body)
     }
 
     /// Makes one move holding the spool lock; a lock that cannot be taken is a fault, and nothing moves.
     public func withLock<R>(_ move: (Transaction) -> MoveResult<R>) -> MoveResult<R> {
-        do throws(SpoolFault) {
-            return try lock.withLock { transaction throws(SpoolFault) in move(transaction) }
+        do throws(SystemCallError) {
+            return try lock.withLock { transaction throws(SystemCallError) in move(transaction) }
         } catch {
             return .fault(error)
         }

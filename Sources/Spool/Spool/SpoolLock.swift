@@ -48,7 +48,7 @@ package final class SpoolLock: Sendable {
     /// transaction whose methods are the locked transitions. A lock that cannot be taken (a network file
     /// system out of reach) is thrown as the body's own error, so the step fails like any other system call
     /// of it, and nothing moves without the lock.
-    package func withLock<R, E: LockFailure>(_ body: (Spool.Transaction) throws(E) -> R) throws(E) -> R {
+    package func withLock<R, E: LockFailureRepresentable>(_ body: (Spool.Transaction) throws(E) -> R) throws(E) -> R {
         try opened.withLock { opened throws(E) -> R in
             if opened == nil {
                 do throws(Errno) { opened = try SpoolLock.open(spool) } catch { throw E.lockFailed(path, error) }
@@ -74,19 +74,19 @@ package final class SpoolLock: Sendable {
 }
 
 /// An error a step under the spool lock can fail with, which a lock that cannot be taken is reported as.
-public protocol LockFailure: Error {
+public protocol LockFailureRepresentable: Error {
     /// The error for the lock at `path` refused with `error`.
     static func lockFailed(_ path: String, _ error: Errno) -> Self
 }
 
-extension Errno: LockFailure {
+extension Errno: LockFailureRepresentable {
     /// The errno itself: the caller reports it with the path of the entry it was moving.
     public static func lockFailed(_ path: String, _ error: Errno) -> Errno { error }
 }
 
-extension SpoolFault: LockFailure {
+extension SystemCallError: LockFailureRepresentable {
     /// A fault while locking `path`.
-    public static func lockFailed(_ path: String, _ error: Errno) -> SpoolFault { SpoolFault("lock", path, error) }
+    public static func lockFailed(_ path: String, _ error: Errno) -> SystemCallError { SystemCallError("lock", path, error) }
 }
 
 extension Spool {

@@ -56,7 +56,7 @@ extension Spool {
             guard let moved = try placeFiling(name, from: folder, to: destination, id: id, reason: reason) else { return .gone }
             filed = moved
         } catch {
-            return .fault(SpoolFault("file in \(destination.rawValue)/", displayPath(folder, name), error))
+            return .fault(SystemCallError("file in \(destination.rawValue)/", displayPath(folder, name), error))
         }
         CrashPoint.reach("file.moved")
         // The id says which operation; a name that is not a queue name is shown as it was.
@@ -64,7 +64,7 @@ extension Spool {
         if let summary { shown += " (\(summary))" }
         log.warning("\(shown) -> \(destination.rawValue)/\(filed): \(reason["reason"] ?? reason.fields.first?.1 ?? "")")
         do { try directory(destination).sync() } catch {
-            return .fault(SpoolFault("fsync", "\(path)/\(destination.rawValue)", error))
+            return .fault(SystemCallError("fsync", "\(path)/\(destination.rawValue)", error))
         }
         return .moved(filed)
     }
@@ -297,7 +297,7 @@ extension Spool.Transaction {
 extension Spool {
     /// Fsyncs `folder` after a move into it: the move was made, but a failure is a fault all the same.
     fileprivate func syncFolder(_ folder: Folder) -> MoveResult<Void> {
-        do { try directory(folder).sync() } catch { return .fault(SpoolFault("fsync", "\(path)/\(folder.rawValue)", error)) }
+        do { try directory(folder).sync() } catch { return .fault(SystemCallError("fsync", "\(path)/\(folder.rawValue)", error)) }
         return .moved(())
     }
 }

@@ -46,8 +46,8 @@ public struct HTTPResponse: Sendable {
 }
 
 /// A request that got no usable HTTP answer. Which engine error is which is one table, in SpoolHTTP's
-/// `CurlFailure.swift`, mirrored in spool-send(8).
-public enum TransportFailure: Error, Equatable, Sendable {
+/// `CurlResultTable.swift`, mirrored in spool-send(8).
+public enum TransportError: Error, Equatable, Sendable {
     /// Nothing listens: the connection was refused.
     case refused
     /// The host (or the proxy) has no address.
@@ -107,5 +107,5 @@ public enum TransportFailure: Error, Equatable, Sendable {
 /// Sends one request. Implemented over libcurl in SpoolHTTP, so that this library stays light.
 public protocol Transport: Sendable {
     /// Sends `request` and returns the server's answer or why there was none. Never follows redirects.
-    func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportFailure>
+    func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportError>
 }

@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func whatEachAnswerSaysAboutTheLoad() {
-        func answer(_ status: Int) -> Result<HTTPResponse, TransportFailure> { .success(HTTPResponse(status: status, headers: [:], body: [])) }
+        func answer(_ status: Int) -> Result<HTTPResponse, TransportError> { .success(HTTPResponse(status: status, headers: [:], body: [])) }
         #expect(OriginLimits.signal(answer(204)) == .answered)
         #expect(OriginLimits.signal(answer(404)) == .answered)
         #expect(OriginLimits.signal(answer(429)) == .pushedBack)

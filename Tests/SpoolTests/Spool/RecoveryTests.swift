@@ -53,7 +53,7 @@ import Testing
         temporary.drop("cur", old.fileName.escaped, "{}")
         temporary.drop("cur", young.fileName.escaped, "{}")
         let spool = try temporary.open()
-        let recovered = try spool.withLock { transaction throws(SpoolFault) in try transaction.recoverStaleClaims(leaseSeconds: 300) }
+        let recovered = try spool.withLock { transaction throws(SystemCallError) in try transaction.recoverStaleClaims(leaseSeconds: 300) }
         #expect(recovered == ["old"])
         #expect(temporary.names("new") == ["old:o=1,k=0000000000000007,a=1"])
         #expect(temporary.names("cur") == [young.fileName.escaped])

@@ -37,21 +37,21 @@ import Testing
     }
 
     @Test func faultsSayWhatAndWhere() {
-        let fault = SpoolFault("read", "spool/new/x", Errno(rawValue: ESTALE))
+        let fault = SystemCallError("read", "spool/new/x", Errno(rawValue: ESTALE))
         #expect(fault.exitCode == 75)
         #expect(fault.description.contains("spool/new/x") && fault.description.contains("ESTALE") && fault.description.contains("stays where it is"))
-        #expect(SpoolFault("read", "p", Errno(rawValue: EMFILE)).exitCode == 75)
-        #expect(SpoolFault("read", "p", Errno(rawValue: EMFILE)).description.contains("ulimit -n"))
-        #expect(SpoolFault("read", "p", Errno(rawValue: EIO)).exitCode == 74)
+        #expect(SystemCallError("read", "p", Errno(rawValue: EMFILE)).exitCode == 75)
+        #expect(SystemCallError("read", "p", Errno(rawValue: EMFILE)).description.contains("ulimit -n"))
+        #expect(SystemCallError("read", "p", Errno(rawValue: EIO)).exitCode == 74)
     }
 
     @Test func aWatcherWaitsOutAnUnreachableFileSystemButNotAFailingOne() {
         var unreachable = FaultReport()
-        unreachable.add(SpoolFault("claim", "p", Errno(rawValue: ENOTCONN)))
-        unreachable.add(SpoolFault("read", "q", Errno(rawValue: EMFILE)))
+        unreachable.add(SystemCallError("claim", "p", Errno(rawValue: ENOTCONN)))
+        unreachable.add(SystemCallError("read", "q", Errno(rawValue: EMFILE)))
         #expect(unreachable.stopsRun && !unreachable.endsWatcher && unreachable.exitCode == 75)
         var failing = unreachable
-        failing.add(SpoolFault("claim", "p", Errno(rawValue: EIO)))
+        failing.add(SystemCallError("claim", "p", Errno(rawValue: EIO)))
         #expect(failing.stopsRun && failing.endsWatcher && failing.exitCode == 74)
     }
 }

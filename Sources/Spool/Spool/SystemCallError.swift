@@ -6,7 +6,7 @@ import SpoolTransport
 
 /// A failed system call on the spool that is not the operation's fault: every operation it touched stays
 /// where it was (or its claim is returned), and the run ends with a sysexits code instead of 0.
-public struct SpoolFault: Error, Sendable, CustomStringConvertible {
+public struct SystemCallError: Error, Sendable, CustomStringConvertible {
     /// What spool was doing: "read", "claim", "list", "file", ….
     public let action: String
     /// The path it was doing it on.

@@ -5,7 +5,7 @@ import SpoolTransport
 /// The one table from libcurl's result codes to spool's transport failures, mirrored in spool-send(8)'s
 /// "Transport errors". libcurl has already sent a request once more on a fresh connection when a reused
 /// one turned out dead before answering, so what reaches this table failed on a fresh connection too.
-enum CurlFailure {
+enum CurlResultTable {
     static let refused = codes([CCURLE_COULDNT_CONNECT])
     static let dns = codes([CCURLE_COULDNT_RESOLVE_HOST, CCURLE_COULDNT_RESOLVE_PROXY])
     static let timeout = codes([CCURLE_OPERATION_TIMEDOUT])
@@ -21,7 +21,7 @@ enum CurlFailure {
                             CCURLE_SSL_INVALIDCERTSTATUS, CCURLE_SSL_CLIENTCERT])
 
     /// The failure for `code`, with libcurl's own message (its error buffer, else its text for the code).
-    static func failure(_ code: CURLcode, message: String) -> TransportFailure {
+    static func failure(_ code: CURLcode, message: String) -> TransportError {
         let text = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
         if refused.contains(code) { return .refused }
         if dns.contains(code) { return .dns }

@@ -5,11 +5,11 @@ import SpoolTransport
 
 /// Why a queue file could not be read: its own content, which files it in `failed/`, or a fault of the
 /// spool or the system, which leaves it where it is.
-public enum ReadFailure: Error, CustomStringConvertible {
+public enum ReadError: Error, CustomStringConvertible {
     /// The file can never be sent.
     case rejected(Rejection)
     /// The spool could not read it now.
-    case fault(SpoolFault)
+    case fault(SystemCallError)
     /// The file has a second name in the spool, left by a move cut short: resolve it under the lock.
     case twin(Spool.Twin)
 
