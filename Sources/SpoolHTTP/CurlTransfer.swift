@@ -50,66 +50,49 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
+    /// Sets the options every request has, then `CurlOptions`' mapping of this one.
     private func configure(_ request: HTTPRequest, _ settings: TransportSettings) {
+        let options = CurlOptions(request, settings)
         let context = Unmanaged.passUnretained(self).toOpaque()
         long(CCURLOPT_NOSIGNAL, 1)
-        string(CCURLOPT_URL, request.url)
+        string(CCURLOPT_URL, options.url)
         // Only http and https, even if a URL got past validation: libcurl speaks many more protocols.
         string(CCURLOPT_PROTOCOLS_STR, "http,https")
         long(CCURLOPT_PATH_AS_IS, 1)
         long(CCURLOPT_FOLLOWLOCATION, 0)
-        long(CCURLOPT_TIMEOUT_MS, Int(settings.timeoutSeconds * 1000))
-        long(CCURLOPT_CONNECTTIMEOUT_MS, Int(settings.timeoutSeconds * 1000))
+        long(CCURLOPT_TIMEOUT_MS, options.timeoutMilliseconds)
+        long(CCURLOPT_CONNECTTIMEOUT_MS, options.timeoutMilliseconds)
         long(CCURLOPT_TCP_KEEPALIVE, 1)
-        // On https, wait for a connection being set up to learn by ALPN whether it multiplexes, rather than
-        // open another. Never on http: there is no h2c here, and the wait would last a whole first answer.
-        let secure = request.origin.hasPrefix("https:")
-        let version = request.route.version ?? settings.version
-        long(CCURLOPT_PIPEWAIT, secure && version == .automatic ? 1 : 0)
-        long(CCURLOPT_HTTP_VERSION, version == .http1_1 ? CCURL_HTTP_VERSION_1_1 : CCURL_HTTP_VERSION_2TLS)
+        long(CCURLOPT_PIPEWAIT, options.waitsForMultiplexing ? 1 : 0)
+        long(CCURLOPT_HTTP_VERSION, options.httpVersion)
         pointer(CCURLOPT_ERRORBUFFER, errorBuffer)
         ccurl_setopt_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), CurlTransfer.onHeader)
         pointer(CCURLOPT_HEADERDATA, context)
         ccurl_setopt_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), CurlTransfer.onBody)
         pointer(CCURLOPT_WRITEDATA, context)
         onConnected = request.onConnected
-        watchBeforeRequest(context, checkReuse: !secure)
-        if let file = request.tls.caFile ?? request.route.caFile ?? settings.caFile { string(CCURLOPT_CAINFO, file) }
-        if let file = request.tls.certificateFile { string(CCURLOPT_SSLCERT, file) }
-        if let file = request.tls.keyFile { string(CCURLOPT_SSLKEY, file) }
-        if let proxy = request.route.proxy ?? settings.proxy { string(CCURLOPT_PROXY, proxy) }
+        watchBeforeRequest(context, checkReuse: options.checksReuse)
+        if let file = options.caFile { string(CCURLOPT_CAINFO, file) }
+        if let file = options.certificateFile { string(CCURLOPT_SSLCERT, file) }
+        if let file = options.keyFile { string(CCURLOPT_SSLKEY, file) }
+        if let proxy = options.proxy { string(CCURLOPT_PROXY, proxy) }
         // A proxy's answer to CONNECT is not the server's: without this, its "200 Connection established"
         // would reach the header callback as the answer to the request.
         long(CCURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
-        if let hosts = request.route.noProxy ?? settings.noProxy { string(CCURLOPT_NOPROXY, hosts) }
-        configureMethod(request)
-        configureHeaders(request)
-    }
-
-    private func configureMethod(_ request: HTTPRequest) {
-        let method = request.method.uppercased()
-        if method == "HEAD" {
-            long(CCURLOPT_NOBODY, 1)
-        } else if method != "GET" || request.body != nil {
-            string(CCURLOPT_CUSTOMREQUEST, request.method)
+        if let hosts = options.noProxy { string(CCURLOPT_NOPROXY, hosts) }
+        switch options.method {
+        case .get: break
+        case .head: long(CCURLOPT_NOBODY, 1)
+        case let .custom(method): string(CCURLOPT_CUSTOMREQUEST, method)
         }
-        // As before the engine changed: a body, or an empty one for the methods that carry one.
-        guard request.body != nil || ["POST", "PUT", "PATCH"].contains(method) else { return }
-        let bytes = request.body ?? []
-        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 1)
-        copy.copyBytes(from: bytes)
-        body = copy
-        pointer(CCURLOPT_POSTFIELDS, copy.baseAddress)
-        ccurl_setopt_offset(easy, Int32(CCURLOPT_POSTFIELDSIZE_LARGE), Int64(bytes.count))
-    }
-
-    /// The operation's headers, plus empty ones that stop libcurl adding its own defaults (`Accept: */*`,
-    /// a form `Content-Type` for a body, `Expect: 100-continue` for a large one) that a server could mistake.
-    private func configureHeaders(_ request: HTTPRequest) {
-        let names = Set(request.headers.map { $0.name.lowercased() })
-        var lines = request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
-        for name in ["Accept", "Expect", "Content-Type"] where !names.contains(name.lowercased()) { lines.append("\(name):") }
-        for line in lines { headerList = curl_slist_append(headerList, line) }
+        if let bytes = options.body {
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 1)
+            copy.copyBytes(from: bytes)
+            body = copy
+            pointer(CCURLOPT_POSTFIELDS, copy.baseAddress)
+            ccurl_setopt_offset(easy, Int32(CCURLOPT_POSTFIELDSIZE_LARGE), Int64(bytes.count))
+        }
+        for line in options.headerLines { headerList = curl_slist_append(headerList, line) }
         pointer(CCURLOPT_HTTPHEADER, headerList)
     }
 

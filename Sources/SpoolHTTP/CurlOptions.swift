@@ -1,0 +1,64 @@
+import CCurl
+import SpoolTransport
+
+/// What one request asks of libcurl, decided from the request and the engine's settings alone: a pure
+/// mapping, which the tests check option by option, and which `CurlTransfer` sets on its easy handle.
+/// Options that are the same for every request (no signals, no redirects, only http and https) are set there.
+struct CurlOptions: Equatable {
+    /// How the method reaches libcurl.
+    enum Method: Equatable {
+        /// libcurl's default GET.
+        case get
+        /// `CURLOPT_NOBODY`: HEAD, whose answer has no body to wait for.
+        case head
+        /// `CURLOPT_CUSTOMREQUEST` with the method as the operation spelled it.
+        case custom(String)
+    }
+
+    var url: String
+    /// `CURLOPT_TIMEOUT_MS` and `CURLOPT_CONNECTTIMEOUT_MS`.
+    var timeoutMilliseconds: Int
+    /// `CURLOPT_PIPEWAIT`: on https with the version left to ALPN, wait for a connection being set up to learn
+    /// whether it multiplexes rather than open another. Never on http: there is no h2c here, and the wait
+    /// would last a whole first answer.
+    var waitsForMultiplexing: Bool
+    /// `CURLOPT_HTTP_VERSION`.
+    var httpVersion: Int
+    /// Whether a reused connection is checked for stale bytes before sending: on plain http only.
+    var checksReuse: Bool
+    /// `CURLOPT_CAINFO`: the operation's auth profile first, then the origin's route, then the command line.
+    var caFile: String?
+    var certificateFile: String?
+    var keyFile: String?
+    var proxy: String?
+    var noProxy: String?
+    var method: Method
+    /// `CURLOPT_POSTFIELDS` and its size: the body, or an empty one for the methods that carry one.
+    var body: [UInt8]?
+    /// `CURLOPT_HTTPHEADER`: the operation's headers, plus empty ones (`Name:`) that stop libcurl adding its own
+    /// defaults (`Accept: */*`, a form `Content-Type` for a body, `Expect: 100-continue` for a large one) that a
+    /// server could mistake; `Name;` sends a header with an empty value.
+    var headerLines: [String]
+
+    /// The options for `request` under `settings`.
+    init(_ request: HTTPRequest, _ settings: TransportSettings) {
+        url = request.url
+        timeoutMilliseconds = Int(settings.timeoutSeconds * 1000)
+        let secure = request.origin.hasPrefix("https:")
+        let version = request.route.version ?? settings.version
+        waitsForMultiplexing = secure && version == .automatic
+        httpVersion = version == .http1_1 ? CCURL_HTTP_VERSION_1_1 : CCURL_HTTP_VERSION_2TLS
+        checksReuse = !secure
+        caFile = request.tls.caFile ?? request.route.caFile ?? settings.caFile
+        certificateFile = request.tls.certificateFile
+        keyFile = request.tls.keyFile
+        proxy = request.route.proxy ?? settings.proxy
+        noProxy = request.route.noProxy ?? settings.noProxy
+        let upper = request.method.uppercased()
+        method = upper == "HEAD" ? .head : upper != "GET" || request.body != nil ? .custom(request.method) : .get
+        body = request.body ?? (["POST", "PUT", "PATCH"].contains(upper) ? [] : nil)
+        let names = Set(request.headers.map { $0.name.lowercased() })
+        headerLines = request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
+        for name in ["Accept", "Expect", "Content-Type"] where !names.contains(name.lowercased()) { headerLines.append("\(name):") }
+    }
+}
