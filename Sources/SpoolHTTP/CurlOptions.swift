@@ -59,6 +59,8 @@ struct CurlOptions: Equatable {
         body = request.body ?? (["POST", "PUT", "PATCH"].contains(upper) ? [] : nil)
         let names = Set(request.headers.map { $0.name.lowercased() })
         headerLines = request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
-        for name in ["Accept", "Expect", "Content-Type"] where !names.contains(name.lowercased()) { headerLines.append("\(name):") }
+        for name in ["Accept", "Expect", "Content-Type"] where !names.contains(name.lowercased()) {
+            headerLines.append("\(name):")
+        }
     }
 }

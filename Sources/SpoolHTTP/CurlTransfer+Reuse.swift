@@ -33,8 +33,11 @@ extension CurlTransfer {
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
         transfer.onConnected?()
         guard transfer.checksReuse else { return 0 }
-        let peer = Endpoint(address: remoteIP.map { String(cString: $0) } ?? "", port: UInt16(truncatingIfNeeded: remotePort))
-        guard let socket = CurlTransfer.socket(boundTo: UInt16(truncatingIfNeeded: localPort), peer: peer) else { return 0 }
+        let peer = Endpoint(
+            address: remoteIP.map { String(cString: $0) } ?? "", port: UInt16(truncatingIfNeeded: remotePort))
+        guard let socket = CurlTransfer.socket(boundTo: UInt16(truncatingIfNeeded: localPort), peer: peer) else {
+            return 0
+        }
         var byte: UInt8 = 0
         guard recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0 else { return 0 }
         shutdown(socket, Int32(SHUT_RDWR))
@@ -53,7 +56,9 @@ extension CurlTransfer {
     static func socket(boundTo port: UInt16, peer: Endpoint) -> Int32? {
         sockets.withLock { sockets in
             func matches(_ socket: Int32) -> Bool { endpoint(socket, local: false) == peer }
-            if let known = sockets.first(where: { $0.value == port })?.key, endpoint(known, local: true)?.port == port, matches(known) {
+            if let known = sockets.first(where: { $0.value == port })?.key, endpoint(known, local: true)?.port == port,
+                matches(known)
+            {
                 return known
             }
             for (socket, _) in sockets {
@@ -71,7 +76,9 @@ extension CurlTransfer {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { local ? getsockname(socket, $0, &length) == 0 : getpeername(socket, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                local ? getsockname(socket, $0, &length) == 0 : getpeername(socket, $0, &length) == 0
+            }
         }
         guard ok else { return nil }
         let family = Int32(address.ss_family)

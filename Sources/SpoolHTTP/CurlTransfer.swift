@@ -122,7 +122,8 @@ final class CurlTransfer: @unchecked Sendable {
         if code == CURLcode(CCURLE_OK) && status > 0 || answeredEarly(code) {
             continuation.resume(returning: .success(HTTPResponse(status: status, headers: headers, body: kept)))
         } else if headTooLarge {
-            continuation.resume(returning: .failure(.tooLarge("its head is over \(maxHeaderBytes) bytes (HTTP \(status))")))
+            continuation.resume(
+                returning: .failure(.tooLarge("its head is over \(maxHeaderBytes) bytes (HTTP \(status))")))
         } else if let refused = proxyRefusal() {
             continuation.resume(returning: .failure(.other(refused)))
         } else {
@@ -136,7 +137,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// server, and the failure is the proxy's, not a lost answer.
     private func proxyRefusal() -> String? {
         var code = 0
-        guard ccurl_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &code) == CURLcode(CCURLE_OK), code >= 300 else { return nil }
+        guard ccurl_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &code) == CURLcode(CCURLE_OK), code >= 300
+        else { return nil }
         return "the proxy refused the tunnel (HTTP \(code) to CONNECT)"
     }
 
@@ -188,13 +190,16 @@ final class CurlTransfer: @unchecked Sendable {
 
     static let onHeader: ccurl_data_callback = { data, size, count, context in
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self), count: size * count)
+        let bytes = UnsafeBufferPointer(
+            start: UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self), count: size * count)
         return transfer.header(bytes) ? size * count : 0
     }
 
     static let onBody: ccurl_data_callback = { data, size, count, context in
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-        transfer.bodyData(UnsafeBufferPointer(start: UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self), count: size * count))
+        transfer.bodyData(
+            UnsafeBufferPointer(start: UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self), count: size * count)
+        )
         return size * count
     }
 }

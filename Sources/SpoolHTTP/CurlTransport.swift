@@ -82,7 +82,9 @@ public final class CurlTransport: Transport, @unchecked Sendable {
             curl_multi_perform(multi, &running)
             var remaining: Int32 = 0
             while let message = curl_multi_info_read(multi, &remaining) {
-                guard message.pointee.msg == Int32(CCURLMSG_DONE), let easy = message.pointee.easy_handle else { continue }
+                guard message.pointee.msg == Int32(CCURLMSG_DONE), let easy = message.pointee.easy_handle else {
+                    continue
+                }
                 let code = message.pointee.data.result
                 curl_multi_remove_handle(multi, easy)
                 guard let transfer = active[easy] else { continue }

@@ -59,8 +59,10 @@ func bareClientLoop(base: String, count: Int, concurrency: Int) -> Double {
         await withTaskGroup(of: Void.self) { group in
             var next = 0
             func request(_ i: Int) -> HTTPRequest {
-                var r = HTTPRequest(operation: try! Operation(bytes: Array(#"{"method":"PUT","url":"\#(base)/item/\#(i)"}"#.utf8)), id: "b\(i)",
-                                    orderMicroseconds: 0, userAgent: "bench")
+                var r = HTTPRequest(
+                    operation: try! Operation(bytes: Array(#"{"method":"PUT","url":"\#(base)/item/\#(i)"}"#.utf8)),
+                    id: "b\(i)",
+                    orderMicroseconds: 0, userAgent: "bench")
                 r.body = body
                 return r
             }

@@ -11,7 +11,8 @@ import SpoolSending
 import SpoolReporting
 import SpoolControl
 
-/// Case 2: claim and finish without network, with 1, 2 and 4 worker processes, against a rename+unlink floor with and without the lock.
+/// Case 2: claim and finish without network, with 1, 2 and 4 worker processes, against a rename+unlink floor with
+/// and without the lock.
 func benchClaims(_ report: Report, _ config: Config) {
     let n = config.claimCount
     report.section("2. Claim and finish without network (\(n) operations)")
@@ -41,10 +42,13 @@ func benchClaims(_ report: Report, _ config: Config) {
             exactlyOnce = exactlyOnce && ids.count == n && Set(ids).count == n && Fixtures.count(spool + "/new") == 0
         }
         let stats = Stats(values: rates)
-        report.add("claims, \(workers) process\(workers == 1 ? "" : "es"), ops/s", spool: describe(stats, "/s"),
-                   baseline: "flock+rename+unlink floor " + describe(floorStats, "/s"), ratio: stats.median / floorStats.median,
-                   target: workers == 1 ? ">= 0.80x floor" : "scales until disk/cores saturate; exactly once: \(exactlyOnce ? "yes" : "NO")",
-                   met: workers == 1 ? stats.median >= 0.8 * floorStats.median && exactlyOnce : exactlyOnce)
+        report.add(
+            "claims, \(workers) process\(workers == 1 ? "" : "es"), ops/s", spool: describe(stats, "/s"),
+            baseline: "flock+rename+unlink floor " + describe(floorStats, "/s"),
+            ratio: stats.median / floorStats.median,
+            target: workers == 1
+                ? ">= 0.80x floor" : "scales until disk/cores saturate; exactly once: \(exactlyOnce ? "yes" : "NO")",
+            met: workers == 1 ? stats.median >= 0.8 * floorStats.median && exactlyOnce : exactlyOnce)
     }
 }
 

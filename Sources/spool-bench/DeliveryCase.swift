@@ -19,48 +19,74 @@ func benchDelivery(_ report: Report, _ config: Config, _ server: BenchServer) {
     var spoolAt: [Int: Double] = [:]
     for concurrency in [1, 4, 8] {
         let s = Stats(values: (0..<config.repetitions).map { _ in spoolRate(server.base, n, concurrency, config) })
-        let c = Stats(values: (0..<config.repetitions).map { _ in bareClientLoop(base: server.base, count: n, concurrency: concurrency) })
-        let curl = Stats(values: (0..<config.repetitions).map { _ in curlParallel(base: server.base, count: n, concurrency: concurrency) })
+        let c = Stats(
+            values: (0..<config.repetitions).map { _ in
+                bareClientLoop(base: server.base, count: n, concurrency: concurrency)
+            })
+        let curl = Stats(
+            values: (0..<config.repetitions).map { _ in
+                curlParallel(base: server.base, count: n, concurrency: concurrency)
+            })
         spoolAt[concurrency] = s.median
-        report.add("delivery, concurrency \(concurrency), ops/s", spool: describe(s, "/s"), baseline: "spool's engine alone " + describe(c, "/s"),
-                   ratio: s.median / c.median)
-        report.add("delivery, concurrency \(concurrency), ops/s", spool: describe(s, "/s"), baseline: "bare libcurl (curl --parallel) " + describe(curl, "/s"),
-                   ratio: s.median / curl.median, target: concurrency == 4 ? ">= 0.80x bare libcurl" : "",
-                   met: concurrency == 4 ? s.median >= 0.8 * curl.median : nil)
+        report.add(
+            "delivery, concurrency \(concurrency), ops/s", spool: describe(s, "/s"),
+            baseline: "spool's engine alone " + describe(c, "/s"),
+            ratio: s.median / c.median)
+        report.add(
+            "delivery, concurrency \(concurrency), ops/s", spool: describe(s, "/s"),
+            baseline: "bare libcurl (curl --parallel) " + describe(curl, "/s"),
+            ratio: s.median / curl.median, target: concurrency == 4 ? ">= 0.80x bare libcurl" : "",
+            met: concurrency == 4 ? s.median >= 0.8 * curl.median : nil)
         if which("wrk") != nil {
             let rate = wrk(base: server.base, connections: concurrency, seconds: config.wrkSeconds)
-            report.add("delivery, concurrency \(concurrency), ops/s", spool: fmt(s.median) + " /s", baseline: "wrk (server ceiling) \(fmt(rate)) /s",
-                       ratio: s.median / rate)
+            report.add(
+                "delivery, concurrency \(concurrency), ops/s", spool: fmt(s.median) + " /s",
+                baseline: "wrk (server ceiling) \(fmt(rate)) /s",
+                ratio: s.median / rate)
         }
     }
-    let dropped = Stats(values: (0..<config.repetitions).map { _ in spoolRate(server.base, n, 4, config, plainNames: true) })
+    let dropped = Stats(
+        values: (0..<config.repetitions).map { _ in spoolRate(server.base, n, 4, config, plainNames: true) })
     let python = Stats(values: (0..<config.repetitions).map { _ in pythonLoop(base: server.base, count: n) })
-    report.add("delivery of shell-dropped files, concurrency 4, ops/s", spool: describe(dropped, "/s"), baseline: "Python http.client loop " + describe(python, "/s"),
-               ratio: dropped.median / python.median, target: ">= 1.5x Python loop", met: dropped.median >= 1.5 * python.median)
-    report.add("delivery, default concurrency 4, ops/s", spool: fmt(spoolAt[4]!) + " /s", baseline: "Python http.client loop " + fmt(python.median) + " /s",
-               ratio: spoolAt[4]! / python.median, target: ">= 1.5x Python loop", met: spoolAt[4]! >= 1.5 * python.median)
-    let curl = Stats(values: (0..<config.repetitions).map { _ in curlPerFile(base: server.base, count: config.curlCount) })
-    report.add("delivery, default concurrency 4, ops/s", spool: fmt(spoolAt[4]!) + " /s", baseline: "curl-per-file loop " + describe(curl, "/s"),
-               ratio: spoolAt[4]! / curl.median, target: ">= 20x curl loop", met: spoolAt[4]! >= 20 * curl.median)
+    report.add(
+        "delivery of shell-dropped files, concurrency 4, ops/s", spool: describe(dropped, "/s"),
+        baseline: "Python http.client loop " + describe(python, "/s"),
+        ratio: dropped.median / python.median, target: ">= 1.5x Python loop", met: dropped.median >= 1.5 * python.median
+    )
+    report.add(
+        "delivery, default concurrency 4, ops/s", spool: fmt(spoolAt[4]!) + " /s",
+        baseline: "Python http.client loop " + fmt(python.median) + " /s",
+        ratio: spoolAt[4]! / python.median, target: ">= 1.5x Python loop", met: spoolAt[4]! >= 1.5 * python.median)
+    let curl = Stats(
+        values: (0..<config.repetitions).map { _ in curlPerFile(base: server.base, count: config.curlCount) })
+    report.add(
+        "delivery, default concurrency 4, ops/s", spool: fmt(spoolAt[4]!) + " /s",
+        baseline: "curl-per-file loop " + describe(curl, "/s"),
+        ratio: spoolAt[4]! / curl.median, target: ">= 20x curl loop", met: spoolAt[4]! >= 20 * curl.median)
 }
 
 /// Operations per second of one `spoolRun`.
-func spoolRate(_ base: String, _ n: Int, _ concurrency: Int, _ config: Config, plainNames: Bool = false, extra: [String] = []) -> Double {
+func spoolRate(
+    _ base: String, _ n: Int, _ concurrency: Int, _ config: Config, plainNames: Bool = false, extra: [String] = []
+) -> Double {
     let finished = spoolRun(base, n, concurrency, config, plainNames: plainNames, extra: extra)
     return Double(n) / finished.seconds
 }
 
 /// One `spool-send --once` over `n` operations to `base`: admitted names spread over `keys` keys (one each
 /// by default), or plain names dropped with the shell protocol (then admission is part of the run).
-func spoolRun(_ base: String, _ n: Int, _ concurrency: Int, _ config: Config, plainNames: Bool = false, extra: [String] = [],
-              keys: Int? = nil) -> Finished {
+func spoolRun(
+    _ base: String, _ n: Int, _ concurrency: Int, _ config: Config, plainNames: Bool = false, extra: [String] = [],
+    keys: Int? = nil
+) -> Finished {
     let spool = Fixtures.spool()
     if plainNames {
         for i in 0..<n { writeText("\(spool)/new/f\(i)", Fixtures.document(i, base: base)) }
     } else {
         Fixtures.fill(spool, count: n, base: base, keys: keys)
     }
-    let finished = run(["\(config.binaries)/spool-send", "--spool", spool, "--once", "--concurrency", "\(concurrency)"] + extra)
+    let finished = run(
+        ["\(config.binaries)/spool-send", "--spool", spool, "--once", "--concurrency", "\(concurrency)"] + extra)
     precondition(Fixtures.count(spool + "/new") == 0, "spool-send left operations behind in \(spool)")
     return finished
 }

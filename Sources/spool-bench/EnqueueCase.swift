@@ -67,8 +67,12 @@ func benchEnqueue(_ report: Report, _ config: Config) {
         plainShell.append(Double(n) / finished.seconds)
     }
     let p = Stats(values: perProcess), d = Stats(values: durableShell), s = Stats(values: plainShell)
-    report.add("spool-enqueue per process, ops/s", spool: describe(p, "/s"), baseline: "sh mktemp+printf+mv+sync " + describe(d, "/s"),
-               ratio: p.median / d.median, target: "> 1x durable shell", met: p.median > d.median)
-    report.add("spool-enqueue per process, ops/s", spool: describe(p, "/s"), baseline: "sh mktemp+printf+mv, no sync " + describe(s, "/s"),
-               ratio: p.median / s.median, target: "ideally >= 1x", met: p.median >= s.median)
+    report.add(
+        "spool-enqueue per process, ops/s", spool: describe(p, "/s"),
+        baseline: "sh mktemp+printf+mv+sync " + describe(d, "/s"),
+        ratio: p.median / d.median, target: "> 1x durable shell", met: p.median > d.median)
+    report.add(
+        "spool-enqueue per process, ops/s", spool: describe(p, "/s"),
+        baseline: "sh mktemp+printf+mv, no sync " + describe(s, "/s"),
+        ratio: p.median / s.median, target: "ideally >= 1x", met: p.median >= s.median)
 }

@@ -48,12 +48,15 @@ enum Fixtures {
     /// Fills `new/` with `count` admitted operations without fsync (setup, not measured): the names carry their
     /// state as spool-enqueue would write them. `due` in the future makes them wait. `keys` spreads them over
     /// that many ordering keys (URLs); by default each has its own.
-    static func fill(_ spool: String, count: Int, base: String, dueSeconds: Int64 = 0, sameKey: Bool = false, keys: Int? = nil) {
+    static func fill(
+        _ spool: String, count: Int, base: String, dueSeconds: Int64 = 0, sameKey: Bool = false, keys: Int? = nil
+    ) {
         let start = Timestamp.nowMicroseconds()
         for i in 0..<count {
             let item = keys.map { i % $0 } ?? (sameKey ? 0 : i)
             let url = "\(base)/item/\(item)"
-            var state = RetryState(orderMicroseconds: start + Int64(i), keyHash: OrderingKey.hash(url), dueSeconds: dueSeconds)
+            var state = RetryState(
+                orderMicroseconds: start + Int64(i), keyHash: OrderingKey.hash(url), dueSeconds: dueSeconds)
             state.originHash = OrderingKey.originHash((try? Operation.origin(of: base)) ?? base)
             let name = QueueName(id: "bench\(i)", state: state).fileName.string!
             writeText("\(spool)/new/\(name)", document(i, base: base, item: item) + "\n")
@@ -63,7 +66,9 @@ enum Fixtures {
     /// Number of entries in a folder, hidden ones excluded.
     static func count(_ path: String) -> Int {
         var n = 0
-        try? FileDescriptor.currentDirectory.openDirectory(FileName(path)).forEachEntry { name, _ in if !name.isHidden { n += 1 } }
+        try? FileDescriptor.currentDirectory.openDirectory(FileName(path)).forEachEntry { name, _ in
+            if !name.isHidden { n += 1 }
+        }
         return n
     }
 

@@ -15,7 +15,8 @@ import SpoolControl
 func benchGrowth(_ report: Report, _ config: Config, _ server: BenchServer) {
     let (sizes, perKey) = config.growthSizes
     let spread = perKey.map { ", one key per \($0)" } ?? ", a key each"
-    report.section("5. Growth: \(sizes.map(String.init).joined(separator: ", ")) queued operations (concurrency 4\(spread))")
+    report.section(
+        "5. Growth: \(sizes.map(String.init).joined(separator: ", ")) queued operations (concurrency 4\(spread))")
     var listings: [(count: Int, firstLine: Double, memory: Double)] = []
     var floors: [(count: Int, perOperation: Double)] = []
     func measure(_ count: Int) -> (perOperation: Stats, memory: Stats) {
@@ -45,17 +46,25 @@ func benchGrowth(_ report: Report, _ config: Config, _ server: BenchServer) {
     let base = measure(sizes[0])
     for size in sizes.dropFirst() {
         let b = measure(size)
-        report.add("time per operation, µs", spool: "\(size): " + describe(b.perOperation, "µs"), baseline: "\(sizes[0]): " + describe(base.perOperation, "µs"),
-                   ratio: b.perOperation.median / base.perOperation.median, target: "<= 1.3x", met: b.perOperation.median <= 1.3 * base.perOperation.median)
+        report.add(
+            "time per operation, µs", spool: "\(size): " + describe(b.perOperation, "µs"),
+            baseline: "\(sizes[0]): " + describe(base.perOperation, "µs"),
+            ratio: b.perOperation.median / base.perOperation.median, target: "<= 1.3x",
+            met: b.perOperation.median <= 1.3 * base.perOperation.median)
         let memoryTarget = size >= 1_000_000 ? "<= 128 MiB" : "<= 1.5x"
         let memoryMet = size >= 1_000_000 ? b.memory.median <= 128 : b.memory.median <= 1.5 * base.memory.median
-        report.add("peak resident memory, MiB", spool: "\(size): " + describe(b.memory, "MiB"), baseline: "\(sizes[0]): " + describe(base.memory, "MiB"),
-                   ratio: b.memory.median / base.memory.median, target: memoryTarget, met: memoryMet)
+        report.add(
+            "peak resident memory, MiB", spool: "\(size): " + describe(b.memory, "MiB"),
+            baseline: "\(sizes[0]): " + describe(base.memory, "MiB"),
+            ratio: b.memory.median / base.memory.median, target: memoryTarget, met: memoryMet)
     }
     if let small = floors.first {
         for floor in floors.dropFirst() where floor.count != small.count {
-            report.add("file-system floor (rename, read, unlink), µs", spool: "\(floor.count): " + fmt(floor.perOperation) + " µs",
-                       baseline: "\(small.count): " + fmt(small.perOperation) + " µs", ratio: floor.perOperation / small.perOperation)
+            report.add(
+                "file-system floor (rename, read, unlink), µs",
+                spool: "\(floor.count): " + fmt(floor.perOperation) + " µs",
+                baseline: "\(small.count): " + fmt(small.perOperation) + " µs",
+                ratio: floor.perOperation / small.perOperation)
         }
     }
     reportListings(report, listings)
@@ -79,7 +88,9 @@ func measureListing(_ spool: String, _ config: Config, count: Int) -> (count: In
 func fileSystemFloor(_ spool: String, sample: Int) -> (operations: Int, perOperation: Double) {
     var names: [String] = []
     let new = try! FileDescriptor.currentDirectory.openDirectory(FileName(spool + "/new"))
-    try! new.forEachEntry { name, _ in if names.count < sample, !name.isHidden, let text = name.string { names.append(text) } }
+    try! new.forEachEntry { name, _ in
+        if names.count < sample, !name.isHidden, let text = name.string { names.append(text) }
+    }
     var buffer = [UInt8](repeating: 0, count: 4096)
     let started = now()
     for name in names {
@@ -95,12 +106,16 @@ func fileSystemFloor(_ spool: String, sample: Int) -> (operations: Int, perOpera
 func reportListings(_ report: Report, _ listings: [(count: Int, firstLine: Double, memory: Double)]) {
     guard let small = listings.first else { return }
     for listing in listings where listing.count >= 100_000 {
-        report.add("spool-ctl list, first line, s", spool: "\(listing.count): " + format1(listing.firstLine, 2) + " s",
-                   baseline: "\(small.count): " + format1(small.firstLine, 2) + " s", ratio: listing.firstLine / small.firstLine,
-                   target: "<= 1 s", met: listing.firstLine <= 1)
-        report.add("spool-ctl list --json, peak resident memory, MiB", spool: "\(listing.count): " + format1(listing.memory, 1) + " MiB",
-                   baseline: "\(small.count): " + format1(small.memory, 1) + " MiB", ratio: listing.memory / small.memory,
-                   target: "<= 64 MiB", met: listing.memory <= 64)
+        report.add(
+            "spool-ctl list, first line, s", spool: "\(listing.count): " + format1(listing.firstLine, 2) + " s",
+            baseline: "\(small.count): " + format1(small.firstLine, 2) + " s",
+            ratio: listing.firstLine / small.firstLine,
+            target: "<= 1 s", met: listing.firstLine <= 1)
+        report.add(
+            "spool-ctl list --json, peak resident memory, MiB",
+            spool: "\(listing.count): " + format1(listing.memory, 1) + " MiB",
+            baseline: "\(small.count): " + format1(small.memory, 1) + " MiB", ratio: listing.memory / small.memory,
+            target: "<= 64 MiB", met: listing.memory <= 64)
     }
 }
 
@@ -110,7 +125,9 @@ func benchBulk(_ report: Report, _ config: Config, count: Int) {
         let spool = Fixtures.spool()
         for i in 0..<count {
             writeText("\(spool)/failed/bench\(i)", Fixtures.document(i, base: "http://127.0.0.1:9") + "\n")
-            writeText("\(spool)/failed/bench\(i).why", "id: bench\(i)\nfolder: failed\norder: \(1_700_000_000_000_000 + i)\nreason: HTTP 400\n")
+            writeText(
+                "\(spool)/failed/bench\(i).why",
+                "id: bench\(i)\nfolder: failed\norder: \(1_700_000_000_000_000 + i)\nreason: HTTP 400\n")
         }
         sync()
         return spool
@@ -120,11 +137,14 @@ func benchBulk(_ report: Report, _ config: Config, count: Int) {
     for subcommand in ["retry", "discard"] {
         let spool = filled()
         let finished = run(["\(config.binaries)/spool-ctl", "--spool", spool, subcommand, "--all-failed"])
-        precondition(finished.status == 0 && Fixtures.count(spool + "/failed") == 0, "\(subcommand) --all-failed left operations")
-        report.add("spool-ctl \(subcommand) --all-failed over \(count), s and MiB",
-                   spool: format1(finished.seconds, 1) + " s, " + format1(Double(finished.maxResidentKB) / 1024, 1) + " MiB",
-                   baseline: "rm of the files " + format1(floor.seconds, 1) + " s", ratio: finished.seconds / floor.seconds,
-                   target: "<= 64 MiB", met: Double(finished.maxResidentKB) / 1024 <= 64)
+        precondition(
+            finished.status == 0 && Fixtures.count(spool + "/failed") == 0, "\(subcommand) --all-failed left operations"
+        )
+        report.add(
+            "spool-ctl \(subcommand) --all-failed over \(count), s and MiB",
+            spool: format1(finished.seconds, 1) + " s, " + format1(Double(finished.maxResidentKB) / 1024, 1) + " MiB",
+            baseline: "rm of the files " + format1(floor.seconds, 1) + " s", ratio: finished.seconds / floor.seconds,
+            target: "<= 64 MiB", met: Double(finished.maxResidentKB) / 1024 <= 64)
         _ = shell("rm -rf '\(spool)'")
     }
 }

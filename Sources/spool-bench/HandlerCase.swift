@@ -23,20 +23,33 @@ func benchHandlers(_ report: Report, _ config: Config) {
     func spoolRate(concurrency: Int) -> Double {
         let spool = Fixtures.spool()
         for i in 0..<n {
-            let document = #"{"handler":"trivial","key":"job-\#(i)","body":"\#(Fixtures.body)","idempotency_key":"bench-\#(i)"}"#
+            let document =
+                #"{"handler":"trivial","key":"job-\#(i)","body":"\#(Fixtures.body)","idempotency_key":"bench-\#(i)"}"#
             writeText("\(spool)/new/j\(i)", document + "\n")
         }
-        let finished = run(["\(config.binaries)/spool-send", "--spool", spool, "--once", "--handler-dir", handlers, "--concurrency", "\(concurrency)"])
-        precondition(finished.status == 0 && Fixtures.count(spool + "/new") == 0, "spool-send left handler jobs behind in \(spool)")
+        let finished = run([
+            "\(config.binaries)/spool-send", "--spool", spool, "--once", "--handler-dir", handlers, "--concurrency",
+            "\(concurrency)"
+        ])
+        precondition(
+            finished.status == 0 && Fixtures.count(spool + "/new") == 0,
+            "spool-send left handler jobs behind in \(spool)")
         return Double(n) / finished.seconds
     }
-    let loop = Stats(values: (0..<config.repetitions).map { _ in
-        let finished = shell("i=0; while [ $i -lt \(n) ]; do printf %s '\(Fixtures.body)' | '\(handlers)/trivial'; i=$((i + 1)); done")
-        return Double(n) / finished.seconds
-    })
+    let loop = Stats(
+        values: (0..<config.repetitions).map { _ in
+            let finished = shell(
+                "i=0; while [ $i -lt \(n) ]; do printf %s '\(Fixtures.body)' | '\(handlers)/trivial'; i=$((i + 1)); "
+                    + "done"
+            )
+            return Double(n) / finished.seconds
+        })
     for concurrency in [1, 4] {
         let s = Stats(values: (0..<config.repetitions).map { _ in spoolRate(concurrency: concurrency) })
-        report.add("handler jobs, concurrency \(concurrency), jobs/s", spool: describe(s, "/s"), baseline: "shell loop " + describe(loop, "/s"),
-                   ratio: s.median / loop.median, target: concurrency == 1 ? ">= 0.5x shell loop" : "", met: concurrency == 1 ? s.median >= 0.5 * loop.median : nil)
+        report.add(
+            "handler jobs, concurrency \(concurrency), jobs/s", spool: describe(s, "/s"),
+            baseline: "shell loop " + describe(loop, "/s"),
+            ratio: s.median / loop.median, target: concurrency == 1 ? ">= 0.5x shell loop" : "",
+            met: concurrency == 1 ? s.median >= 0.5 * loop.median : nil)
     }
 }

@@ -12,7 +12,8 @@ struct Stats {
     var values: [Double]
     var median: Double {
         let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
     var min: Double { values.min() ?? 0 }
     var max: Double { values.max() ?? 0 }
@@ -72,18 +73,23 @@ final class Report {
         fflush(nil)
     }
 
-    func add(_ measure: String, spool: String, baseline: String, ratio: Double?, target: String = "", met: Bool? = nil) {
-        let row = Row(measure: measure, spool: spool, baseline: baseline, ratio: ratio.map { format1($0, 2) + "x" } ?? "-",
-                      target: target, met: met.map { $0 ? "met" : "NOT met" } ?? "")
+    func add(_ measure: String, spool: String, baseline: String, ratio: Double?, target: String = "", met: Bool? = nil)
+    {
+        let row = Row(
+            measure: measure, spool: spool, baseline: baseline, ratio: ratio.map { format1($0, 2) + "x" } ?? "-",
+            target: target, met: met.map { $0 ? "met" : "NOT met" } ?? "")
         rows.append(row)
-        print("   \(measure): \(spool) vs \(baseline) -> \(row.ratio) \(target.isEmpty ? "" : "[\(target): \(row.met)]")")
+        print(
+            "   \(measure): \(spool) vs \(baseline) -> \(row.ratio) \(target.isEmpty ? "" : "[\(target): \(row.met)]")")
         fflush(nil)
     }
 
     func table() -> String {
         var out = "| measure | spool | baseline | ratio | target |\n| --- | --- | --- | --- | --- |\n"
         for row in rows {
-            out += "| \(row.measure) | \(row.spool) | \(row.baseline) | \(row.ratio) | \(row.target)\(row.met.isEmpty ? "" : " (\(row.met))") |\n"
+            out +=
+                "| \(row.measure) | \(row.spool) | \(row.baseline) | \(row.ratio) | "
+                    + "\(row.target)\(row.met.isEmpty ? "" : " (\(row.met))") |\n"
         }
         return out
     }

@@ -24,19 +24,34 @@ func benchSecureDelivery(_ report: Report, _ config: Config) {
     report.section("3b. Delivery of \(n) operations over https to \(server.name) on 127.0.0.1, concurrency 4")
     let trust = ["--cacert", TestCertificates.shared!.caFile]
     let s = Stats(values: (0..<config.repetitions).map { _ in spoolRate(server.base, n, 4, config, extra: trust) })
-    let dropped = Stats(values: (0..<config.repetitions).map { _ in spoolRate(server.base, n, 4, config, plainNames: true, extra: trust) })
+    let dropped = Stats(
+        values: (0..<config.repetitions).map { _ in spoolRate(server.base, n, 4, config, plainNames: true, extra: trust)
+        })
     // Fewer requests: URLSession manages a few dozen a second here (libcurl reloads the CA file per request).
-    let session = Stats(values: (0..<config.repetitions).map { _ in bareURLSessionLoop(base: server.base, count: config.curlCount, concurrency: 4) })
+    let session = Stats(
+        values: (0..<config.repetitions).map { _ in
+            bareURLSessionLoop(base: server.base, count: config.curlCount, concurrency: 4)
+        })
     let python = Stats(values: (0..<config.repetitions).map { _ in pythonLoop(base: server.base, count: n) })
-    let curl = Stats(values: (0..<config.repetitions).map { _ in curlParallel(base: server.base, count: n, concurrency: 4) })
-    report.add("https delivery, concurrency 4, ops/s", spool: describe(s, "/s"), baseline: "bare URLSession " + describe(session, "/s"),
-               ratio: s.median / session.median, target: ">= 3x bare URLSession", met: s.median >= 3 * session.median)
-    report.add("https delivery, concurrency 4, ops/s", spool: describe(s, "/s"), baseline: "Python http.client over TLS " + describe(python, "/s"),
-               ratio: s.median / python.median, target: ">= 1.5x Python loop", met: s.median >= 1.5 * python.median)
-    report.add("https delivery, concurrency 4, ops/s", spool: describe(s, "/s"), baseline: "bare libcurl (curl --parallel) " + describe(curl, "/s"),
-               ratio: s.median / curl.median)
-    report.add("https delivery of shell-dropped files, ops/s", spool: describe(dropped, "/s"), baseline: "Python http.client over TLS " + fmt(python.median) + " /s",
-               ratio: dropped.median / python.median, target: ">= 1.5x Python loop", met: dropped.median >= 1.5 * python.median)
+    let curl = Stats(
+        values: (0..<config.repetitions).map { _ in curlParallel(base: server.base, count: n, concurrency: 4) })
+    report.add(
+        "https delivery, concurrency 4, ops/s", spool: describe(s, "/s"),
+        baseline: "bare URLSession " + describe(session, "/s"),
+        ratio: s.median / session.median, target: ">= 3x bare URLSession", met: s.median >= 3 * session.median)
+    report.add(
+        "https delivery, concurrency 4, ops/s", spool: describe(s, "/s"),
+        baseline: "Python http.client over TLS " + describe(python, "/s"),
+        ratio: s.median / python.median, target: ">= 1.5x Python loop", met: s.median >= 1.5 * python.median)
+    report.add(
+        "https delivery, concurrency 4, ops/s", spool: describe(s, "/s"),
+        baseline: "bare libcurl (curl --parallel) " + describe(curl, "/s"),
+        ratio: s.median / curl.median)
+    report.add(
+        "https delivery of shell-dropped files, ops/s", spool: describe(dropped, "/s"),
+        baseline: "Python http.client over TLS " + fmt(python.median) + " /s",
+        ratio: dropped.median / python.median, target: ">= 1.5x Python loop", met: dropped.median >= 1.5 * python.median
+    )
 }
 
 /// Case 3c: a 50 ms origin behind an https front, `--concurrency 64`, many keys: HTTP/2 on one connection
@@ -56,12 +71,18 @@ func benchFarOrigin(_ report: Report, _ config: Config) {
     report.section("3c. \(n) operations over \(keys) keys to a 50 ms origin behind nginx (https), concurrency 64")
     let ceiling = 64 / 0.05
     for (label, extra) in [("HTTP/2", [String]()), ("HTTP/1.1", ["--http1.1"])] {
-        let finished = spoolRun(server.base, n, 64, config, extra: ["--cacert", TestCertificates.shared!.caFile] + extra, keys: keys)
+        let finished = spoolRun(
+            server.base, n, 64, config, extra: ["--cacert", TestCertificates.shared!.caFile] + extra, keys: keys)
         let rate = Double(n) / finished.seconds, cpu = finished.cpuSeconds
         let seen = server.connectionsLogged()
-        report.add("50 ms origin, \(label), ops/s", spool: fmt(rate) + " /s",
-                   baseline: "64 / 50 ms = \(fmt(ceiling)) /s; \(seen.connections) connection(s), \(seen.protocols.sorted().joined(separator: " "))",
-                   ratio: rate / ceiling, target: ">= 0.80x", met: rate >= 0.8 * ceiling)
-        report.add("50 ms origin, \(label), CPU per operation", spool: format1(cpu / Double(n) * 1e6, 0) + " µs", baseline: "-", ratio: nil)
+        report.add(
+            "50 ms origin, \(label), ops/s", spool: fmt(rate) + " /s",
+            baseline:
+                "64 / 50 ms = \(fmt(ceiling)) /s; \(seen.connections) connection(s), "
+                    + "\(seen.protocols.sorted().joined(separator: " "))",
+            ratio: rate / ceiling, target: ">= 0.80x", met: rate >= 0.8 * ceiling)
+        report.add(
+            "50 ms origin, \(label), CPU per operation", spool: format1(cpu / Double(n) * 1e6, 0) + " µs",
+            baseline: "-", ratio: nil)
     }
 }

@@ -28,7 +28,8 @@ final class BenchServer {
         name = "Swift test server (n/a: nginx not installed)"
     }
 
-    /// nginx with `locations` in its server block, on https (HTTP/2 by ALPN) with the run's `TestCertificates` when `tls`.
+    /// nginx with `locations` in its server block, on https (HTTP/2 by ALPN) with the run's `TestCertificates`
+    /// when `tls`.
     init(nginx locations: String, tls: Bool, upstream: String = "") {
         directory = Fixtures.bareDirectory()
         port = TestServer.deadPort()
@@ -41,13 +42,22 @@ final class BenchServer {
         let conf = NginxConfiguration.text(
             directory: directory, server: secure + "\n" + locations, logFormat: "$connection $server_protocol",
             logOptions: "buffer=64k flush=1s",
-            http: "keepalive_requests 10000000;\nkeepalive_timeout 120;\nhttp2_max_concurrent_streams 128;\n" + upstream)
+            http: "keepalive_requests 10000000;\nkeepalive_timeout 120;\nhttp2_max_concurrent_streams 128;\n" + upstream
+        )
         writeText("\(directory)/nginx.conf", conf)
-        nginx = spawn([which("nginx")!, "-c", "\(directory)/nginx.conf", "-p", directory, "-e", "\(directory)/error.log"])
+        nginx = spawn([
+            which("nginx")!, "-c", "\(directory)/nginx.conf", "-p", directory, "-e", "\(directory)/error.log"
+        ])
         name = tls ? "nginx (TLS, HTTP/2 by ALPN)" : "nginx (return 204)"
         let curlTrust = tls ? ["--cacert", TestCertificates.shared!.caFile] : []
         for _ in 0..<100 {
-            if run(["/usr/bin/curl", "-s", "-o", "/dev/null"] + curlTrust + ["\(tls ? "https" : "http")://127.0.0.1:\(port)/"]).status == 0 { break }
+            if run(
+                ["/usr/bin/curl", "-s", "-o", "/dev/null"] + curlTrust + [
+                    "\(tls ? "https" : "http")://127.0.0.1:\(port)/"
+                ]
+            ).status == 0 {
+                break
+            }
             usleep(20_000)
         }
         // The probe's line reaches the log at the next flush (every second): then the log starts empty.

@@ -14,7 +14,8 @@ func spawn(_ argv: [String], environment: [String: String] = [:], output: String
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, output == "/dev/null" ? "/dev/null" : output + ".err", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+    posix_spawn_file_actions_addopen(
+        &actions, 2, output == "/dev/null" ? "/dev/null" : output + ".err", O_WRONLY | O_CREAT | O_APPEND, 0o644)
     var env = [String: String]()
     var index = 0
     while let entry = environ[index] {
@@ -42,7 +43,9 @@ func wait(_ pid: pid_t, started: Double) -> Finished {
     var usage = rusage()
     while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
     let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    let cpu =
+        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+        / 1e6
     return Finished(status: exit, seconds: now() - started, maxResidentKB: Int(usage.ru_maxrss), cpuSeconds: cpu)
 }
 

@@ -40,7 +40,10 @@ func benchWakeup(_ report: Report, _ config: Config) {
         return
     }
     let stats = Stats(values: latencies)
-    report.add("wake-up latency, ms", spool: "median \(fmt(stats.median)) ms, p95 \(fmt(stats.percentile(0.95))) ms, max \(fmt(stats.max)) ms",
-               baseline: "-", ratio: nil, target: "median < 20 ms", met: stats.median < 20)
-    report.line("watcher exit status after SIGTERM: \(finished.status); left in cur/: \(Fixtures.count(spool + "/cur"))")
+    report.add(
+        "wake-up latency, ms",
+        spool: "median \(fmt(stats.median)) ms, p95 \(fmt(stats.percentile(0.95))) ms, max \(fmt(stats.max)) ms",
+        baseline: "-", ratio: nil, target: "median < 20 ms", met: stats.median < 20)
+    report.line(
+        "watcher exit status after SIGTERM: \(finished.status); left in cur/: \(Fixtures.count(spool + "/cur"))")
 }

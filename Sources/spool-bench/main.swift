@@ -46,21 +46,28 @@ while index < arguments.count {
         index += 1
         continue
     }
-    Program.usageFailure("spool-bench", .unknownOption(argument), usage: "spool-bench [--quick | --large] [--only CASE]...")
+    Program.usageFailure(
+        "spool-bench", .unknownOption(argument), usage: "spool-bench [--quick | --large] [--only CASE]...")
 }
 let chosen = only
 /// Whether a case runs: all of them unless `--only` named some.
 func wanted(_ name: String) -> Bool { chosen.isEmpty || chosen.contains(name) }
 
 signal(SIGPIPE, SIG_IGN)
-let config = Config(quick: arguments.contains("--quick"), large: arguments.contains("--large"), binaries: Program.siblingExecutable("").trimmingSuffix("/"))
+let config = Config(
+    quick: arguments.contains("--quick"), large: arguments.contains("--large"),
+    binaries: Program.siblingExecutable("").trimmingSuffix("/"))
 let report = Report()
 let started = now()
 var system = utsname()
 uname(&system)
 let kernel = withUnsafeBytes(of: &system.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-print("spool-bench \(config.quick ? "--quick " : "")on \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, Linux \(kernel), \(Timestamp.formatRFC3339(Timestamp.nowSeconds()))")
-print("each figure: median (min–max) of \(config.repetitions) runs unless said otherwise; baselines measured in this run")
+print(
+    "spool-bench \(config.quick ? "--quick " : "")on \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, Linux \(kernel), "
+        + "\(Timestamp.formatRFC3339(Timestamp.nowSeconds()))"
+)
+print(
+    "each figure: median (min–max) of \(config.repetitions) runs unless said otherwise; baselines measured in this run")
 
 let server = BenchServer()
 if wanted("enqueue") { benchEnqueue(report, config) }

@@ -14,7 +14,8 @@ import SpoolControl
 
 let args = CommandLine.arguments
 guard args.count >= 3 else {
-    Program.printError("usage: spool-testhelper claim-all|claim-and-hold|recover|scan|intake-starved|clean-tmp SPOOL [ARG]\n")
+    Program.printError(
+        "usage: spool-testhelper claim-all|claim-and-hold|recover|scan|intake-starved|clean-tmp SPOOL [ARG]\n")
     exit(64)
 }
 let spool = try Spool(path: args[2])
@@ -49,11 +50,15 @@ case "claim-and-hold":
     while true { sleep(60) }
 case "recover":
     let leaseSeconds = Int64(args.count > 3 ? args[3] : "300")!
-    for id in try spool.withLock({ transaction throws(SystemCallError) in try transaction.recoverStaleClaims(leaseSeconds: leaseSeconds) }) {
+    for id in try spool.withLock({ transaction throws(SystemCallError) in
+        try transaction.recoverStaleClaims(leaseSeconds: leaseSeconds)
+    }) {
         Program.printOut(id + "\n")
     }
 case "scan":
-    try spool.scanNew(log: Log(program: "spool-testhelper", level: .verbose)) { Program.printOut($0.fileName.escaped + "\n") }
+    try spool.scanNew(log: Log(program: "spool-testhelper", level: .verbose)) {
+        Program.printOut($0.fileName.escaped + "\n")
+    }
 case "enqueue-many":
     // Enqueues N small operations through the library, one after another.
     let count = Int(args[3])!

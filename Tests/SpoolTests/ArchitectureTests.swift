@@ -10,9 +10,13 @@ import Testing
     /// The Swift files under `folder`, relative to the repository, with their text.
     static func sources(_ folder: String) throws -> [(path: String, text: String)] {
         let base = root + "/" + folder
-        let files = try #require(FileManager.default.enumerator(atPath: base)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        let files = try #require(FileManager.default.enumerator(atPath: base)).compactMap { $0 as? String }.filter {
+            $0.hasSuffix(".swift")
+        }
         #expect(!files.isEmpty, "no sources under \(folder)")
-        return try files.sorted().map { ("\(folder)/\($0)", try String(contentsOfFile: base + "/" + $0, encoding: .utf8)) }
+        return try files.sorted().map {
+            ("\(folder)/\($0)", try String(contentsOfFile: base + "/" + $0, encoding: .utf8))
+        }
     }
 
     /// The lines of `text` matching `pattern`, comments left out.
@@ -25,9 +29,13 @@ import Testing
     }
 
     @Test func fileSystemCallsAreMadeInSystemOnly() throws {
-        let calls = #"\b(openat|renameat2?|linkat|unlinkat|mkdirat|fstatat|fsync|fdatasync|getdents64|ftruncate)\s*\(|Glibc\.(open|rename|link|unlink|mkdir|stat)\s*\(|(?<![.\w])open\(""#
+        let calls =
+            #"\b(openat|renameat2?|linkat|unlinkat|mkdirat|fstatat|fsync|fdatasync|getdents64|ftruncate)\s*\(|Glibc\.(open|rename|link|unlink|mkdir|stat)\s*\(|(?<![.\w])open\(""#
         var found: [String] = []
-        for folder in ["Sources/Spool", "Sources/SpoolHTTP", "Sources/spool-send", "Sources/spool-send-http", "Sources/spool-enqueue", "Sources/spool-ctl"] {
+        for folder in [
+            "Sources/Spool", "Sources/SpoolHTTP", "Sources/spool-send", "Sources/spool-send-http",
+            "Sources/spool-enqueue", "Sources/spool-ctl"
+        ] {
             for (path, text) in try Self.sources(folder) where !path.hasPrefix("Sources/Spool/System/") {
                 found += Self.matches(calls, in: text).map { "\(path): \($0)" }
             }
@@ -47,11 +55,14 @@ import Testing
             "rlimit": ["Sources/Spool/CommandLine/SendCommand.swift"],
             "sleep": [],
         ]
-        let calls = #"(?<![.\w])(flock|eventfd|inotify_\w+|poll|kill|setrlimit|getrlimit|usleep|nanosleep|sleep)\(|Glibc\.(poll|kill|sleep|usleep)\("#
+        let calls =
+            #"(?<![.\w])(flock|eventfd|inotify_\w+|poll|kill|setrlimit|getrlimit|usleep|nanosleep|sleep)\(|Glibc\.(poll|kill|sleep|usleep)\("#
         var found: [String] = []
         for (path, text) in try Self.sources("Sources/Spool") where !path.hasPrefix("Sources/Spool/System/") {
             for line in Self.matches(calls, in: text) {
-                let call = allowed.keys.first { line.contains($0 + "(") || line.contains($0 + "_") || line.contains("et" + $0 + "(") }
+                let call = allowed.keys.first {
+                    line.contains($0 + "(") || line.contains($0 + "_") || line.contains("et" + $0 + "(")
+                }
                 if let call, allowed[call]!.contains(path) { continue }
                 found.append("\(path): \(line.trimmingCharacters(in: .whitespaces))")
             }
@@ -63,7 +74,9 @@ import Testing
         var found: [String] = []
         for (path, text) in try Self.sources("Sources/Spool") where !path.hasPrefix("Sources/Spool/System/") {
             let file = (path as NSString).lastPathComponent
-            if file != "Transitions.swift" { found += Self.matches(#"\.(rename|link)\("#, in: text).map { "\(path): \($0)" } }
+            if file != "Transitions.swift" {
+                found += Self.matches(#"\.(rename|link)\("#, in: text).map { "\(path): \($0)" }
+            }
             // A rename over a name: advice files only (hints in the root, a deferral's reason), and the one
             // rewrite of a filed document.
             if !["Transitions.swift", "Spool+Hints.swift", "DeferralReason.swift"].contains(file) {
@@ -75,11 +88,19 @@ import Testing
 
     @Test func dispatchAndFoundationStayOut() throws {
         var found: [String] = []
-        for folder in ["Sources/Spool", "Sources/SpoolHTTP", "Sources/spool-send", "Sources/spool-send-http", "Sources/spool-enqueue", "Sources/spool-ctl"] {
+        for folder in [
+            "Sources/Spool", "Sources/SpoolHTTP", "Sources/spool-send", "Sources/spool-send-http",
+            "Sources/spool-enqueue", "Sources/spool-ctl"
+        ] {
             for (path, text) in try Self.sources(folder) {
-                found += Self.matches(#"^import (Foundation|FoundationEssentials|FoundationNetworking)\b"#, in: text).map { "\(path): \($0)" }
-                let dispatchAllowed = ["Sources/Spool/Sending/Wakeup.swift", "Sources/Spool/Sending/Worker+Handler.swift"]
-                if !dispatchAllowed.contains(path) { found += Self.matches(#"^import Dispatch\b"#, in: text).map { "\(path): \($0)" } }
+                found += Self.matches(#"^import (Foundation|FoundationEssentials|FoundationNetworking)\b"#, in: text)
+                    .map { "\(path): \($0)" }
+                let dispatchAllowed = [
+                    "Sources/Spool/Sending/Wakeup.swift", "Sources/Spool/Sending/Worker+Handler.swift"
+                ]
+                if !dispatchAllowed.contains(path) {
+                    found += Self.matches(#"^import Dispatch\b"#, in: text).map { "\(path): \($0)" }
+                }
             }
         }
         #expect(found.isEmpty, "imports that slow every start: \(found)")
@@ -93,7 +114,10 @@ import Testing
         for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
             let name = String(text[Range(match.range(at: 1), in: text)!])
             let list = String(text[Range(match.range(at: 2), in: text)!])
-            result[name] = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            result[name] = Set(
+                list.split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                }
                 .filter { $0.hasPrefix("Spool") })
         }
         return result
@@ -105,12 +129,21 @@ import Testing
         var map: [String: Set<String>] = [:]
         for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
             let uses = String(text[Range(match.range(at: 2), in: text)!])
-            map[String(text[Range(match.range(at: 1), in: text)!])] = uses == "nothing but the C shims"
-                ? [] : Set(uses.components(separatedBy: ", ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "` ")) })
+            map[String(text[Range(match.range(at: 1), in: text)!])] =
+                uses == "nothing but the C shims"
+                ? []
+                : Set(
+                    uses.components(separatedBy: ", ").map {
+                        $0.trimmingCharacters(in: CharacterSet(charactersIn: "` "))
+                    })
         }
         let package = try Self.packageDependencies()
         #expect(package.count >= 11, "the layer targets: \(package.keys.sorted())")
-        #expect(map == package, "ARCHITECTURE.md \(map.sorted { $0.key < $1.key }) against Package.swift \(package.sorted { $0.key < $1.key })")
+        #expect(
+            map == package,
+            Comment(rawValue: "ARCHITECTURE.md \(map.sorted { $0.key < $1.key }) against Package.swift "
+                + "\(package.sorted { $0.key < $1.key })")
+        )
     }
 
     @Test func eachFileImportsOnlyWhatItsTargetMayUse() throws {
@@ -120,7 +153,8 @@ import Testing
         let regex = try NSRegularExpression(pattern: #"\.target\(name: "(Spool\w*)"[^)]*?path: "(Sources/[^"]+)""#)
         var paths: [String: String] = [:]
         for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-            paths[String(text[Range(match.range(at: 1), in: text)!])] = String(text[Range(match.range(at: 2), in: text)!])
+            paths[String(text[Range(match.range(at: 1), in: text)!])] = String(
+                text[Range(match.range(at: 2), in: text)!])
         }
         let direct = try Self.packageDependencies()
         func closure(_ target: String) -> Set<String> {
@@ -137,7 +171,9 @@ import Testing
             for (file, source) in try Self.sources(path) {
                 for line in Self.matches(#"^(@testable )?import Spool\w*$"#, in: source) {
                     let module = String(line.split(separator: " ").last!)
-                    if !allowed.contains(module) { found.append("\(file): \(line) (\(target) may use \(allowed.sorted()))") }
+                    if !allowed.contains(module) {
+                        found.append("\(file): \(line) (\(target) may use \(allowed.sorted()))")
+                    }
                 }
             }
         }

@@ -55,10 +55,16 @@ public final class TestServer: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = requested.bigEndian
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard bound == 0, listen(listener, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
         port = UInt16(bigEndian: address.sin_port)
         self.listener = listener
         let thread = Thread { [self] in acceptLoop() }
@@ -136,7 +142,8 @@ public final class TestServer: @unchecked Sendable {
             var headers: [String: String] = [:]
             for line in lines {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
             }
             var body = [UInt8]()
             if let length = headers["content-length"].flatMap(Int.init) {
@@ -150,7 +157,9 @@ public final class TestServer: @unchecked Sendable {
                         lineEnd = findCRLF(buffer)
                         if lineEnd == nil, !fill() { return }
                     }
-                    let size = Int(String(decoding: buffer[0..<lineEnd!], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+                    let size =
+                        Int(String(decoding: buffer[0..<lineEnd!], as: UTF8.self).split(separator: ";")[0], radix: 16)
+                        ?? 0
                     buffer.removeFirst(lineEnd! + 2)
                     while buffer.count < size + 2 { if !fill() { return } }
                     body += buffer[0..<size]
@@ -158,7 +167,9 @@ public final class TestServer: @unchecked Sendable {
                     if size == 0 { break }
                 }
             }
-            let request = Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: Data(body), received: Date(), monotonic: TestServer.monotonicNow())
+            let request = Request(
+                method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: Data(body),
+                received: Date(), monotonic: TestServer.monotonicNow())
             log.withLock { $0.append(request) }
             var reply = handler(request)
             if case let .delayed(seconds, status) = reply {
@@ -169,7 +180,8 @@ public final class TestServer: @unchecked Sendable {
                 shutdown(fd, Int32(SHUT_RDWR))
                 return
             }
-            var response = "HTTP/1.1 \(status) \(status < 300 ? "OK" : "Status")\r\nContent-Length: \(text.utf8.count)\r\n"
+            var response =
+                "HTTP/1.1 \(status) \(status < 300 ? "OK" : "Status")\r\nContent-Length: \(text.utf8.count)\r\n"
             for (name, value) in replyHeaders { response += "\(name): \(value)\r\n" }
             response += "\r\n" + text
             let bytes = Array(response.utf8)
@@ -191,7 +203,8 @@ public final class TestServer: @unchecked Sendable {
 
     private func findCRLFCRLF(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
-        for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 { return i }
+        for i in 0...(bytes.count - 4)
+        where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 { return i }
         return nil
     }
 

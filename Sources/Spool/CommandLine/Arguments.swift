@@ -77,7 +77,8 @@ public enum UsageError: Error, CustomStringConvertible {
         case let .unknownOption(option): "unknown option '\(option)'"
         case let .unexpectedArgument(argument): "unexpected argument '\(argument)'"
         case let .missingArgument(name): "missing expected argument '\(name)'"
-        case let .invalidValue(option, value, expected): "the value '\(value)' is invalid for '\(option)': expected \(expected)"
+        case let .invalidValue(option, value, expected):
+            "the value '\(value)' is invalid for '\(option)': expected \(expected)"
         case let .conflicting(a, b): "'\(a)' and '\(b)' cannot be used together"
         }
     }
@@ -87,7 +88,9 @@ public enum UsageError: Error, CustomStringConvertible {
 public enum Program {
     /// Writes `text` to standard output.
     public static func printOut(_ text: String) {
-        do { try FileDescriptor(rawValue: STDOUT_FILENO).writeAll(Array(text.utf8)) } catch where error == Errno(rawValue: EPIPE) {
+        do { try FileDescriptor(rawValue: STDOUT_FILENO).writeAll(Array(text.utf8)) } catch
+            where error == Errno(rawValue: EPIPE)
+        {
             // The reader went away (`spool-ctl list | head` with SIGPIPE ignored, as a parent may leave it):
             // there is no one left to write for.
             exit(ExitCode.ioError)

@@ -28,8 +28,8 @@ extension ControlCommand {
               shape                   Waiting operations by origin and age, as Postfix's qshape.
               show                    One operation in full: document, retry state and reason.
               stats                   Counts, oldest pending age, next due time, bytes on disk.
-              retry                   Move operations from failed/ or conflict/ back to new/, or send deferred ones nowSeconds.
-              flush                   Send every deferred operation to one origin nowSeconds, lifting its pause.
+              retry                   Move operations from failed/ or conflict/ back to new/, or send deferred ones now.
+              flush                   Send every deferred operation to one origin now, lifting its pause.
               hold                    Keep waiting operations from being sent, in their place, until released.
               release                 Let held operations go again, in their order.
               discard                 Remove operations for good.
@@ -97,7 +97,7 @@ extension ControlCommand {
             """,
         "release": """
             OVERVIEW: Take held operations off hold. They go in their place in their key
-            at their next attempt time ('spool-ctl retry --nowSeconds ID' or 'flush --origin' for at once).
+            at their next attempt time ('spool-ctl retry --now ID' or 'flush --origin' for at once).
 
             USAGE: spool-ctl [--spool DIR] release ID... | --origin ORIGIN | --key KEY
 
@@ -138,7 +138,7 @@ extension ControlCommand {
             OVERVIEW: Move operations from failed/ or conflict/ back to new/ with no attempts, keeping their
             idempotency key; or clear the retry time of deferred operations in new/.
 
-            USAGE: spool-ctl [--spool DIR] retry ID... | --all-failed | --all-conflict [--if-match ETAG] [--nowSeconds]
+            USAGE: spool-ctl [--spool DIR] retry ID... | --all-failed | --all-conflict [--if-match ETAG] [--now]
 
             ARGUMENTS:
               ID                      An operation id, or a path such as spool/conflict/ID.
@@ -148,12 +148,12 @@ extension ControlCommand {
               --all-conflict          Every operation in conflict/.
               --if-match ETAG         Replace the stale version with ETAG (after looking at the server);
                                       the operation also gets a new idempotency key, being a new request.
-              --nowSeconds                   Clear the retry time of deferred operations in new/ (all, without IDs).
+              --now                   Clear the retry time of deferred operations in new/ (all, without IDs).
               -h, --help              Show help information.
 
             """,
         "flush": """
-            OVERVIEW: Make every deferred operation to one origin due nowSeconds, in its place in the order, and lift the
+            OVERVIEW: Make every deferred operation to one origin due now, in its place in the order, and lift the
             pause the origin asked for (Retry-After, a used-up quota), so that the next spool-send run sends to it
             at once (Postfix's site flush, postqueue's s). Asks first on a terminal. A running watcher keeps the
             pause it holds in memory until it is restarted.

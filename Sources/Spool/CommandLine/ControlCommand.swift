@@ -15,7 +15,8 @@ public struct ControlCommand: ParsedCommand, Sendable {
     /// The program name in messages.
     public static let program = "spool-ctl"
     /// One-line usage for errors.
-    public static let usage = "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|hold|release|discard|check [OPTIONS]"
+    public static let usage =
+        "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|hold|release|discard|check [OPTIONS]"
 
     /// `--spool`, if given.
     public var spool: String?
@@ -44,7 +45,8 @@ public struct ControlCommand: ParsedCommand, Sendable {
 
     package static let allowedFlags: [String: Set<String>] = [
         "list": ["--json"], "show": ["--json"], "stats": ["--json", "--prometheus"],
-        "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"], "flush": ["--yes"], "shape": [], "hold": [], "release": [],
+        "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"],
+        "flush": ["--yes"], "shape": [], "hold": [], "release": []
     ]
 
     /// Parses `spool-ctl`'s arguments.
@@ -67,19 +69,24 @@ public struct ControlCommand: ParsedCommand, Sendable {
                 guard ["list", "flush", "hold", "release"].contains(chosen) else { throw .unknownOption("--origin") }
                 let text = try arguments.value(for: "--origin")
                 guard let origin = try? Operation.origin(of: text), ControlCommand.isBareOrigin(text) else {
-                    throw .invalidValue(option: "--origin", value: text, expected: "an origin such as https://api.example.com or http://127.0.0.1:8080")
+                    throw .invalidValue(
+                        option: "--origin", value: text,
+                        expected: "an origin such as https://api.example.com or http://127.0.0.1:8080")
                 }
                 self.origin = origin
             case .option("--key"):
                 guard chosen == "hold" || chosen == "release" else { throw .unknownOption("--key") }
                 let value = try arguments.value(for: "--key")
-                guard !value.isEmpty else { throw .invalidValue(option: "--key", value: value, expected: "an ordering key, as list shows it") }
+                guard !value.isEmpty else {
+                    throw .invalidValue(option: "--key", value: value, expected: "an ordering key, as list shows it")
+                }
                 key = value
             case .option("--older-than"):
                 guard chosen == "list" else { throw .unknownOption("--older-than") }
                 let text = try arguments.value(for: "--older-than")
                 guard let seconds = Timestamp.parseDuration(text) else {
-                    throw .invalidValue(option: "--older-than", value: text, expected: "a duration such as 30m, 4h or 2d")
+                    throw .invalidValue(
+                        option: "--older-than", value: text, expected: "a duration such as 30m, 4h or 2d")
                 }
                 olderThan = seconds
             case let .option(name) where name == "--auth-dir" || name == "--handler-dir":
@@ -87,7 +94,9 @@ public struct ControlCommand: ParsedCommand, Sendable {
                 let value = try arguments.value(for: name)
                 if name == "--auth-dir" { authDirectory = value } else { handlerDirectory = value }
             case let .option(name):
-                guard let chosen, ControlCommand.allowedFlags[chosen]?.contains(name) == true else { throw .unknownOption(name) }
+                guard let chosen, ControlCommand.allowedFlags[chosen]?.contains(name) == true else {
+                    throw .unknownOption(name)
+                }
                 try arguments.noValue(for: name)
                 flags.insert(name)
             case let .positional(value):
@@ -118,8 +127,12 @@ public struct ControlCommand: ParsedCommand, Sendable {
         case "list", "shape":
             if positionals.count > 1 { throw .unexpectedArgument(positionals[1]) }
             if let which = positionals.first, which != "all", !(subcommand == "shape" && which == "waiting"),
-               Spool.Folder(rawValue: which) == nil || which == "tmp" {
-                throw .invalidValue(option: subcommand, value: which, expected: subcommand == "shape" ? "waiting, new, cur, failed, conflict or all" : "new, cur, failed, conflict or all")
+                Spool.Folder(rawValue: which) == nil || which == "tmp"
+            {
+                throw .invalidValue(
+                    option: subcommand, value: which,
+                    expected: subcommand == "shape"
+                        ? "waiting, new, cur, failed, conflict or all" : "new, cur, failed, conflict or all")
             }
         case "flush":
             if let first = positionals.first { throw .unexpectedArgument(first) }
@@ -137,11 +150,16 @@ public struct ControlCommand: ParsedCommand, Sendable {
         case "retry", "discard":
             let bulk = flags.contains("--all-failed") || flags.contains("--all-conflict")
             if positionals.isEmpty && !bulk && !flags.contains("--now") { throw .missingArgument("ID") }
-            if !positionals.isEmpty && bulk { throw .conflicting("ID", flags.contains("--all-failed") ? "--all-failed" : "--all-conflict") }
+            if !positionals.isEmpty && bulk {
+                throw .conflicting("ID", flags.contains("--all-failed") ? "--all-failed" : "--all-conflict")
+            }
             // Each resource has its own version: one ETag over many operations would silently lift the
             // conflict protection of every write it does not belong to.
             if ifMatch != nil && (bulk || positionals.count > 1) {
-                throw .invalidValue(option: "--if-match", value: ifMatch!, expected: "one operation ID: each resource has its own version, so give one retry --if-match per id")
+                throw .invalidValue(
+                    option: "--if-match", value: ifMatch!,
+                    expected: "one operation ID: each resource has its own version, so give one retry --if-match per id"
+                )
             }
             if ifMatch != nil && flags.contains("--now") { throw .conflicting("--if-match", "--now") }
         default:

@@ -50,7 +50,10 @@ extension ControlSession {
                 if let item = find(argument) { act(item, &self) }
             }
         }
-        let hint = holding ? "; 'spool-ctl release' sends them again in their place" : "; they go at their next attempt time ('spool-ctl retry --now ID' for at once)"
+        let hint =
+            holding
+            ? "; 'spool-ctl release' sends them again in their place"
+            : "; they go at their next attempt time ('spool-ctl retry --now ID' for at once)"
         Program.printOut("\(changed) operation(s) \(holding ? "held" : "released")\(changed > 0 ? hint : "")\n")
     }
 }

@@ -63,7 +63,9 @@ package struct ControlSession {
     package static func table(_ rows: [[String]], widths: [Int]) -> String {
         guard !rows.isEmpty else { return "" }
         return rows.map { row in
-            row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell + String(repeating: " ", count: max(widths[i] - cell.count, 0) + 2) }.joined()
+            row.enumerated().map { i, cell in
+                i == row.count - 1 ? cell : cell + String(repeating: " ", count: max(widths[i] - cell.count, 0) + 2)
+            }.joined()
         }.joined(separator: "\n") + "\n"
     }
 
@@ -73,7 +75,8 @@ package struct ControlSession {
     /// Prints as it reads: the first lines after one listing of the spool, whatever its size.
     package func list() {
         let which = command.positionals.first ?? "all"
-        let folders: [Spool.Folder] = which == "all" ? [.new, .cur, .failed, .conflict] : [Spool.Folder(rawValue: which)!]
+        let folders: [Spool.Folder] =
+            which == "all" ? [.new, .cur, .failed, .conflict] : [Spool.Folder(rawValue: which)!]
         if command.flags.contains("--json") {
             ControlSession.forEachItem(spool, folders) { item in
                 guard selected(item) else { return true }
@@ -110,9 +113,13 @@ package struct ControlSession {
     /// One line of `list`.
     package func row(_ item: QueueItem) -> [String] {
         let key = item.operation.map { $0.key == $0.url ? "-" : $0.key } ?? "-"
-        return [item.id, item.stateWord(nowSeconds: nowSeconds), String(item.attempts), item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
-                item.operation?.method ?? "?", item.operation.map { $0.handler == nil ? $0.url : $0.summary } ?? "?", key, humanDuration(item.age(nowSeconds: nowSeconds)),
-                item.reasonLine ?? item.lastError ?? "-"]
+        return [
+            item.id, item.stateWord(nowSeconds: nowSeconds), String(item.attempts),
+            item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
+            item.operation?.method ?? "?", item.operation.map { $0.handler == nil ? $0.url : $0.summary } ?? "?", key,
+            humanDuration(item.age(nowSeconds: nowSeconds)),
+            item.reasonLine ?? item.lastError ?? "-"
+        ]
     }
 
     package mutating func show() {
@@ -124,19 +131,31 @@ package struct ControlSession {
             return
         }
         var rows: [[String]] = [
-            ["id:", item.id], ["state:", "\(item.stateWord(nowSeconds: nowSeconds)) (\(item.folder.rawValue)/)"], ["file:", spool.displayPath(item.folder, item.fileName)],
-            ["attempts:", String(item.attempts)],
+            ["id:", item.id], ["state:", "\(item.stateWord(nowSeconds: nowSeconds)) (\(item.folder.rawValue)/)"],
+            ["file:", spool.displayPath(item.folder, item.fileName)],
+            ["attempts:", String(item.attempts)]
         ]
         if let due = item.dueSeconds { rows.append(["next attempt:", Timestamp.formatRFC3339(due)]) }
         if let last = item.lastError { rows.append(["last error:", last]) }
-        rows.append(["enqueued:", "\(Timestamp.formatRFC3339(item.orderMicroseconds / 1_000_000)) (\(humanDuration(item.age(nowSeconds: nowSeconds))) ago)"])
-        if let claim = item.claim { rows.append(["claimed by:", "pid \(claim.owner.pid) on \(claim.owner.host) since \(Timestamp.formatRFC3339(claim.since))"]) }
+        rows.append([
+            "enqueued:",
+            "\(Timestamp.formatRFC3339(item.orderMicroseconds / 1_000_000)) "
+                + "(\(humanDuration(item.age(nowSeconds: nowSeconds))) ago)"
+        ])
+        if let claim = item.claim {
+            rows.append([
+                "claimed by:",
+                "pid \(claim.owner.pid) on \(claim.owner.host) since \(Timestamp.formatRFC3339(claim.since))"
+            ])
+        }
         if let operation = item.operation {
             rows.append(operation.handler == nil ? ["request:", operation.summary] : ["job:", operation.summary])
             if operation.key != operation.url { rows.append(["key:", operation.key]) }
         }
         if let problem = item.problem { rows.append(["problem:", problem]) }
-        for (field, value) in item.reason.fields where field != "id" && field != "folder" { rows.append(["why \(field):", value]) }
+        for (field, value) in item.reason.fields where field != "id" && field != "folder" {
+            rows.append(["why \(field):", value])
+        }
         var out = ControlSession.table(rows)
         if let document = item.operation?.document { out += "document:\n  \(document.text)\n" }
         Program.printOut(out)
@@ -180,7 +199,8 @@ package struct ControlSession {
     /// The folders `--all-failed` and `--all-conflict` name: acted on as the listing reads each operation,
     /// in bounded memory over any number of them.
     package var bulkFolders: [Spool.Folder] {
-        [("--all-failed", Spool.Folder.failed), ("--all-conflict", .conflict)].filter { command.flags.contains($0.0) }.map(\.1)
+        [("--all-failed", Spool.Folder.failed), ("--all-conflict", .conflict)].filter { command.flags.contains($0.0) }
+            .map(\.1)
     }
 
     /// `retry` of one operation.
@@ -202,7 +222,12 @@ package struct ControlSession {
         let bulk = bulkFolders
         if !bulk.isEmpty {
             // One question for the lot, as the count is not known before the listing streams.
-            if interactive && !ControlSession.confirm("discard every operation in \(bulk.map { $0.rawValue + "/" }.joined(separator: " and "))?") { return }
+            if interactive
+                && !ControlSession.confirm(
+                    "discard every operation in \(bulk.map { $0.rawValue + "/" }.joined(separator: " and "))?")
+            {
+                return
+            }
             ControlSession.forEachItem(spool, bulk) { item in
                 discard(item)
                 return true
@@ -259,13 +284,17 @@ package struct ControlSession {
             }
         }
         let credentials = Credentials.defaultDirectory(option: command.authDirectory).map(Credentials.init(directory:))
-        let handlers = HandlerDirectory.defaultPath(option: command.handlerDirectory, configured: configuration?.handlerDirectory)
-            .map(HandlerDirectory.init(path:))
+        let handlers = HandlerDirectory.defaultPath(
+            option: command.handlerDirectory, configured: configuration?.handlerDirectory
+        )
+        .map(HandlerDirectory.init(path:))
         let setup = SetupCheck(configuration: configuration, path: path, credentials: credentials, handlers: handlers)
         for finding in setup.findings { Program.printOut("\(finding.path): \(finding.problem)\n") }
         if !setup.findings.isEmpty { status = ExitCode.configuration }
         if setup.findings.isEmpty {
-            if let credentials { Program.printOut("\(credentials.directory): ok (\(credentials.profileNames().count) auth profile(s))\n") }
+            if let credentials {
+                Program.printOut("\(credentials.directory): ok (\(credentials.profileNames().count) auth profile(s))\n")
+            }
             if let handlers { Program.printOut("\(handlers.path): ok (handler directory)\n") }
         }
     }

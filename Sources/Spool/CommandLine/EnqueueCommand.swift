@@ -15,7 +15,8 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     /// The program name in messages.
     public static let program = "spool-enqueue"
     /// One-line usage for errors.
-    public static let usage = "spool-enqueue [--spool DIR] METHOD URL [OPTIONS] | --handler NAME [OPTIONS] [--] [ARG...] | --json FILE|-"
+    public static let usage =
+        "spool-enqueue [--spool DIR] METHOD URL [OPTIONS] | --handler NAME [OPTIONS] [--] [ARG...] | --json FILE|-"
 
     /// `--spool`, if given.
     public var spool: String?
@@ -52,7 +53,8 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
         func time(_ option: String) throws(UsageError) -> JSON {
             let text = try arguments.value(for: option)
             guard let seconds = Timestamp.parseArgument(text, nowSeconds: nowSeconds) else {
-                throw .invalidValue(option: option, value: text, expected: "an RFC 3339 time, @EPOCH or +DURATION (30s, 10m, 2h, 1d)")
+                throw .invalidValue(
+                    option: option, value: text, expected: "an RFC 3339 time, @EPOCH or +DURATION (30s, 10m, 2h, 1d)")
             }
             return .string(Timestamp.formatRFC3339(seconds))
         }
@@ -65,17 +67,26 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             case .option("--spool"): spool = try arguments.value(for: "--spool")
             case .option("--header"):
                 let line = try arguments.value(for: "--header")
-                guard let colon = line.firstIndex(of: ":") else { throw .invalidValue(option: "--header", value: line, expected: "'Name: value'") }
-                headers.append((String(line[..<colon]).trimmingWhitespace(), .string(String(line[line.index(after: colon)...]).trimmingWhitespace())))
+                guard let colon = line.firstIndex(of: ":") else {
+                    throw .invalidValue(option: "--header", value: line, expected: "'Name: value'")
+                }
+                headers.append(
+                    (
+                        String(line[..<colon]).trimmingWhitespace(),
+                        .string(String(line[line.index(after: colon)...]).trimmingWhitespace())
+                    ))
             case let .option(name) where name == "--body" || name == "--body-file":
                 // One body: a second one, of either kind, is refused rather than silently winning.
-                if let given = body != nil ? "--body" : bodyFile != nil ? "--body-file" : nil { throw .conflicting(given, name) }
+                if let given = body != nil ? "--body" : bodyFile != nil ? "--body-file" : nil {
+                    throw .conflicting(given, name)
+                }
                 let value = try arguments.value(for: name)
                 if name == "--body" { body = value } else { bodyFile = value }
             case .option("--json"): jsonInput = try arguments.value(for: "--json")
             case .option("--if-match"): fields["if_match"] = .string(try arguments.value(for: "--if-match"))
             case .option("--key"): fields["key"] = .string(try arguments.value(for: "--key"))
-            case .option("--idempotency-key"): fields["idempotency_key"] = .string(try arguments.value(for: "--idempotency-key"))
+            case .option("--idempotency-key"):
+                fields["idempotency_key"] = .string(try arguments.value(for: "--idempotency-key"))
             case .option("--depends-on"): dependsOn.append(.string(try arguments.value(for: "--depends-on")))
             case .option("--coalesce"):
                 try arguments.noValue(for: "--coalesce")
@@ -87,7 +98,9 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             case .option("--expires"): fields["expires_at"] = try time("--expires")
             case .option("--max-attempts"):
                 let text = try arguments.value(for: "--max-attempts")
-                guard let n = Int(text) else { throw .invalidValue(option: "--max-attempts", value: text, expected: "an integer") }
+                guard let n = Int(text) else {
+                    throw .invalidValue(option: "--max-attempts", value: text, expected: "an integer")
+                }
                 fields["max_attempts"] = .number(String(n))
             case .option("--priority"):
                 let text = try arguments.value(for: "--priority")
@@ -102,19 +115,24 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                 explicitLimits.insert(name)
             case .option("--max-size"):
                 let text = try arguments.value(for: "--max-size")
-                guard let n = Int(text), n > 0 else { throw .invalidValue(option: "--max-size", value: text, expected: "a positive number of bytes") }
+                guard let n = Int(text), n > 0 else {
+                    throw .invalidValue(option: "--max-size", value: text, expected: "a positive number of bytes")
+                }
                 maxSize = n
             case let .option(name): throw .unknownOption(name)
             }
         }
         try validate()
-        for (option, variable) in [("--max-queue", "SPOOL_MAX_QUEUE"), ("--min-free", "SPOOL_MIN_FREE")] where !explicitLimits.contains(option) {
+        for (option, variable) in [("--max-queue", "SPOOL_MAX_QUEUE"), ("--min-free", "SPOOL_MIN_FREE")]
+        where !explicitLimits.contains(option) {
             if let text = Program.environment(variable) { try setLimit(option, text, named: variable) }
         }
     }
 
     package mutating func setLimit(_ option: String, _ text: String, named name: String? = nil) throws(UsageError) {
-        guard let n = Int(text), n >= 0 else { throw .invalidValue(option: name ?? option, value: text, expected: "a number, 0 or more") }
+        guard let n = Int(text), n >= 0 else {
+            throw .invalidValue(option: name ?? option, value: text, expected: "a number, 0 or more")
+        }
         if option == "--max-queue" { limits.maxCount = n } else { limits.minFreeBytes = n }
     }
 
@@ -125,12 +143,16 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             if body != nil { throw .conflicting("--json", "--body") }
             if bodyFile != nil { throw .conflicting("--json", "--body-file") }
             if !headers.isEmpty { throw .conflicting("--json", "--header") }
-            if let option = fields.keys.sorted().first { throw .conflicting("--json", "--" + EnqueueCommand.optionName(option)) }
+            if let option = fields.keys.sorted().first {
+                throw .conflicting("--json", "--" + EnqueueCommand.optionName(option))
+            }
             if !dependsOn.isEmpty { throw .conflicting("--json", "--depends-on") }
         } else if fields["handler"] != nil {
             // A job for a handler: the positionals are its arguments, and HTTP's options mean nothing.
             if !headers.isEmpty { throw .conflicting("--handler", "--header") }
-            for field in ["if_match", "auth"] where fields[field] != nil { throw .conflicting("--handler", "--" + EnqueueCommand.optionName(field)) }
+            for field in ["if_match", "auth"] where fields[field] != nil {
+                throw .conflicting("--handler", "--" + EnqueueCommand.optionName(field))
+            }
         } else {
             if positionals.count < 1 { throw .missingArgument("METHOD") }
             if positionals.count < 2 { throw .missingArgument("URL") }

@@ -37,13 +37,16 @@ extension SendCommand {
         }
         let worker = Worker(spool: spool, transport: transport, options: options)
         wakeup.onStopSignal { worker.requestStop() }
-        let loop = RunLoop(worker: worker, wakeup: wakeup, spool: spool, options: options, watch: watch, pollSeconds: pollSeconds)
+        let loop = RunLoop(
+            worker: worker, wakeup: wakeup, spool: spool, options: options, watch: watch, pollSeconds: pollSeconds)
         switch await loop.run() {
         case .finished: exit(0)
         case let .faulted(faults): SendCommand.exitIfFaulted(faults)
         case .remounted:
-            Program.fail(SendCommand.program, "\(spool.path) was mounted again under this watcher; start it again to use the new mount",
-                         code: ExitCode.temporaryFailure)
+            Program.fail(
+                SendCommand.program,
+                "\(spool.path) was mounted again under this watcher; start it again to use the new mount",
+                code: ExitCode.temporaryFailure)
         }
         exit(0)
     }

@@ -16,7 +16,8 @@ public struct SendCommand: ParsedCommand, Sendable {
     /// The program name in messages.
     public static let program = "spool-send"
     /// One-line usage for errors.
-    public static let usage = "spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS] [...]"
+    public static let usage =
+        "spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS] [...]"
 
     /// `--spool`, if given.
     public var spool: String?
@@ -68,18 +69,28 @@ public struct SendCommand: ParsedCommand, Sendable {
                 options.flush = true
             case .option("--concurrency"):
                 let text = try arguments.value(for: "--concurrency")
-                guard let n = Int(text), (1...256).contains(n) else { throw .invalidValue(option: "--concurrency", value: text, expected: "an integer from 1 to 256") }
+                guard let n = Int(text), (1...256).contains(n) else {
+                    throw .invalidValue(option: "--concurrency", value: text, expected: "an integer from 1 to 256")
+                }
                 options.concurrency = n
             case .option("--timeout"):
                 let text = try arguments.value(for: "--timeout")
-                guard let n = Double(text), n > 0, n <= 86400 else { throw .invalidValue(option: "--timeout", value: text, expected: "seconds, more than 0") }
+                guard let n = Double(text), n > 0, n <= 86400 else {
+                    throw .invalidValue(option: "--timeout", value: text, expected: "seconds, more than 0")
+                }
                 transport.timeoutSeconds = n
-            case .option("--min-backoff"): options.backoff.minimum = try seconds("--min-backoff", try arguments.value(for: "--min-backoff"))
-            case .option("--max-backoff"): options.backoff.maximum = try seconds("--max-backoff", try arguments.value(for: "--max-backoff"))
-            case .option("--lifetime"): options.lifetimeSeconds = try seconds("--lifetime", try arguments.value(for: "--lifetime"))
+            case .option("--min-backoff"):
+                options.backoff.minimum = try seconds("--min-backoff", try arguments.value(for: "--min-backoff"))
+            case .option("--max-backoff"):
+                options.backoff.maximum = try seconds("--max-backoff", try arguments.value(for: "--max-backoff"))
+            case .option("--lifetime"):
+                options.lifetimeSeconds = try seconds("--lifetime", try arguments.value(for: "--lifetime"))
             case .option("--warn-after"):
                 let value = try seconds("--warn-after", try arguments.value(for: "--warn-after"))
-                guard value > 0 else { throw .invalidValue(option: "--warn-after", value: "\(value)", expected: "a duration of at least 1s") }
+                guard value > 0 else {
+                    throw .invalidValue(
+                        option: "--warn-after", value: "\(value)", expected: "a duration of at least 1s")
+                }
                 warnAfterSeconds = value
             case .option("--auth-dir"): authDirectory = try arguments.value(for: "--auth-dir")
             case .option("--handler-dir"): handlerDirectory = try arguments.value(for: "--handler-dir")
@@ -87,16 +98,22 @@ public struct SendCommand: ParsedCommand, Sendable {
             case .option("--lease"): leaseSeconds = try seconds("--lease", try arguments.value(for: "--lease"))
             case .option("--poll"):
                 let value = try seconds("--poll", try arguments.value(for: "--poll"))
-                guard value > 0 else { throw .invalidValue(option: "--poll", value: "\(value)", expected: "a duration of at least 1s") }
+                guard value > 0 else {
+                    throw .invalidValue(option: "--poll", value: "\(value)", expected: "a duration of at least 1s")
+                }
                 pollSeconds = value
             case .option("--max-size"):
                 let text = try arguments.value(for: "--max-size")
-                guard let n = Int(text), n > 0 else { throw .invalidValue(option: "--max-size", value: text, expected: "a positive number of bytes") }
+                guard let n = Int(text), n > 0 else {
+                    throw .invalidValue(option: "--max-size", value: text, expected: "a positive number of bytes")
+                }
                 options.maxSize = n
             case .option("--allow-origin"):
                 let text = try arguments.value(for: "--allow-origin")
                 guard let origin = try? Operation.origin(of: text) else {
-                    throw .invalidValue(option: "--allow-origin", value: text, expected: "an origin such as https://api.example.com or http://127.0.0.1:8080")
+                    throw .invalidValue(
+                        option: "--allow-origin", value: text,
+                        expected: "an origin such as https://api.example.com or http://127.0.0.1:8080")
                 }
                 options.allowedOrigins = (options.allowedOrigins ?? []).union([origin])
             case let .option(name) where SendCommand.transportOptions.contains(name):
@@ -120,7 +137,9 @@ public struct SendCommand: ParsedCommand, Sendable {
         switch name {
         case "--cacert":
             let file = try arguments.value(for: name)
-            guard !file.isEmpty else { throw .invalidValue(option: name, value: file, expected: "a PEM file of CA certificates") }
+            guard !file.isEmpty else {
+                throw .invalidValue(option: name, value: file, expected: "a PEM file of CA certificates")
+            }
             transport.caFile = file
         case "--proxy": transport.proxy = try arguments.value(for: name)
         case "--noproxy": transport.noProxy = try arguments.value(for: name)
@@ -141,10 +160,14 @@ public struct SendCommand: ParsedCommand, Sendable {
         options.leaseSeconds = leaseSeconds ?? Spool.defaultLeaseSeconds(timeoutSeconds: transport.timeoutSeconds)
         if let lease = leaseSeconds, Double(lease) <= transport.timeoutSeconds {
             // A shorter lease would let another host take a claim whose request is still in flight.
-            throw .invalidValue(option: "--lease", value: "\(lease)", expected: "a duration longer than --timeout (\(Int(transport.timeoutSeconds))s)")
+            throw .invalidValue(
+                option: "--lease", value: "\(lease)",
+                expected: "a duration longer than --timeout (\(Int(transport.timeoutSeconds))s)")
         }
         transport.connectionsPerOrigin = options.concurrency
-        if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty { transport.caFile = file }
+        if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty {
+            transport.caFile = file
+        }
         options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))
         options.handlerTimeoutSeconds = transport.timeoutSeconds
     }
@@ -167,12 +190,22 @@ public struct SendCommand: ParsedCommand, Sendable {
         given.warnAfterSeconds = warnAfterSeconds
         configuration.defaults = given.over(configuration.defaults)
         options.configuration = configuration
-        let handlers = HandlerDirectory.defaultPath(option: handlerDirectory, configured: configuration.handlerDirectory)
+        let handlers = HandlerDirectory.defaultPath(
+            option: handlerDirectory, configured: configuration.handlerDirectory)
         options.handlers = handlers.map(HandlerDirectory.init(path:))
-        if handlers != nil, let lease = leaseSeconds, Double(lease) <= transport.timeoutSeconds + HandlerProcess.longestOverrunSeconds {
-            // A handler may run this long past --timeout before it is given up: no other host may take its job meanwhile.
-            Program.usageFailure(SendCommand.program, .invalidValue(option: "--lease", value: "\(lease)",
-                expected: "with handlers, a duration longer than --timeout plus \(Int(HandlerProcess.longestOverrunSeconds))s"), usage: SendCommand.usage)
+        if handlers != nil, let lease = leaseSeconds,
+            Double(lease) <= transport.timeoutSeconds + HandlerProcess.longestOverrunSeconds
+        {
+            // A handler may run this long past --timeout before it is given up: no other host may take its job
+            // meanwhile.
+            Program.usageFailure(
+                SendCommand.program,
+                .invalidValue(
+                    option: "--lease", value: "\(lease)",
+                    expected:
+                        "with handlers, a duration longer than --timeout plus "
+                            + "\(Int(HandlerProcess.longestOverrunSeconds))s"
+                ), usage: SendCommand.usage)
         }
     }
 
@@ -180,14 +213,17 @@ public struct SendCommand: ParsedCommand, Sendable {
     /// or an auth profile cannot be used: otherwise every https operation would spend an attempt on a TLS
     /// error. A profile that cannot be read at all is left to send time, where only its operations wait.
     public func requireUsableTLSFiles() {
-        var problem = TLSFileCheck.firstProblem(in: options.configuration, path: SpoolConfiguration.defaultPath(option: configurationPath))
+        var problem = TLSFileCheck.firstProblem(
+            in: options.configuration, path: SpoolConfiguration.defaultPath(option: configurationPath))
         if problem == nil, let credentials = options.credentials {
             for (name, profile) in credentials.readableProfiles() {
                 problem = TLSFileCheck.problems(in: profile, name: "\(credentials.directory)/\(name)").first
                 if problem != nil { break }
             }
         }
-        if let problem { Program.fail(SendCommand.program, "\(problem); nothing was sent", code: ExitCode.configuration) }
+        if let problem {
+            Program.fail(SendCommand.program, "\(problem); nothing was sent", code: ExitCode.configuration)
+        }
     }
 
     /// The origins of `SPOOL_ALLOW_ORIGINS`: separated by spaces, commas or newlines.
@@ -195,7 +231,9 @@ public struct SendCommand: ParsedCommand, Sendable {
         var origins = Set<String>()
         for text in list.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" }) {
             guard let origin = try? Operation.origin(of: String(text)) else {
-                throw .invalidValue(option: "SPOOL_ALLOW_ORIGINS", value: String(text), expected: "origins such as https://api.example.com")
+                throw .invalidValue(
+                    option: "SPOOL_ALLOW_ORIGINS", value: String(text),
+                    expected: "origins such as https://api.example.com")
             }
             origins.insert(origin)
         }
@@ -217,12 +255,18 @@ public struct SendCommand: ParsedCommand, Sendable {
     public func requireDescriptors() {
         let needed = SendCommand.descriptorsNeeded(concurrency: options.concurrency)
         var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < needed else { return }
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < needed else {
+            return
+        }
         if limit.rlim_max >= needed {
             limit.rlim_cur = needed
             if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 { return }
         }
-        Program.fail(SendCommand.program, "the open-file limit is \(limit.rlim_cur) (ulimit -n), and sending with --concurrency \(options.concurrency) needs \(needed); raise the limit or lower --concurrency. Nothing was moved", code: ExitCode.temporaryFailure)
+        Program.fail(
+            SendCommand.program,
+            "the open-file limit is \(limit.rlim_cur) (ulimit -n), and sending with --concurrency "
+                + "\(options.concurrency) needs \(needed); raise the limit or lower --concurrency. Nothing was moved",
+            code: ExitCode.temporaryFailure)
     }
 
     /// Descriptors a sender needs: the spool's folders and lock, the runtime's own, and per request a

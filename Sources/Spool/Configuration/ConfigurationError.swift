@@ -29,11 +29,13 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case let .badLine(path, line): "\(path) line \(line): neither '[section]' nor 'key = value'"
         case let .badSection(path, line, name, why): "\(path) line \(line): section [\(name)] \(why)"
         case let .repeatedSection(path, line, name): "\(path) line \(line): section [\(name)] appears twice; merge them"
-        case let .outsideSection(path, line, key): "\(path) line \(line): '\(key)' comes before any section; put it under [default]"
+        case let .outsideSection(path, line, key):
+            "\(path) line \(line): '\(key)' comes before any section; put it under [default]"
         case let .unknownKey(path, line, key):
             "\(path) line \(line): unknown key '\(key)' (known: \(SpoolConfiguration.keys.joined(separator: ", ")))"
         case let .repeatedKey(path, line, key): "\(path) line \(line): '\(key)' is set twice in this section"
-        case let .badValue(path, line, key, value, expected): "\(path) line \(line): \(key) = \(value): expected \(expected)"
+        case let .badValue(path, line, key, value, expected):
+            "\(path) line \(line): \(key) = \(value): expected \(expected)"
         }
     }
 }

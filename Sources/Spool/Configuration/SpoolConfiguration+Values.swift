@@ -6,7 +6,9 @@ import SpoolTransport
 /// The values of spool.conf(5)'s keys, each checked as it is read.
 extension SpoolConfiguration {
     /// Sets `key` from `value` in `settings`, or says what was expected.
-    package static func set(_ key: String, _ value: String, in settings: inout OriginSettings, path: String, line: Int) throws(ConfigurationError) {
+    package static func set(_ key: String, _ value: String, in settings: inout OriginSettings, path: String, line: Int)
+        throws(ConfigurationError)
+    {
         func bad(_ expected: String) -> ConfigurationError {
             .badValue(path: path, line: line, key: key, value: value, expected: expected)
         }
@@ -18,19 +20,27 @@ extension SpoolConfiguration {
             guard let n = Int(value), (1...256).contains(n) else { throw bad("an integer from 1 to 256") }
             settings.initialConcurrency = n
         case "rate":
-            guard let rate = rate(value) else { throw bad("requests per unit of time as curl's --rate writes it: 10/s, 600/m, 1000/h or 5000/d") }
+            guard let rate = rate(value) else {
+                throw bad("requests per unit of time as curl's --rate writes it: 10/s, 600/m, 1000/h or 5000/d")
+            }
             settings.rate = rate
         case "burst":
             guard let n = Int(value), (1...10_000).contains(n) else { throw bad("an integer from 1 to 10000") }
             settings.burst = n
         case "cacert":
-            guard value.hasPrefix("/"), !value.utf8.contains(where: { $0 < 0x20 }) else { throw bad("an absolute path to a PEM file of CA certificates") }
+            guard value.hasPrefix("/"), !value.utf8.contains(where: { $0 < 0x20 }) else {
+                throw bad("an absolute path to a PEM file of CA certificates")
+            }
             settings.caFile = value
         case "proxy":
-            guard !value.isEmpty, !value.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { throw bad("a proxy URL such as http://proxy.example.com:3128") }
+            guard !value.isEmpty, !value.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
+                throw bad("a proxy URL such as http://proxy.example.com:3128")
+            }
             settings.proxy = value
         case "warn-after":
-            guard let seconds = Timestamp.parseDuration(value), seconds > 0 else { throw bad("a duration such as 30m, 4h or 1d") }
+            guard let seconds = Timestamp.parseDuration(value), seconds > 0 else {
+                throw bad("a duration such as 30m, 4h or 1d")
+            }
             settings.warnAfterSeconds = seconds
         case "noproxy":
             guard !value.utf8.contains(where: { $0 < 0x20 }) else { throw bad("host names separated by commas, or *") }
@@ -45,12 +55,18 @@ extension SpoolConfiguration {
     }
 
     /// `handler-dir`: an absolute path, and a setting of the whole spool-send, not of one origin.
-    package static func handlerDirectory(_ value: String, section: String, path: String, line: Int) throws(ConfigurationError) -> String {
+    package static func handlerDirectory(_ value: String, section: String, path: String, line: Int)
+        throws(ConfigurationError) -> String
+    {
         guard section == "default" else {
-            throw .badValue(path: path, line: line, key: "handler-dir", value: value, expected: "the key in [default] only: handlers have no origin")
+            throw .badValue(
+                path: path, line: line, key: "handler-dir", value: value,
+                expected: "the key in [default] only: handlers have no origin")
         }
         guard value.hasPrefix("/"), !value.utf8.contains(where: { $0 < 0x20 }) else {
-            throw .badValue(path: path, line: line, key: "handler-dir", value: value, expected: "an absolute path to the directory of handlers")
+            throw .badValue(
+                path: path, line: line, key: "handler-dir", value: value,
+                expected: "an absolute path to the directory of handlers")
         }
         return value
     }

@@ -14,7 +14,10 @@ public struct SpoolConfiguration: Sendable, Equatable {
     public var origins: [String: OriginSettings] = [:]
 
     /// The keys a section may set.
-    public static let keys = ["max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version", "warn-after", "handler-dir"]
+    public static let keys = [
+        "max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version",
+        "warn-after", "handler-dir"
+    ]
 
     /// The handler directory (`handler-dir`, in `[default]` only): where the programs that jobs name live.
     public var handlerDirectory: String?
@@ -36,7 +39,9 @@ public struct SpoolConfiguration: Sendable, Equatable {
     /// since it decides where requests go and whom they trust.
     public static func load(path: String) throws(ConfigurationError) -> SpoolConfiguration {
         let fd: FileDescriptor
-        do { fd = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch .tooManySymbolicLinkLevels {
+        do {
+            fd = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        } catch .tooManySymbolicLinkLevels {
             throw .notRegular(path: path)
         } catch {
             throw .unreadable(path: path, error)
@@ -59,7 +64,11 @@ public struct SpoolConfiguration: Sendable, Equatable {
         var seen: Set<String> = []
         func close() {
             guard let section else { return }
-            if section.name == "default" { configuration.defaults = section.settings } else { configuration.origins[section.name] = section.settings }
+            if section.name == "default" {
+                configuration.defaults = section.settings
+            } else {
+                configuration.origins[section.name] = section.settings
+            }
         }
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = index + 1
@@ -67,19 +76,22 @@ public struct SpoolConfiguration: Sendable, Equatable {
             if text.isEmpty { continue }
             if text.hasPrefix("[") {
                 guard text.hasSuffix("]") else { throw .badLine(path: path, line: line) }
-                let name = try sectionName(String(text.dropFirst().dropLast()).trimmingWhitespace(), path: path, line: line)
+                let name = try sectionName(
+                    String(text.dropFirst().dropLast()).trimmingWhitespace(), path: path, line: line)
                 guard seen.insert(name).inserted else { throw .repeatedSection(path: path, line: line, name: name) }
                 close()
                 section = (name, OriginSettings(), [])
                 continue
             }
             guard let equals = text.firstIndex(of: "=") else { throw .badLine(path: path, line: line) }
-            let key = text[..<equals].trimmingWhitespace(), value = text[text.index(after: equals)...].trimmingWhitespace()
+            let key = text[..<equals].trimmingWhitespace(),
+                value = text[text.index(after: equals)...].trimmingWhitespace()
             guard SpoolConfiguration.keys.contains(key) else { throw .unknownKey(path: path, line: line, key: key) }
             guard section != nil else { throw .outsideSection(path: path, line: line, key: key) }
             guard section!.keys.insert(key).inserted else { throw .repeatedKey(path: path, line: line, key: key) }
             if key == "handler-dir" {
-                configuration.handlerDirectory = try handlerDirectory(value, section: section!.name, path: path, line: line)
+                configuration.handlerDirectory = try handlerDirectory(
+                    value, section: section!.name, path: path, line: line)
                 continue
             }
             try SpoolConfiguration.set(key, value, in: &section!.settings, path: path, line: line)
@@ -107,11 +119,15 @@ public struct SpoolConfiguration: Sendable, Equatable {
         if name == "default" { return name }
         let origin: String
         do { origin = try Operation.origin(of: name) } catch {
-            throw .badSection(path: path, line: line, name: name, why: "is neither 'default' nor an origin such as https://api.example.com")
+            throw .badSection(
+                path: path, line: line, name: name,
+                why: "is neither 'default' nor an origin such as https://api.example.com")
         }
         let rest = name.dropFirst(name.firstRange(of: "://")!.upperBound.utf16Offset(in: name))
         guard !rest.contains("/"), !rest.contains("?"), !rest.contains("@") else {
-            throw .badSection(path: path, line: line, name: name, why: "names an origin: scheme://host[:port], without user, path or query")
+            throw .badSection(
+                path: path, line: line, name: name,
+                why: "names an origin: scheme://host[:port], without user, path or query")
         }
         return origin
     }

@@ -36,7 +36,9 @@ public enum TLSFileCheck {
 
     /// Why `path` cannot serve as `role`, or nil when it can.
     public static func check(_ path: String, _ role: UnusableTLSFile.Role, namedBy: String) -> UnusableTLSFile? {
-        func unusable(_ why: String) -> UnusableTLSFile { UnusableTLSFile(path: path, role: role, namedBy: namedBy, why: why) }
+        func unusable(_ why: String) -> UnusableTLSFile {
+            UnusableTLSFile(path: path, role: role, namedBy: namedBy, why: why)
+        }
         let fd: FileDescriptor
         do { fd = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY | O_NONBLOCK) } catch {
             return unusable("\(error)")
@@ -51,9 +53,13 @@ public enum TLSFileCheck {
         }
         switch role {
         case .caFile, .certificate:
-            if !text.contains("-----BEGIN CERTIFICATE-----") { return unusable("it holds no PEM certificate (-----BEGIN CERTIFICATE-----)") }
+            if !text.contains("-----BEGIN CERTIFICATE-----") {
+                return unusable("it holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
+            }
         case .key:
-            if !(text.contains("-----BEGIN ") && text.contains("PRIVATE KEY-----")) { return unusable("it holds no PEM private key (-----BEGIN ... PRIVATE KEY-----)") }
+            if !(text.contains("-----BEGIN ") && text.contains("PRIVATE KEY-----")) {
+                return unusable("it holds no PEM private key (-----BEGIN ... PRIVATE KEY-----)")
+            }
         }
         return nil
     }
@@ -62,7 +68,10 @@ public enum TLSFileCheck {
     /// each origin section's own.
     public static func firstProblem(in configuration: SpoolConfiguration, path: String?) -> UnusableTLSFile? {
         if let file = configuration.defaults.caFile,
-           let problem = check(file, .caFile, namedBy: path.map { "--cacert, SPOOL_CA_FILE or [default] in \($0)" } ?? "--cacert or SPOOL_CA_FILE") {
+            let problem = check(
+                file, .caFile,
+                namedBy: path.map { "--cacert, SPOOL_CA_FILE or [default] in \($0)" } ?? "--cacert or SPOOL_CA_FILE")
+        {
             return problem
         }
         for origin in configuration.origins.keys.sorted() {
@@ -75,7 +84,10 @@ public enum TLSFileCheck {
     /// The unusable files an auth profile names.
     public static func problems(in profile: Credentials.Profile, name: String) -> [UnusableTLSFile] {
         let named = "auth profile \(name)"
-        return [(profile.tls.caFile, UnusableTLSFile.Role.caFile), (profile.tls.certificateFile, .certificate), (profile.tls.keyFile, .key)]
-            .compactMap { file, role in file.flatMap { check($0, role, namedBy: named) } }
+        return [
+            (profile.tls.caFile, UnusableTLSFile.Role.caFile), (profile.tls.certificateFile, .certificate),
+            (profile.tls.keyFile, .key)
+        ]
+        .compactMap { file, role in file.flatMap { check($0, role, namedBy: named) } }
     }
 }

@@ -19,9 +19,13 @@ public enum ControlError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .notFound(id): "no operation \(id) in the spool (give an id or a path such as spool/conflict/ID)"
-        case let .notFiled(id, folder): "\(id) is in \(folder.rawValue)/, not in failed/ or conflict/; nothing to retry (use --now to send a deferred one now)"
-        case let .notWaiting(id, folder): "\(id) is in \(folder.rawValue)/, not waiting in new/; only a waiting operation is held or released"
-        case let .inFlight(id, pid, host): "\(id) is being sent by spool-send pid \(pid) on \(host); try again when it is done"
+        case let .notFiled(id, folder):
+            "\(id) is in \(folder.rawValue)/, not in failed/ or conflict/; nothing to retry (use --now to send a "
+                + "deferred one now)"
+        case let .notWaiting(id, folder):
+            "\(id) is in \(folder.rawValue)/, not waiting in new/; only a waiting operation is held or released"
+        case let .inFlight(id, pid, host):
+            "\(id) is being sent by spool-send pid \(pid) on \(host); try again when it is done"
         case let .unreadable(id, why): "\(id) cannot be changed: \(why)"
         case let .io(path, error): "\(path): \(error)"
         }

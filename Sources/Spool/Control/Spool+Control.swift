@@ -17,7 +17,9 @@ extension Spool {
     /// Every step leaves the operation in exactly one place: the new document replaces the old one in its
     /// folder by rename before the operation moves.
     public func retry(_ item: QueueItem, ifMatch: String? = nil) throws(ControlError) -> FileName {
-        guard item.folder == .failed || item.folder == .conflict else { throw .notFiled(id: item.id, folder: item.folder) }
+        guard item.folder == .failed || item.folder == .conflict else {
+            throw .notFiled(id: item.id, folder: item.folder)
+        }
         var operation = item.operation
         if let ifMatch {
             guard let current = operation, case var .object(members) = current.document else {
@@ -26,9 +28,12 @@ extension Spool {
             members.removeAll { $0.key == "if_match" || $0.key == "idempotency_key" }
             members.append(("if_match", .string(ifMatch)))
             members.append(("idempotency_key", .string(IdempotencyKey.random())))
-            do { operation = try Operation(document: .object(members)) } catch { throw .unreadable(id: item.id, why: error.description) }
+            do { operation = try Operation(document: .object(members)) } catch {
+                throw .unreadable(id: item.id, why: error.description)
+            }
             do throws(Errno) {
-                try rewriteFiled(item.fileName, in: item.folder, document: Array((operation!.document.text + "\n").utf8))
+                try rewriteFiled(
+                    item.fileName, in: item.folder, document: Array((operation!.document.text + "\n").utf8))
             } catch {
                 throw .io(path: displayPath(item.folder, item.fileName), error)
             }
@@ -37,7 +42,9 @@ extension Spool {
         if let operation {
             target.state = RetryState(for: operation, orderMicroseconds: item.orderMicroseconds)
         }
-        let moved = withLock { transaction in transaction.unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName) }
+        let moved = withLock { transaction in
+            transaction.unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName)
+        }
         try ControlError.check(moved, item)
         return target.fileName
     }
@@ -55,7 +62,8 @@ extension Spool {
         if item.folder == .cur, let claim = item.claim {
             throw .inFlight(id: item.id, pid: claim.owner.pid, host: claim.owner.host)
         }
-        try ControlError.check(withLock { transaction in transaction.discard(item.fileName, id: item.id, in: item.folder) }, item)
+        try ControlError.check(
+            withLock { transaction in transaction.discard(item.fileName, id: item.id, in: item.folder) }, item)
     }
 
     /// Puts a waiting operation on hold (`s=held` in its name): no run sends it, nor what follows it in its
@@ -65,7 +73,9 @@ extension Spool {
         try requireWaiting(item)
         var name = QueueName(id: item.id, state: QueueName(item.fileName)?.state)
         if name.state == nil {
-            guard let operation = item.operation else { throw .unreadable(id: item.id, why: item.problem ?? "its document cannot be read") }
+            guard let operation = item.operation else {
+                throw .unreadable(id: item.id, why: item.problem ?? "its document cannot be read")
+            }
             name.state = RetryState(for: operation, orderMicroseconds: item.orderMicroseconds)
         }
         guard !name.state!.held else { return nil }

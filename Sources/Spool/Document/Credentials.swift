@@ -49,7 +49,9 @@ public struct Credentials: Sendable {
         let bytes: [UInt8]
         do { bytes = try fd.readAll(limit: 64 * 1024).bytes } catch { throw .unreadable(path: path, error) }
         var profile = Profile()
-        for (number, line) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, line) in String(decoding: bytes, as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false
+        ).enumerated() {
             let text = line.hasSuffix("\r") ? line.dropLast() : line
             if text.isEmpty || text.hasPrefix("#") { continue }
             if let setting = try Credentials.setting(text, path: path, line: number + 1) {
@@ -58,7 +60,9 @@ public struct Credentials: Sendable {
             }
             guard let colon = text.firstIndex(of: ":") else { throw .badLine(path: path, line: number + 1) }
             let field = String(text[..<colon]), value = String(text[text.index(after: colon)...]).trimmingWhitespace()
-            guard !field.isEmpty, field.utf8.allSatisfy(HTTPSyntax.isTokenCharacter), !value.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 }) else {
+            guard !field.isEmpty, field.utf8.allSatisfy(HTTPSyntax.isTokenCharacter),
+                !value.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 })
+            else {
                 throw .badLine(path: path, line: number + 1)
             }
             profile.headers.append((field, value))
@@ -69,7 +73,9 @@ public struct Credentials: Sendable {
     /// The names of the profiles in the directory (its entries but hidden ones), sorted; empty when it
     /// cannot be listed.
     public func profileNames() -> [String] {
-        guard let dir = try? FileDescriptor.currentDirectory.open(FileName(directory), O_RDONLY | O_DIRECTORY) else { return [] }
+        guard let dir = try? FileDescriptor.currentDirectory.open(FileName(directory), O_RDONLY | O_DIRECTORY) else {
+            return []
+        }
         defer { dir.close() }
         return ((try? dir.entries()) ?? []).filter { !$0.isHidden }.compactMap(\.string).sorted()
     }
@@ -81,22 +87,33 @@ public struct Credentials: Sendable {
 
     /// A `name = value` line, told from a header line by its `=` before any `:` (`=` is not a token
     /// character, so no header name holds one).
-    package static func setting(_ text: Substring, path: String, line: Int) throws(CredentialError) -> (name: String, value: String)? {
+    package static func setting(_ text: Substring, path: String, line: Int) throws(CredentialError) -> (
+        name: String, value: String
+    )? {
         guard let equals = text.firstIndex(of: "="), !text[..<equals].contains(":") else { return nil }
         let name = text[..<equals].trimmingWhitespace(), value = text[text.index(after: equals)...].trimmingWhitespace()
-        guard ["cacert", "cert", "key"].contains(name) else { throw .unknownSetting(path: path, line: line, name: name) }
-        guard value.hasPrefix("/"), !value.utf8.contains(where: { $0 < 0x20 }) else { throw .notAbsolute(path: path, line: line, name: name) }
+        guard ["cacert", "cert", "key"].contains(name) else {
+            throw .unknownSetting(path: path, line: line, name: name)
+        }
+        guard value.hasPrefix("/"), !value.utf8.contains(where: { $0 < 0x20 }) else {
+            throw .notAbsolute(path: path, line: line, name: name)
+        }
         return (name, value)
     }
 
     /// Records one TLS file; the private key must be a regular file only its owner can read, checked now.
-    package func apply(_ setting: (name: String, value: String), to tls: inout TLSFiles, path: String, line: Int) throws(CredentialError) {
+    package func apply(_ setting: (name: String, value: String), to tls: inout TLSFiles, path: String, line: Int)
+        throws(CredentialError)
+    {
         switch setting.name {
         case "cacert": tls.caFile = setting.value
         case "cert": tls.certificateFile = setting.value
         default:
             let fd: FileDescriptor
-            do { fd = try FileDescriptor.currentDirectory.open(FileName(setting.value), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch {
+            do {
+                fd = try FileDescriptor.currentDirectory.open(
+                    FileName(setting.value), O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+            } catch {
                 throw .unreadable(path: setting.value, error)
             }
             defer { fd.close() }
@@ -121,12 +138,17 @@ public enum CredentialError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .noDirectory(profile): "the operation uses auth profile \"\(profile)\" but no auth directory is set (--auth-dir or SPOOL_AUTH_DIR)"
+        case let .noDirectory(profile):
+            "the operation uses auth profile \"\(profile)\" but no auth directory is set (--auth-dir or SPOOL_AUTH_DIR)"
         case let .unreadable(path, error): "cannot read auth profile \(path): \(error)"
         case let .notRegular(path): "\(path) (an auth profile or its key) is not a regular file"
-        case let .tooOpen(path, mode): "\(path) (an auth profile or its key) is readable by group or others (mode \(String(mode, radix: 8))); chmod 600 it"
-        case let .badLine(path, line): "auth profile \(path) line \(line) is neither 'Header-Name: value' nor 'cacert|cert|key = /path'"
-        case let .unknownSetting(path, line, name): "auth profile \(path) line \(line): unknown setting '\(name)' (known: cacert, cert, key)"
+        case let .tooOpen(path, mode):
+            "\(path) (an auth profile or its key) is readable by group or others (mode \(String(mode, radix: 8))); "
+                + "chmod 600 it"
+        case let .badLine(path, line):
+            "auth profile \(path) line \(line) is neither 'Header-Name: value' nor 'cacert|cert|key = /path'"
+        case let .unknownSetting(path, line, name):
+            "auth profile \(path) line \(line): unknown setting '\(name)' (known: cacert, cert, key)"
         case let .notAbsolute(path, line, name): "auth profile \(path) line \(line): '\(name)' needs an absolute path"
         }
     }

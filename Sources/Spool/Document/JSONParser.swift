@@ -157,20 +157,26 @@ package struct JSONParser {
         let start = index
         func digits(_ p: inout JSONParser) -> Int {
             let s = p.index
-            while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) { p.index += 1 }
+            while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) {
+                p.index += 1
+            }
             return p.index - s
         }
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         let intStart = index
         let intDigits = digits(&self)
-        if intDigits == 0 || (intDigits > 1 && bytes[intStart] == UInt8(ascii: "0")) { throw .invalidNumber(offset: start) }
+        if intDigits == 0 || (intDigits > 1 && bytes[intStart] == UInt8(ascii: "0")) {
+            throw .invalidNumber(offset: start)
+        }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             if digits(&self) == 0 { throw .invalidNumber(offset: start) }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             if digits(&self) == 0 { throw .invalidNumber(offset: start) }
         }
         return .number(String(decoding: bytes[start..<index], as: UTF8.self))
@@ -199,7 +205,9 @@ package struct JSONParser {
         var scalars = String.UnicodeScalarView()
         var runStart = index
         func flush(_ p: JSONParser, _ scalars: inout String.UnicodeScalarView, _ from: Int) {
-            if from < p.index { scalars.append(contentsOf: String(decoding: p.bytes[from..<p.index], as: UTF8.self).unicodeScalars) }
+            if from < p.index {
+                scalars.append(contentsOf: String(decoding: p.bytes[from..<p.index], as: UTF8.self).unicodeScalars)
+            }
         }
         while true {
             guard index < bytes.count else { throw .unexpectedEnd }
@@ -232,7 +240,9 @@ package struct JSONParser {
             case UInt8(ascii: "u"):
                 var code = try parseHex4()
                 if (0xD800...0xDBFF).contains(code) {
-                    guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
+                    else {
                         throw .invalidEscape(offset: escapeOffset)
                     }
                     index += 2

@@ -55,8 +55,10 @@ public struct Operation: Sendable {
 
     /// A word as a POSIX shell would need it quoted to read it back: shown, never run.
     package static func shellQuoted(_ word: String) -> String {
-        let plain = !word.isEmpty && word.utf8.allSatisfy { HTTPSyntax.isAlphanumeric($0) || "-_./=:@%+,".utf8.contains($0) }
-        return plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        let plain =
+            !word.isEmpty && word.utf8.allSatisfy { HTTPSyntax.isAlphanumeric($0) || "-_./=:@%+,".utf8.contains($0) }
+        return plain
+            ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     /// Headers that the transport owns or that would let a document break the request framing.
@@ -75,7 +77,9 @@ public struct Operation: Sendable {
     ]
 
     /// RFC 9110's methods and PATCH (RFC 5789): a lower-case spelling of one of them is refused.
-    public static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
+    public static let standardMethods: Set<String> = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"
+    ]
     /// Methods that only read: queued only with `allow_get`, as nobody is there to read the answer.
     public static let readMethods: Set<String> = ["GET", "HEAD", "OPTIONS"]
     /// Methods that make no sense later and elsewhere: a tunnel and a loop-back of the request.
@@ -100,7 +104,12 @@ public struct Operation: Sendable {
         let fields = OperationFields(document: document)
         // A field naming a file would be a reference the worker must follow; spool never follows one.
         if document["body_file"] != nil {
-            throw .invalidName(field: "body_file", value: "…", why: "is not supported: spool never reads files named in a document; put the body in \"body\" or \"body_base64\"")
+            throw .invalidName(
+                field: "body_file", value: "…",
+                why:
+                    "is not supported: spool never reads files named in a document; put the body in \"body\" or "
+                        + "\"body_base64\""
+            )
         }
         handler = try fields.handler()
         if let handler {
@@ -148,15 +157,22 @@ public struct Operation: Sendable {
         let rest = url[schemeEnd.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard !authority.contains("@") else {
-            throw .invalidURL(url, why: "carries credentials; name a profile with \"auth\" instead, so no secret enters the spool")
+            throw .invalidURL(
+                url, why: "carries credentials; name a profile with \"auth\" instead, so no secret enters the spool")
         }
         var host = Substring(authority)
         var port: Substring = ""
         if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw .invalidURL(url, why: "has an unterminated IPv6 address") }
+            guard let close = authority.firstIndex(of: "]") else {
+                throw .invalidURL(url, why: "has an unterminated IPv6 address")
+            }
             host = authority[...close]
             let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { port = after.dropFirst() } else if !after.isEmpty { throw .invalidURL(url, why: "has text after its IPv6 address") }
+            if after.hasPrefix(":") {
+                port = after.dropFirst()
+            } else if !after.isEmpty {
+                throw .invalidURL(url, why: "has text after its IPv6 address")
+            }
         } else if let colon = authority.lastIndex(of: ":") {
             host = authority[..<colon]
             port = authority[authority.index(after: colon)...]
@@ -164,8 +180,12 @@ public struct Operation: Sendable {
         guard !host.isEmpty else { throw .invalidURL(url, why: "has no host") }
         var portSuffix = ""
         if !port.isEmpty || authority.hasSuffix(":") {
-            guard let number = Int(port), (1...65535).contains(number) else { throw .invalidURL(url, why: "has an invalid port") }
-            if !(scheme == "http" && number == 80) && !(scheme == "https" && number == 443) { portSuffix = ":\(number)" }
+            guard let number = Int(port), (1...65535).contains(number) else {
+                throw .invalidURL(url, why: "has an invalid port")
+            }
+            if !(scheme == "http" && number == 80) && !(scheme == "https" && number == 443) {
+                portSuffix = ":\(number)"
+            }
         }
         return "\(scheme)://\(host.lowercased())\(portSuffix)"
     }

@@ -8,7 +8,9 @@ package struct OperationFields {
 
     package func string(_ field: String) throws(OperationError) -> String? {
         guard let value = document[field] else { return nil }
-        guard case let .string(s) = value else { throw .wrongType(field: field, expected: "a string", found: value.typeName) }
+        guard case let .string(s) = value else {
+            throw .wrongType(field: field, expected: "a string", found: value.typeName)
+        }
         return s
     }
 
@@ -36,21 +38,29 @@ package struct OperationFields {
     /// since nobody reads the answer of a queued request.
     package func allowGet() throws(OperationError) -> Bool {
         guard let value = document["allow_get"] else { return false }
-        guard case let .bool(flag) = value else { throw .wrongType(field: "allow_get", expected: "true or false", found: value.typeName) }
+        guard case let .bool(flag) = value else {
+            throw .wrongType(field: "allow_get", expected: "true or false", found: value.typeName)
+        }
         return flag
     }
 
     package func headers() throws(OperationError) -> [(name: String, value: String)] {
         guard let value = document["headers"] else { return [] }
-        guard case let .object(pairs) = value else { throw .wrongType(field: "headers", expected: "an object of strings", found: value.typeName) }
+        guard case let .object(pairs) = value else {
+            throw .wrongType(field: "headers", expected: "an object of strings", found: value.typeName)
+        }
         var headers: [(name: String, value: String)] = []
         for (name, headerValue) in pairs {
             guard case let .string(text) = headerValue else {
                 throw .wrongType(field: "headers.\(name)", expected: "a string", found: headerValue.typeName)
             }
-            guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else { throw .invalidHeaderName(name) }
+            guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else {
+                throw .invalidHeaderName(name)
+            }
             if let why = Operation.forbiddenHeaders[name.lowercased()] { throw .forbiddenHeader(name, why: why) }
-            guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else { throw .invalidHeaderValue(name: name) }
+            guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw .invalidHeaderValue(name: name)
+            }
             headers.append((name, text))
         }
         return headers
@@ -63,7 +73,9 @@ package struct OperationFields {
         case let (.some(.string(text)), nil): return (Array(text.utf8), false)
         case let (.some(value), nil): return (Array(value.text.utf8), value != .null)
         case (nil, .some):
-            guard let encoded = try string("body_base64"), let decoded = Base64.decode(encoded) else { throw .invalidBase64 }
+            guard let encoded = try string("body_base64"), let decoded = Base64.decode(encoded) else {
+                throw .invalidBase64
+            }
             return (decoded, false)
         case (nil, nil): return (nil, false)
         }
@@ -80,7 +92,8 @@ package struct OperationFields {
     package func ifMatch() throws(OperationError) -> String? {
         guard let tag = try string("if_match") else { return nil }
         if tag.isEmpty || tag.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-            throw .invalidName(field: "if_match", value: tag, why: "must be a non-empty entity tag without control characters")
+            throw .invalidName(
+                field: "if_match", value: tag, why: "must be a non-empty entity tag without control characters")
         }
         return tag
     }
@@ -93,12 +106,20 @@ package struct OperationFields {
 
     package func dependsOn() throws(OperationError) -> [String] {
         guard let value = document["depends_on"] else { return [] }
-        guard case let .array(items) = value else { throw .wrongType(field: "depends_on", expected: "an array of operation ids", found: value.typeName) }
+        guard case let .array(items) = value else {
+            throw .wrongType(field: "depends_on", expected: "an array of operation ids", found: value.typeName)
+        }
         var ids: [String] = []
         for item in items {
-            guard case let .string(id) = item else { throw .wrongType(field: "depends_on", expected: "an array of operation ids", found: "an array holding a \(item.typeName)") }
+            guard case let .string(id) = item else {
+                throw .wrongType(
+                    field: "depends_on", expected: "an array of operation ids",
+                    found: "an array holding a \(item.typeName)")
+            }
             guard OperationID.isValid(id) else {
-                throw .invalidName(field: "depends_on", value: id, why: "is not an operation id (a file name without '/', ':' or control characters)")
+                throw .invalidName(
+                    field: "depends_on", value: id,
+                    why: "is not an operation id (a file name without '/', ':' or control characters)")
             }
             ids.append(id)
         }
@@ -107,13 +128,17 @@ package struct OperationFields {
 
     package func coalesce() throws(OperationError) -> Bool {
         guard let value = document["coalesce"] else { return false }
-        guard case let .bool(flag) = value else { throw .wrongType(field: "coalesce", expected: "true or false", found: value.typeName) }
+        guard case let .bool(flag) = value else {
+            throw .wrongType(field: "coalesce", expected: "true or false", found: value.typeName)
+        }
         return flag
     }
 
     package func maxAttempts() throws(OperationError) -> Int? {
         guard let value = document["max_attempts"] else { return nil }
-        guard case let .number(text) = value else { throw .wrongType(field: "max_attempts", expected: "an integer", found: value.typeName) }
+        guard case let .number(text) = value else {
+            throw .wrongType(field: "max_attempts", expected: "an integer", found: value.typeName)
+        }
         guard let n = Int(text), Operation.maxAttemptsRange.contains(n) else {
             throw .outOfRange(field: "max_attempts", value: text, range: Operation.maxAttemptsRange)
         }
@@ -122,7 +147,9 @@ package struct OperationFields {
 
     package func priority() throws(OperationError) -> Int {
         guard let value = document["priority"] else { return 0 }
-        guard case let .number(text) = value else { throw .wrongType(field: "priority", expected: "an integer", found: value.typeName) }
+        guard case let .number(text) = value else {
+            throw .wrongType(field: "priority", expected: "an integer", found: value.typeName)
+        }
         guard let n = Int(text), Operation.priorityRange.contains(n) else {
             throw .outOfRange(field: "priority", value: text, range: Operation.priorityRange)
         }
@@ -143,9 +170,14 @@ package struct OperationFields {
     package func fileName(_ field: String, what: String) throws(OperationError) -> String? {
         guard let name = try string(field) else { return nil }
         guard !name.isEmpty, name.utf8.count <= 64, name.first != ".",
-              name.utf8.allSatisfy({ HTTPSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
+            name.utf8.allSatisfy({
+                HTTPSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+                    || $0 == UInt8(ascii: ".")
+            })
         else {
-            throw .invalidName(field: field, value: name, why: "must be \(what) of letters, digits, '.', '-' and '_' not starting with '.' (no '/')")
+            throw .invalidName(
+                field: field, value: name,
+                why: "must be \(what) of letters, digits, '.', '-' and '_' not starting with '.' (no '/')")
         }
         return name
     }
@@ -164,16 +196,29 @@ package struct OperationFields {
     package func arguments() throws(OperationError) -> [String] {
         guard let value = document["args"] else { return [] }
         let expected = "an array of strings"
-        guard case let .array(items) = value else { throw .wrongType(field: "args", expected: expected, found: value.typeName) }
+        guard case let .array(items) = value else {
+            throw .wrongType(field: "args", expected: expected, found: value.typeName)
+        }
         var arguments: [String] = [], bytes = 0
         for item in items {
-            guard case let .string(text) = item else { throw .wrongType(field: "args", expected: expected, found: "an array holding a \(item.typeName)") }
-            guard !text.utf8.contains(0) else { throw .invalidName(field: "args", value: text, why: "contains a NUL character, which no program can receive") }
+            guard case let .string(text) = item else {
+                throw .wrongType(field: "args", expected: expected, found: "an array holding a \(item.typeName)")
+            }
+            guard !text.utf8.contains(0) else {
+                throw .invalidName(
+                    field: "args", value: text, why: "contains a NUL character, which no program can receive")
+            }
             bytes += text.utf8.count + 1
             arguments.append(text)
         }
-        guard arguments.count <= OperationFields.argumentLimits.count, bytes <= OperationFields.argumentLimits.bytes else {
-            throw .invalidName(field: "args", value: "…", why: "holds more than \(OperationFields.argumentLimits.count) arguments or \(OperationFields.argumentLimits.bytes) bytes")
+        guard arguments.count <= OperationFields.argumentLimits.count, bytes <= OperationFields.argumentLimits.bytes
+        else {
+            throw .invalidName(
+                field: "args", value: "…",
+                why:
+                    "holds more than \(OperationFields.argumentLimits.count) arguments or "
+                        + "\(OperationFields.argumentLimits.bytes) bytes"
+            )
         }
         return arguments
     }

@@ -32,7 +32,9 @@ public struct HandlerDirectory: Sendable, Equatable {
         let folder: FileStatus
         do { folder = try directory.status() } catch { throw .unreadable(path: path, error) }
         guard folder.mode & 0o022 == 0 else { throw .directoryTooOpen(path: path, mode: folder.permissions) }
-        guard HandlerDirectory.isTrusted(folder.owner) else { throw .foreignOwner(path: path, owner: folder.owner, isDirectory: true) }
+        guard HandlerDirectory.isTrusted(folder.owner) else {
+            throw .foreignOwner(path: path, owner: folder.owner, isDirectory: true)
+        }
         let file: FileStatus
         do { file = try directory.status(of: FileName(name)) } catch {
             throw error == .noSuchFileOrDirectory ? .missing(path: program) : .unreadable(path: program, error)
@@ -41,7 +43,9 @@ public struct HandlerDirectory: Sendable, Equatable {
         guard file.isRegularFile else { throw .notRegular(path: program) }
         guard file.mode & 0o022 == 0 else { throw .tooOpen(path: program, mode: file.permissions) }
         guard file.mode & 0o111 != 0 else { throw .notExecutable(path: program, mode: file.permissions) }
-        guard HandlerDirectory.isTrusted(file.owner) else { throw .foreignOwner(path: program, owner: file.owner, isDirectory: false) }
+        guard HandlerDirectory.isTrusted(file.owner) else {
+            throw .foreignOwner(path: program, owner: file.owner, isDirectory: false)
+        }
         return program
     }
 

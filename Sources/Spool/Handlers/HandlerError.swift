@@ -22,18 +22,23 @@ public enum HandlerError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .noDirectory(handler):
-            "the job names handler \"\(handler)\" but no handler directory is set (--handler-dir, SPOOL_HANDLER_DIR or handler-dir in spool.conf)"
+            "the job names handler \"\(handler)\" but no handler directory is set (--handler-dir, SPOOL_HANDLER_DIR or "
+                + "handler-dir in spool.conf)"
         case let .unreadable(path, error): "cannot look at \(path) (the handler directory or a handler in it): \(error)"
         case let .notADirectory(path): "handler directory \(path) is not a directory"
         case let .directoryTooOpen(path, mode):
             "handler directory \(path) is writable by group or others (mode \(String(mode, radix: 8))); chmod go-w it"
         case let .missing(path): "handler \(path) does not exist; install it, or discard the job"
-        case let .symbolicLink(path): "handler \(path) is a symbolic link; spool runs only regular files, put the program itself there"
+        case let .symbolicLink(path):
+            "handler \(path) is a symbolic link; spool runs only regular files, put the program itself there"
         case let .notRegular(path): "handler \(path) is not a regular file"
-        case let .notExecutable(path, mode): "handler \(path) is not executable (mode \(String(mode, radix: 8))); chmod u+x it"
-        case let .tooOpen(path, mode): "handler \(path) is writable by group or others (mode \(String(mode, radix: 8))); chmod go-w it"
+        case let .notExecutable(path, mode):
+            "handler \(path) is not executable (mode \(String(mode, radix: 8))); chmod u+x it"
+        case let .tooOpen(path, mode):
+            "handler \(path) is writable by group or others (mode \(String(mode, radix: 8))); chmod go-w it"
         case let .foreignOwner(path, owner, isDirectory):
-            "\(isDirectory ? "handler directory" : "handler") \(path) belongs to uid \(owner), neither root nor the user spool-send runs as; chown it"
+            "\(isDirectory ? "handler directory" : "handler") \(path) belongs to uid \(owner), neither root nor the "
+                + "user spool-send runs as; chown it"
         case let .cannotStart(path, error): "cannot start handler \(path): \(error)"
         }
     }

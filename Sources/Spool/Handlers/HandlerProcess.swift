@@ -91,7 +91,9 @@ public struct HandlerProcess: Sendable {
         return made
     }
 
-    package func spawn(_ input: FileDescriptor, _ output: FileDescriptor, _ errors: FileDescriptor) throws(Errno) -> Int32 {
+    package func spawn(_ input: FileDescriptor, _ output: FileDescriptor, _ errors: FileDescriptor) throws(Errno)
+        -> Int32
+    {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }

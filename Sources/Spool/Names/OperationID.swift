@@ -23,7 +23,8 @@ public enum OperationID {
     /// Whether `byte` may appear in an id: printable ASCII other than `/ : @ \`.
     @inline(__always)
     public static func isIDByte(_ byte: UInt8) -> Bool {
-        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "/") && byte != UInt8(ascii: ":") && byte != UInt8(ascii: "@") && byte != UInt8(ascii: "\\")
+        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "/") && byte != UInt8(ascii: ":")
+            && byte != UInt8(ascii: "@") && byte != UInt8(ascii: "\\")
     }
 
     /// The reason `name` cannot be an id, for the `failed/` reason.
@@ -31,7 +32,9 @@ public enum OperationID {
         guard let text = name.string else { return "the file name is not valid UTF-8" }
         if text.utf8.count > maxLength { return "the file name is longer than \(maxLength) bytes" }
         if text.hasSuffix(".why") { return "the file name ends in .why, which is reserved for reasons" }
-        if text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return "the file name contains spaces or control characters" }
+        if text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            return "the file name contains spaces or control characters"
+        }
         if text.utf8.contains(where: { $0 >= 0x80 }) { return "the file name contains non-ASCII characters" }
         return "the file name contains one of / : @ \\"
     }
@@ -71,7 +74,10 @@ public struct RetryState: Equatable, Sendable {
     public var held = false
 
     /// A state for an operation that was never tried.
-    public init(orderMicroseconds: Int64, keyHash: UInt64, priority: Int = 0, attempts: Int = 0, dueSeconds: Int64 = 0, lastError: String? = nil) {
+    public init(
+        orderMicroseconds: Int64, keyHash: UInt64, priority: Int = 0, attempts: Int = 0, dueSeconds: Int64 = 0,
+        lastError: String? = nil
+    ) {
         self.orderMicroseconds = orderMicroseconds
         self.keyHash = keyHash
         self.priority = priority
@@ -80,7 +86,8 @@ public struct RetryState: Equatable, Sendable {
         self.lastError = lastError
     }
 
-    /// Reads the bytes after the `:`: comma-separated `o=`, `k=`, `h=`, `p=`, `a=`, `t=`, `e=`, `s=` fields, `o` and `k` required.
+    /// Reads the bytes after the `:`: comma-separated `o=`, `k=`, `h=`, `p=`, `a=`, `t=`, `e=`, `s=` fields, `o` and
+    /// `k` required.
     public init?(bytes: ArraySlice<UInt8>) {
         var orderMicroseconds: Int64?, keyHash: UInt64?
         var i = bytes.startIndex
@@ -141,7 +148,8 @@ public struct RetryState: Equatable, Sendable {
     package static func priority(_ digits: some Collection<UInt8>) -> Int? {
         let negative = digits.first == UInt8(ascii: "-")
         let magnitude = negative ? digits.dropFirst() : digits[...]
-        guard magnitude.count <= 2, let n = decimal(magnitude), n != 0, n <= 10, magnitude.first != UInt8(ascii: "0") else { return nil }
+        guard magnitude.count <= 2, let n = decimal(magnitude), n != 0, n <= 10, magnitude.first != UInt8(ascii: "0")
+        else { return nil }
         return negative ? -Int(n) : Int(n)
     }
 
@@ -176,7 +184,8 @@ public struct RetryState: Equatable, Sendable {
 
     /// Whether `token` can be stored as `e=`: 1 to 32 of `a-z 0-9 -`.
     public static func isErrorToken(_ token: some StringProtocol) -> Bool {
-        !token.isEmpty && token.utf8.count <= 32 && token.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+        !token.isEmpty && token.utf8.count <= 32
+            && token.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
     }
 }
 

@@ -20,23 +20,28 @@ public struct ProcessIdentity: Equatable, Sendable {
     }
 
     /// This process.
-    public static let current = ProcessIdentity(host: hostName(), pid: getpid(), startTicks: startTicks(of: getpid()) ?? 0)
+    public static let current = ProcessIdentity(
+        host: hostName(), pid: getpid(), startTicks: startTicks(of: getpid()) ?? 0)
 
     /// The host name made safe for file names.
     public static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         gethostname(&buffer, buffer.count - 1)
         let raw = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        let safe = String(raw.unicodeScalars.map { s -> Character in
-            s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == ".") ? Character(s) : "_"
-        })
+        let safe = String(
+            raw.unicodeScalars.map { s -> Character in
+                s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == ".")
+                    ? Character(s) : "_"
+            })
         // Cut to 32 characters so that a claimed file name always fits in 255 bytes.
         return safe.isEmpty ? "localhost" : String(safe.prefix(32))
     }
 
     /// The start time of `pid` in clock ticks since boot, or nil when no such process exists.
     public static func startTicks(of pid: Int32) -> UInt64? {
-        guard let fd = try? FileDescriptor.currentDirectory.open(FileName("/proc/\(pid)/stat"), O_RDONLY) else { return nil }
+        guard let fd = try? FileDescriptor.currentDirectory.open(FileName("/proc/\(pid)/stat"), O_RDONLY) else {
+            return nil
+        }
         defer { fd.close() }
         guard let (bytes, _) = try? fd.readAll(limit: 4096) else { return nil }
         // The command name in field 2 may hold spaces and parentheses; fields after the last ')' are plain.
@@ -71,7 +76,9 @@ public struct Claim: Equatable, Sendable {
     /// Reads the text after `@`; nil when it is not a claim.
     public init?(text: Substring) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 4, !parts[0].isEmpty, let pid = Int32(parts[1]), let start = UInt64(parts[2]), let since = Int64(parts[3]) else {
+        guard parts.count == 4, !parts[0].isEmpty, let pid = Int32(parts[1]), let start = UInt64(parts[2]),
+            let since = Int64(parts[3])
+        else {
             return nil
         }
         owner = ProcessIdentity(host: String(parts[0]), pid: pid, startTicks: start)

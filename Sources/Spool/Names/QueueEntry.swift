@@ -25,7 +25,9 @@ public final class QueueEntry: Sendable, Equatable {
     /// Enqueue order: order stamp, then id. Inlinable: sorting a large queue calls it a million times.
     @inlinable
     public static func precedes(_ a: QueueEntry, _ b: QueueEntry) -> Bool {
-        if a.state.orderMicroseconds != b.state.orderMicroseconds { return a.state.orderMicroseconds < b.state.orderMicroseconds }
+        if a.state.orderMicroseconds != b.state.orderMicroseconds {
+            return a.state.orderMicroseconds < b.state.orderMicroseconds
+        }
         return a.name.id.utf8.lexicographicallyPrecedes(b.name.id.utf8)
     }
 

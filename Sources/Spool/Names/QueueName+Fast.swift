@@ -19,10 +19,12 @@ extension QueueName {
         /// On hold (`s=held`).
         public var held: Bool
 
-        /// Reads `ID:o=…,k=…[,h=…][,p=…][,a=…][,t=…][,e=…][,s=held][@…]`; nil for any other name (a plain name, or one that only the
-        /// full parser can judge), which callers then hand to `QueueName`.
+        /// Reads `ID:o=…,k=…[,h=…][,p=…][,a=…][,t=…][,e=…][,s=held][@…]`; nil for any other name (a plain
+        /// name, or one that only the full parser can judge), which callers then hand to `QueueName`.
         public init?(_ name: UnsafeBufferPointer<UInt8>) {
-            guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon > 0, colon <= OperationID.maxLength else { return nil }
+            guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon > 0, colon <= OperationID.maxLength else {
+                return nil
+            }
             guard OperationID.isValid(bytes: name[0..<colon]) else { return nil }
             var i = colon + 1
             var orderMicroseconds: Int64 = -1, keyHash: UInt64?, dueSeconds: Int64 = 0
@@ -56,7 +58,9 @@ extension QueueName {
                     guard name[start..<i].elementsEqual("held".utf8) else { return nil }
                     held = true
                 case UInt8(ascii: "e"):
-                    for j in start..<i where !(name[j] >= 0x61 && name[j] <= 0x7A || name[j] >= 0x30 && name[j] <= 0x39 || name[j] == 0x2D) { return nil }
+                    for j in start..<i
+                    where !(name[j] >= 0x61 && name[j] <= 0x7A || name[j] >= 0x30 && name[j] <= 0x39 || name[j] == 0x2D)
+                    { return nil }
                     guard i - start <= 32 else { return nil }
                 default: return nil
                 }

@@ -29,7 +29,9 @@ public struct QueueName: Equatable, Sendable {
         var end = bytes.count
         var claim: Claim?
         if let at = bytes[(colon + 1)...].firstIndex(of: UInt8(ascii: "@")) {
-            guard let text = String(validating: bytes[(at + 1)...], as: UTF8.self), let parsed = Claim(text: Substring(text)) else { return nil }
+            guard let text = String(validating: bytes[(at + 1)...], as: UTF8.self),
+                let parsed = Claim(text: Substring(text))
+            else { return nil }
             claim = parsed
             end = at
         }

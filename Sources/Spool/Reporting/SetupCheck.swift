@@ -17,7 +17,9 @@ public struct SetupCheck: Sendable {
 
     /// Checks the TLS files of `configuration` (read from `path`), the profiles in `credentials` and the
     /// programs in `handlers`, each when given.
-    public init(configuration: SpoolConfiguration?, path: String?, credentials: Credentials?, handlers: HandlerDirectory?) {
+    public init(
+        configuration: SpoolConfiguration?, path: String?, credentials: Credentials?, handlers: HandlerDirectory?
+    ) {
         if let configuration, let problem = TLSFileCheck.firstProblem(in: configuration, path: path) {
             findings.append(SpoolCheck.Finding(path: problem.path, problem: problem.description))
         }
@@ -27,8 +29,12 @@ public struct SetupCheck: Sendable {
 
     package mutating func checkProfiles(_ credentials: Credentials) {
         let names = credentials.profileNames()
-        if names.isEmpty, (try? FileDescriptor.currentDirectory.status(of: FileName(credentials.directory)))?.isDirectory != true {
-            findings.append(SpoolCheck.Finding(path: credentials.directory, problem: "the auth directory is not a directory that can be read"))
+        if names.isEmpty,
+            (try? FileDescriptor.currentDirectory.status(of: FileName(credentials.directory)))?.isDirectory != true
+        {
+            findings.append(
+                SpoolCheck.Finding(
+                    path: credentials.directory, problem: "the auth directory is not a directory that can be read"))
             return
         }
         for name in names {
@@ -45,8 +51,11 @@ public struct SetupCheck: Sendable {
     }
 
     package mutating func checkHandlers(_ handlers: HandlerDirectory) {
-        guard let directory = try? FileDescriptor.currentDirectory.open(FileName(handlers.path), O_RDONLY | O_DIRECTORY) else {
-            findings.append(SpoolCheck.Finding(path: handlers.path, problem: "the handler directory is not a directory that can be read"))
+        guard let directory = try? FileDescriptor.currentDirectory.open(FileName(handlers.path), O_RDONLY | O_DIRECTORY)
+        else {
+            findings.append(
+                SpoolCheck.Finding(
+                    path: handlers.path, problem: "the handler directory is not a directory that can be read"))
             return
         }
         defer { directory.close() }

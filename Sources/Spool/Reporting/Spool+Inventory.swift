@@ -12,10 +12,12 @@ extension Spool {
         let status = try? directory(folder).status(of: fileName)
         let name = QueueName(fileName)
         let id = name?.id ?? fileName.escaped
-        var item = QueueItem(id: id, folder: folder, fileName: fileName, attempts: name?.state?.attempts ?? 0,
-                             dueSeconds: name?.state.flatMap { $0.dueSeconds > 0 ? $0.dueSeconds : nil }, lastError: name?.state?.lastError,
-                             orderMicroseconds: name?.state?.orderMicroseconds ?? status?.modifiedMicroseconds ?? 0, claim: name?.claim,
-                             operation: nil, problem: nil, reason: FilingReason([(String, String)]()), size: status?.size ?? 0)
+        var item = QueueItem(
+            id: id, folder: folder, fileName: fileName, attempts: name?.state?.attempts ?? 0,
+            dueSeconds: name?.state.flatMap { $0.dueSeconds > 0 ? $0.dueSeconds : nil },
+            lastError: name?.state?.lastError,
+            orderMicroseconds: name?.state?.orderMicroseconds ?? status?.modifiedMicroseconds ?? 0, claim: name?.claim,
+            operation: nil, problem: nil, reason: FilingReason([(String, String)]()), size: status?.size ?? 0)
         if folder == .failed || folder == .conflict {
             item.reason = reason(of: fileName.string ?? id, in: folder)
             if let attempts = item.reason["attempts"].flatMap({ Int($0) }) { item.attempts = attempts }
@@ -34,7 +36,8 @@ extension Spool {
     }
 
     /// Finds an operation by id, or by a path such as `spool/conflict/ID` or a full name `ID:STATE` as `ls` shows it.
-    public func locate(_ argument: String, in folders: [Folder] = [.new, .cur, .failed, .conflict]) throws -> QueueItem? {
+    public func locate(_ argument: String, in folders: [Folder] = [.new, .cur, .failed, .conflict]) throws -> QueueItem?
+    {
         var text = Substring(argument)
         var wanted = folders
         if let slash = text.lastIndex(of: "/") {
@@ -45,8 +48,10 @@ extension Spool {
         let id = QueueName(FileName(String(text)))?.id ?? String(text)
         for folder in wanted {
             // Filed operations keep their plain id as name: one lookup, not a listing per argument.
-            if folder == .failed || folder == .conflict, OperationID.isValid(id), (try? directory(folder).status(of: FileName(id))) != nil,
-               let item = item(folder, FileName(id), maxSize: Spool.defaultMaxDocumentSize * 64) {
+            if folder == .failed || folder == .conflict, OperationID.isValid(id),
+                (try? directory(folder).status(of: FileName(id))) != nil,
+                let item = item(folder, FileName(id), maxSize: Spool.defaultMaxDocumentSize * 64)
+            {
                 return item
             }
             var found: FileName?

@@ -29,7 +29,9 @@ extension Spool {
     /// Every operation in `folders`, oldest first (enqueue order), handed to `body` as it is read; `body`
     /// returns false to stop (a reader that went away). Operations moved while listing are skipped, as `ls`
     /// would have missed them.
-    public func forEachItem(_ folders: [Folder], maxSize: Int = Spool.defaultMaxDocumentSize, _ body: (QueueItem) -> Bool) throws(Errno) {
+    public func forEachItem(
+        _ folders: [Folder], maxSize: Int = Spool.defaultMaxDocumentSize, _ body: (QueueItem) -> Bool
+    ) throws(Errno) {
         var keys: [InventoryKey] = []
         var first = InventoryHeap(capacity: Spool.inventoryFirstBatch)
         for (index, folder) in folders.enumerated() {
@@ -49,16 +51,24 @@ extension Spool {
         while start < keys.count {
             let batch = keys[start..<min(start + Spool.inventoryBatch, keys.count)]
             var slots: [InventoryKey: Int] = [:]
-            for (offset, key) in batch.enumerated() { slots[InventoryKey(order: 0, inode: key.inode, folder: key.folder)] = offset }
+            for (offset, key) in batch.enumerated() {
+                slots[InventoryKey(order: 0, inode: key.inode, folder: key.folder)] = offset
+            }
             var names = [FileName?](repeating: nil, count: batch.count)
             for index in Set(batch.map(\.folder)).sorted() {
                 try directory(folders[Int(index)]).forEachRawEntryWithInode { raw, _, inode in
-                    if let slot = slots[InventoryKey(order: 0, inode: inode, folder: index)] { names[slot] = FileName(bytes: Array(raw)) }
+                    if let slot = slots[InventoryKey(order: 0, inode: inode, folder: index)] {
+                        names[slot] = FileName(bytes: Array(raw))
+                    }
                 }
             }
             for (offset, name) in names.enumerated() {
                 guard let name else { continue }
-                if let item = item(folders[Int(batch[batch.startIndex + offset].folder)], name, maxSize: maxSize), !body(item) { return }
+                if let item = item(folders[Int(batch[batch.startIndex + offset].folder)], name, maxSize: maxSize),
+                    !body(item)
+                {
+                    return
+                }
             }
             start = batch.endIndex
         }
@@ -75,7 +85,9 @@ extension Spool {
         if folder == .new || folder == .cur, let stamp = QueueName.orderStamp(raw) { return stamp }
         let fileName = FileName(bytes: Array(raw))
         let name = QueueName(fileName)
-        if folder == .failed || folder == .conflict, let order = reason(of: name?.id ?? fileName.escaped, in: folder)["order"].flatMap({ Int64($0) }) {
+        if folder == .failed || folder == .conflict,
+            let order = reason(of: name?.id ?? fileName.escaped, in: folder)["order"].flatMap({ Int64($0) })
+        {
             return order
         }
         return name?.state?.orderMicroseconds ?? (try? directory(folder).status(of: fileName).modifiedMicroseconds) ?? 0

@@ -18,10 +18,18 @@ public struct SpoolCheck: Sendable {
     public private(set) var findings: [Finding] = []
 
     /// Checks `spool`.
-    public init(spool: Spool, leaseSeconds: Int64 = Spool.defaultLeaseSeconds(timeoutSeconds: TransportSettings().timeoutSeconds), nowSeconds: Int64 = Timestamp.nowSeconds()) throws {
+    public init(
+        spool: Spool,
+        leaseSeconds: Int64 = Spool.defaultLeaseSeconds(timeoutSeconds: TransportSettings().timeoutSeconds),
+        nowSeconds: Int64 = Timestamp.nowSeconds()
+    ) throws {
         let path = spool.path
         if let status = try? spool.root.status(), status.permissions & 0o022 != 0 {
-            add(path, "the spool directory is writable by group or others (mode \(String(status.permissions, radix: 8))); chmod 700 it")
+            add(
+                path,
+                "the spool directory is writable by group or others (mode \(String(status.permissions, radix: 8))); "
+                    + "chmod 700 it"
+            )
         }
         try spool.root.forEachEntry { name, _ in
             guard !name.isHidden else { return }
@@ -31,7 +39,10 @@ public struct SpoolCheck: Sendable {
         for folder in Spool.Folder.allCases {
             let directory = spool.directory(folder)
             if let status = try? directory.status(), status.permissions & 0o022 != 0 {
-                add("\(path)/\(folder.rawValue)", "folder is writable by group or others (mode \(String(status.permissions, radix: 8))); chmod 700 it")
+                add(
+                    "\(path)/\(folder.rawValue)",
+                    "folder is writable by group or others (mode \(String(status.permissions, radix: 8))); chmod 700 it"
+                )
             }
             var names = Set<String>()
             try directory.forEachEntry { name, _ in
@@ -39,12 +50,20 @@ public struct SpoolCheck: Sendable {
                 names.insert(name.string ?? name.escaped)
                 let entryPath = spool.displayPath(folder, name)
                 if let status = try? directory.status(of: name), status.isRegularFile, status.permissions & 0o077 != 0 {
-                    add(entryPath, "file is readable or writable by group or others (mode \(String(status.permissions, radix: 8))); queue files are 0600")
+                    add(
+                        entryPath,
+                        "file is readable or writable by group or others (mode "
+                            + "\(String(status.permissions, radix: 8))); queue files are 0600"
+                    )
                 }
                 switch folder {
                 case .tmp:
-                    if let status = try? directory.status(of: name), nowSeconds - status.modifiedMicroseconds / 1_000_000 > Spool.temporaryFileLifetimeSeconds {
-                        add(entryPath, "abandoned temporary file older than 36 hours; the next spool-send run removes it")
+                    if let status = try? directory.status(of: name),
+                        nowSeconds - status.modifiedMicroseconds / 1_000_000 > Spool.temporaryFileLifetimeSeconds
+                    {
+                        add(
+                            entryPath,
+                            "abandoned temporary file older than 36 hours; the next spool-send run removes it")
                     }
                 case .new, .cur:
                     checkOperation(spool, folder, name, entryPath, leaseSeconds: leaseSeconds, nowSeconds: nowSeconds)
@@ -57,7 +76,11 @@ public struct SpoolCheck: Sendable {
                     add("\(path)/\(folder.rawValue)/\(name)", "no reason file \(name).why beside it")
                 }
                 for name in names where name.hasSuffix(".why") && !names.contains(String(name.dropLast(4))) {
-                    add("\(path)/\(folder.rawValue)/\(name)", "reason without its operation: a filing cut short by a crash, or a stale reason; the next spool-send run finishes the filing or removes it")
+                    add(
+                        "\(path)/\(folder.rawValue)/\(name)",
+                        "reason without its operation: a filing cut short by a crash, or a stale reason; the next "
+                            + "spool-send run finishes the filing or removes it"
+                    )
                 }
             }
         }
@@ -67,7 +90,10 @@ public struct SpoolCheck: Sendable {
         findings.append(Finding(path: path, problem: problem))
     }
 
-    package mutating func checkOperation(_ spool: Spool, _ folder: Spool.Folder, _ name: FileName, _ entryPath: String, leaseSeconds: Int64, nowSeconds: Int64) {
+    package mutating func checkOperation(
+        _ spool: Spool, _ folder: Spool.Folder, _ name: FileName, _ entryPath: String, leaseSeconds: Int64,
+        nowSeconds: Int64
+    ) {
         guard let queued = QueueName(name) else {
             add(entryPath, "\(OperationID.whyInvalid(name)); the next spool-send run files it in failed/")
             return
@@ -79,7 +105,11 @@ public struct SpoolCheck: Sendable {
             }
             let stale = claim.owner.isAlive.map { !$0 } ?? (nowSeconds - claim.since > leaseSeconds)
             if stale {
-                add(entryPath, "stale claim: worker pid \(claim.owner.pid) on \(claim.owner.host) is gone; the next spool-send run returns it to new/")
+                add(
+                    entryPath,
+                    "stale claim: worker pid \(claim.owner.pid) on \(claim.owner.host) is gone; the next spool-send "
+                        + "run returns it to new/"
+                )
             }
         }
         do {

@@ -40,7 +40,10 @@ public struct SpoolShape: Sendable {
                 }
                 let column = SpoolShape.column(ageSeconds: nowSeconds - facts.orderMicroseconds / 1_000_000)
                 let group = facts.originHash != 0 ? UInt64(facts.originHash) : facts.keyHash | 1 << 63
-                if groups[group] == nil { groups[group] = Group(counts: Array(repeating: 0, count: columns), folder: folder, name: FileName(bytes: Array(name))) }
+                if groups[group] == nil {
+                    groups[group] = Group(
+                        counts: Array(repeating: 0, count: columns), folder: folder, name: FileName(bytes: Array(name)))
+                }
                 groups[group]!.counts[column] += 1
             }
         }
@@ -64,7 +67,9 @@ public struct SpoolShape: Sendable {
         var total = Array(repeating: 0, count: columns)
         for row in rows.values { for (i, count) in row.enumerated() { total[i] += count } }
         // Origins by count, largest first (then by name); the rows that are not origins last.
-        func order(_ row: (key: String, value: [Int])) -> (Int, Int, String) { (row.key.hasPrefix("(") ? 1 : 0, -row.value.reduce(0, +), row.key) }
+        func order(_ row: (key: String, value: [Int])) -> (Int, Int, String) {
+            (row.key.hasPrefix("(") ? 1 : 0, -row.value.reduce(0, +), row.key)
+        }
         let sorted = rows.sorted { order($0) < order($1) }
         let lines = [("", ["T"] + SpoolShape.bucketMinutes.map(String.init) + ["\(SpoolShape.bucketMinutes.last!)+"]),
                      ("TOTAL", [String(total.reduce(0, +))] + total.map(String.init))]
@@ -73,7 +78,8 @@ public struct SpoolShape: Sendable {
         let widths = (0...columns).map { i in lines.map { $0.1[i].count }.max() ?? 1 }
         return lines.map { name, cells in
             String(repeating: " ", count: nameWidth - name.count) + name
-                + cells.enumerated().map { i, cell in " " + String(repeating: " ", count: widths[i] - cell.count) + cell }.joined()
+                + cells.enumerated().map { i, cell in " " + String(repeating: " ", count: widths[i] - cell.count) + cell
+                }.joined()
         }.joined(separator: "\n") + "\n"
     }
 }

@@ -69,10 +69,14 @@ public struct SpoolStats: Sendable {
         out += "next due  " + (nextDue.map { Timestamp.formatRFC3339($0) } ?? "-") + "\n"
         out += "bytes     \(bytes)\n"
         for record in origins {
-            out += "origin    \(record.origin): window \(record.window) of \(record.maximum), \(record.tooManyRequests) answers 429, "
+            out +=
+                "origin    \(record.origin): window \(record.window) of \(record.maximum), \(record.tooManyRequests) "
+                    + "answers 429, "
                 + "\(record.pushbacks) pushbacks, \(record.pauses) pauses; "
                 + DeliveryCounts.Kind.allCases.map { "\(record.deliveries[$0]) \($0.rawValue)" }.joined(separator: ", ")
-            if record.pausedUntil > nowSeconds { out += ", paused until \(Timestamp.formatRFC3339(record.pausedUntil))" }
+            if record.pausedUntil > nowSeconds {
+                out += ", paused until \(Timestamp.formatRFC3339(record.pausedUntil))"
+            }
             out += "\n"
         }
         return out
@@ -80,19 +84,40 @@ public struct SpoolStats: Sendable {
 
     /// One JSON object.
     public var json: JSON {
-        var members: [(key: String, value: JSON)] = SpoolStats.reported.map { ($0.rawValue, .number(String(counts[$0] ?? 0))) }
+        var members: [(key: String, value: JSON)] = SpoolStats.reported.map {
+            ($0.rawValue, .number(String(counts[$0] ?? 0)))
+        }
         members.append(("deferred", .number(String(deferred))))
         members.append(("held", .number(String(held))))
         members.append(("oldest_pending_age_seconds", oldestPendingAgeSeconds.map { .number(String($0)) } ?? .null))
         members.append(("next_due", nextDue.map { .string(Timestamp.formatRFC3339($0)) } ?? .null))
         members.append(("bytes", .number(String(bytes))))
-        members.append(("origins", .array(origins.map { record in
-            .object([("origin", .string(record.origin)), ("window", .number(String(record.window))),
-                     ("max_window", .number(String(record.maximum))), ("too_many_requests", .number(String(record.tooManyRequests))),
-                     ("pushbacks", .number(String(record.pushbacks))), ("pauses", .number(String(record.pauses))),
-                     ("deliveries", .object(DeliveryCounts.Kind.allCases.map { (key: $0.rawValue, value: JSON.number(String(record.deliveries[$0]))) })),
-                     ("paused_until", record.pausedUntil > nowSeconds ? .string(Timestamp.formatRFC3339(record.pausedUntil)) : .null)])
-        })))
+        members.append(
+            (
+                "origins",
+                .array(
+                    origins.map { record in
+                        .object([
+                            ("origin", .string(record.origin)), ("window", .number(String(record.window))),
+                            ("max_window", .number(String(record.maximum))),
+                            ("too_many_requests", .number(String(record.tooManyRequests))),
+                            ("pushbacks", .number(String(record.pushbacks))),
+                            ("pauses", .number(String(record.pauses))),
+                            (
+                                "deliveries",
+                                .object(
+                                    DeliveryCounts.Kind.allCases.map {
+                                        (key: $0.rawValue, value: JSON.number(String(record.deliveries[$0])))
+                                    })
+                            ),
+                            (
+                                "paused_until",
+                                record.pausedUntil > nowSeconds
+                                    ? .string(Timestamp.formatRFC3339(record.pausedUntil)) : .null
+                            )
+                        ])
+                    })
+            ))
         return .object(members)
     }
 
@@ -100,37 +125,79 @@ public struct SpoolStats: Sendable {
     public func prometheus(spool: String) -> String {
         let label = "spool=\(JSON.string(spool).text)"
         var out = "# HELP spool_operations Operations in the spool, by folder.\n# TYPE spool_operations gauge\n"
-        for folder in SpoolStats.reported { out += "spool_operations{\(label),folder=\"\(folder.rawValue)\"} \(counts[folder] ?? 0)\n" }
-        out += "# HELP spool_deferred_operations Operations in new/ waiting for their retry time.\n# TYPE spool_deferred_operations gauge\n"
+        for folder in SpoolStats.reported {
+            out += "spool_operations{\(label),folder=\"\(folder.rawValue)\"} \(counts[folder] ?? 0)\n"
+        }
+        out +=
+            "# HELP spool_deferred_operations Operations in new/ waiting for their retry time.\n# TYPE "
+                + "spool_deferred_operations gauge\n"
         out += "spool_deferred_operations{\(label)} \(deferred)\n"
-        out += "# HELP spool_held_operations Operations in new/ on hold (spool-ctl hold).\n# TYPE spool_held_operations gauge\n"
+        out +=
+            "# HELP spool_held_operations Operations in new/ on hold (spool-ctl hold).\n# TYPE spool_held_operations "
+                + "gauge\n"
         out += "spool_held_operations{\(label)} \(held)\n"
-        out += "# HELP spool_oldest_pending_age_seconds Age of the oldest operation not yet delivered.\n# TYPE spool_oldest_pending_age_seconds gauge\n"
+        out +=
+            "# HELP spool_oldest_pending_age_seconds Age of the oldest operation not yet delivered.\n# TYPE "
+                + "spool_oldest_pending_age_seconds gauge\n"
         out += "spool_oldest_pending_age_seconds{\(label)} \(oldestPendingAgeSeconds ?? 0)\n"
         if let nextDue {
-            out += "# HELP spool_next_due_timestamp_seconds When the earliest deferred operation is due.\n# TYPE spool_next_due_timestamp_seconds gauge\n"
+            out +=
+                "# HELP spool_next_due_timestamp_seconds When the earliest deferred operation is due.\n# TYPE "
+                    + "spool_next_due_timestamp_seconds gauge\n"
             out += "spool_next_due_timestamp_seconds{\(label)} \(nextDue)\n"
         }
         out += "# HELP spool_bytes Bytes of the files in the spool.\n# TYPE spool_bytes gauge\n"
         out += "spool_bytes{\(label)} \(bytes)\n"
         guard !origins.isEmpty else { return out }
         let metrics: [(String, String, String, (OriginRecord) -> String)] = [
-            ("spool_origin_window", "gauge", "Requests an origin may have in flight at once, as last learned.", { "\($0.window)" }),
+            (
+                "spool_origin_window", "gauge", "Requests an origin may have in flight at once, as last learned.",
+                { "\($0.window)" }
+            ),
             ("spool_origin_window_max", "gauge", "The most an origin's window may grow to.", { "\($0.maximum)" }),
-            ("spool_origin_too_many_requests_total", "counter", "Answers 429 from an origin.", { "\($0.tooManyRequests)" }),
-            ("spool_origin_pushbacks_total", "counter", "Answers that halved an origin's window (429, 503, timeouts, lost connections).", { "\($0.pushbacks)" }),
-            ("spool_origin_pauses_total", "counter", "Pauses an origin asked for (Retry-After, a used-up quota).", { "\($0.pauses)" }),
-            ("spool_origin_delivered_total", "counter", "Operations an origin took (2xx; 404 or 410 to a DELETE).", { "\($0.deliveries[.delivered])" }),
-            ("spool_origin_failed_total", "counter", "Operations to an origin filed in failed/ after an attempt.", { "\($0.deliveries[.failed])" }),
-            ("spool_origin_conflicted_total", "counter", "Operations to an origin filed in conflict/ (409, 412).", { "\($0.deliveries[.conflicted])" }),
-            ("spool_origin_deferred_total", "counter", "Attempts to an origin that ended in a deferral (a later retry).", { "\($0.deliveries[.deferred])" }),
-            ("spool_origin_retried_total", "counter", "Attempts to an origin of operations tried before.", { "\($0.deliveries[.retried])" }),
-            ("spool_origin_paused_until_timestamp_seconds", "gauge", "Until when an origin asked not to be sent anything (0 for no pause).",
-             { "\($0.pausedUntil > nowSeconds ? $0.pausedUntil : 0)" }),
+            (
+                "spool_origin_too_many_requests_total", "counter", "Answers 429 from an origin.",
+                { "\($0.tooManyRequests)" }
+            ),
+            (
+                "spool_origin_pushbacks_total", "counter",
+                "Answers that halved an origin's window (429, 503, timeouts, lost connections).", { "\($0.pushbacks)" }
+            ),
+            (
+                "spool_origin_pauses_total", "counter", "Pauses an origin asked for (Retry-After, a used-up quota).",
+                { "\($0.pauses)" }
+            ),
+            (
+                "spool_origin_delivered_total", "counter", "Operations an origin took (2xx; 404 or 410 to a DELETE).",
+                { "\($0.deliveries[.delivered])" }
+            ),
+            (
+                "spool_origin_failed_total", "counter", "Operations to an origin filed in failed/ after an attempt.",
+                { "\($0.deliveries[.failed])" }
+            ),
+            (
+                "spool_origin_conflicted_total", "counter", "Operations to an origin filed in conflict/ (409, 412).",
+                { "\($0.deliveries[.conflicted])" }
+            ),
+            (
+                "spool_origin_deferred_total", "counter",
+                "Attempts to an origin that ended in a deferral (a later retry).", { "\($0.deliveries[.deferred])" }
+            ),
+            (
+                "spool_origin_retried_total", "counter", "Attempts to an origin of operations tried before.",
+                { "\($0.deliveries[.retried])" }
+            ),
+            (
+                "spool_origin_paused_until_timestamp_seconds", "gauge",
+                "Until when an origin asked not to be sent anything (0 for no pause).",
+                { "\($0.pausedUntil > nowSeconds ? $0.pausedUntil : 0)" }
+            )
         ]
         for (name, type, help, value) in metrics {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-            for record in origins { out += "\(name){\(label),origin=\(JSON.string(record.origin).text)} \(value(record))\n" }
+            for record in origins {
+                out += "\(name){\(label),origin=\(JSON.string(record.origin).text)} \(value(record))\n"
+            }
         }
         return out
     }

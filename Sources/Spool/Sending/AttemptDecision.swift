@@ -35,8 +35,14 @@ public enum AttemptDecision {
         case let .retry(token, reason, retryAfter, blocksOrigin, details):
             // Out of attempts, the last answer is kept as a rejected one's is: status, ETag, body start.
             if let limit = maxAttempts, attempts >= limit {
-                return .file(.failed, FilingReason([Outcome.Field("reason", "gave up after \(attempts) attempts (max_attempts); last error: \(reason)")]
-                    + details + [Outcome.Field("attempts", "\(attempts)")]))
+                return .file(
+                    .failed,
+                    FilingReason(
+                        [
+                            Outcome.Field(
+                                "reason", "gave up after \(attempts) attempts (max_attempts); last error: \(reason)")
+                        ]
+                            + details + [Outcome.Field("attempts", "\(attempts)")]))
             }
             var next = state
             next.attempts = attempts

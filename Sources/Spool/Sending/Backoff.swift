@@ -22,7 +22,9 @@ public struct Backoff: Sendable, Equatable {
     /// The delay after `attempts` failed attempts (1 or more): `minimum · 2^(attempts-1)` capped at `maximum`,
     /// then "equal jitter" (a random point in its upper half) so that many operations that failed together
     /// do not all come back in the same second; never less than the server's `Retry-After`.
-    public func delay(afterAttempts attempts: Int, retryAfter: Int64? = nil, random: Double = Double.random(in: 0...1)) -> Int64 {
+    public func delay(afterAttempts attempts: Int, retryAfter: Int64? = nil, random: Double = Double.random(in: 0...1))
+        -> Int64
+    {
         let exponent = min(max(attempts - 1, 0), 40)
         let (scaled, overflow) = minimum.multipliedReportingOverflow(by: Int64(1) << exponent)
         let base = overflow ? maximum : min(scaled, maximum)

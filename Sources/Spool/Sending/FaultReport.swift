@@ -53,6 +53,8 @@ public struct FaultReport: Sendable {
     /// One line for the end of the run; each fault was logged when it happened.
     public var summary: String {
         guard let first = faults.first else { return "no faults" }
-        return "\(count) fault(s) of the spool or the system, not of the operations: nothing was filed because of them, and every operation they touched stays queued. First: \(first)"
+        return
+            "\(count) fault(s) of the spool or the system, not of the operations: nothing was filed because of them, "
+                + "and every operation they touched stays queued. First: \(first)"
     }
 }

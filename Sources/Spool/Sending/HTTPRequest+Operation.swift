@@ -11,7 +11,10 @@ extension HTTPRequest {
     /// (the document's, or one derived from the operation so that it is the same on every attempt), `If-Match`,
     /// a `Content-Type` for JSON bodies, our `User-Agent` unless the document sets one, and the credential
     /// headers last so that a document cannot shadow them.
-    public init(operation: Operation, id: String, orderMicroseconds: Int64, userAgent: String, profile: Credentials.Profile = .init()) {
+    public init(
+        operation: Operation, id: String, orderMicroseconds: Int64, userAgent: String,
+        profile: Credentials.Profile = .init()
+    ) {
         let credentials = profile.headers
         var headers = operation.headers
         func has(_ name: String) -> Bool { headers.contains { $0.name.lowercased() == name } }
@@ -19,11 +22,18 @@ extension HTTPRequest {
         headers.removeAll { credentialNames.contains($0.name.lowercased()) }
         if !has("user-agent") { headers.append(("User-Agent", userAgent)) }
         if operation.bodyIsJSON, !has("content-type") { headers.append(("Content-Type", "application/json")) }
-        headers.append(("Idempotency-Key", operation.idempotencyKey
-            ?? IdempotencyKey.derived(id: id, orderMicroseconds: orderMicroseconds, method: operation.method, url: operation.url,
-                                      body: operation.body)))
+        headers.append(
+            (
+                "Idempotency-Key",
+                operation.idempotencyKey
+                    ?? IdempotencyKey.derived(
+                        id: id, orderMicroseconds: orderMicroseconds, method: operation.method, url: operation.url,
+                        body: operation.body)
+            ))
         if let tag = operation.ifMatch { headers.append(("If-Match", tag)) }
         headers += credentials
-        self.init(method: operation.method, url: operation.url, headers: headers, body: operation.body, origin: operation.origin, tls: profile.tls)
+        self.init(
+            method: operation.method, url: operation.url, headers: headers, body: operation.body,
+            origin: operation.origin, tls: profile.tls)
     }
 }

@@ -47,9 +47,12 @@ public enum LaneDecision {
         public var claimSuffixLength: Int
 
         /// The facts of one decision.
-        public init(entry: QueueEntry, operation: Operation, nowSeconds: Int64, lifetimeSeconds: Int64, allowedOrigins: Set<String>? = nil,
-                    originBlocked: Bool = false, dependencies: [Dependency]? = nil,
-                    nextHasSameKey: Bool? = nil, claimSuffixLength: Int = 40) {
+        public init(
+            entry: QueueEntry, operation: Operation, nowSeconds: Int64, lifetimeSeconds: Int64,
+            allowedOrigins: Set<String>? = nil,
+            originBlocked: Bool = false, dependencies: [Dependency]? = nil,
+            nextHasSameKey: Bool? = nil, claimSuffixLength: Int = 40
+        ) {
             self.entry = entry
             self.operation = operation
             self.nowSeconds = nowSeconds
@@ -97,7 +100,14 @@ public enum LaneDecision {
         let operation = facts.operation, entry = facts.entry
         // --allow-origin limits where requests go; the handler directory is the list of what may run.
         if let allowed = facts.allowedOrigins, operation.handler == nil, !allowed.contains(operation.origin) {
-            return .fail(FilingReason([("reason", "origin \(operation.origin) is not allowed (spool-send --allow-origin / SPOOL_ALLOW_ORIGINS); nothing was sent")]))
+            return .fail(
+                FilingReason([
+                    (
+                        "reason",
+                        "origin \(operation.origin) is not allowed (spool-send --allow-origin / SPOOL_ALLOW_ORIGINS); "
+                            + "nothing was sent"
+                    )
+                ]))
         }
         if facts.originBlocked { return .park(.originBlocked) }
         if let reason = expiry(facts) { return .fail(reason) }
@@ -106,7 +116,8 @@ public enum LaneDecision {
             switch dependency {
             case .done: continue
             case .itself: return .fail(FilingReason([("reason", "depends on itself (depends_on names its own id)")]))
-            case let .filed(id, folder): return .fail(FilingReason([("reason", "depends on \(id), which is in \(folder.rawValue)/")]))
+            case let .filed(id, folder):
+                return .fail(FilingReason([("reason", "depends on \(id), which is in \(folder.rawValue)/")]))
             case let .cycle(id): return .fail(FilingReason([("reason", "depends_on forms a cycle through \(id)")]))
             case .queued: return .wait
             }
@@ -116,7 +127,8 @@ public enum LaneDecision {
             if same { return .coalesce }
         }
         if entry.fileName.bytes.count + facts.claimSuffixLength > 255 {
-            return .fail(FilingReason([("reason", "the file name is too long to be claimed (a name holds at most 255 bytes)")]))
+            return .fail(
+                FilingReason([("reason", "the file name is too long to be claimed (a name holds at most 255 bytes)")]))
         }
         return .claim
     }
@@ -133,7 +145,9 @@ public enum LaneDecision {
         if let expires = facts.operation.expiresAt, expires <= facts.nowSeconds {
             why = "expired at \(Timestamp.formatRFC3339(expires)) (expires_at) before it could be delivered"
         } else if facts.nowSeconds - state.orderMicroseconds / 1_000_000 > facts.lifetimeSeconds {
-            why = "not delivered within the queue lifetime of \(facts.lifetimeSeconds) seconds (enqueued \(Timestamp.formatRFC3339(state.orderMicroseconds / 1_000_000)))"
+            why =
+                "not delivered within the queue lifetime of \(facts.lifetimeSeconds) seconds (enqueued "
+                    + "\(Timestamp.formatRFC3339(state.orderMicroseconds / 1_000_000)))"
         }
         guard let why else { return nil }
         var reason = [("reason", why), ("attempts", "\(state.attempts)")]

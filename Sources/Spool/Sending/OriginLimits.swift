@@ -41,7 +41,10 @@ package final class OriginLimits: Sendable {
 
     /// Limits from spool.conf(5), with `concurrency` as the most any origin gets, starting from what `seed`
     /// returns (read only when a first request is asked for, so that an idle run never reads it).
-    package init(configuration: SpoolConfiguration, concurrency: Int, log: Log, seed: @escaping @Sendable () -> [OriginRecord] = { [] }) {
+    package init(
+        configuration: SpoolConfiguration, concurrency: Int, log: Log,
+        seed: @escaping @Sendable () -> [OriginRecord] = { [] }
+    ) {
         self.configuration = configuration
         self.concurrency = concurrency
         self.log = log
@@ -51,9 +54,12 @@ package final class OriginLimits: Sendable {
     /// The window a first request to `origin` finds.
     package func newWindow(_ origin: String, _ state: inout State) -> OriginWindow {
         let settings = configuration.settings(for: origin)
-        var window = OriginWindow(maximum: min(concurrency, settings.maxConcurrency ?? concurrency), initial: settings.initialConcurrency,
-                                  rate: settings.rate, burst: settings.burst)
-        if state.seeds == nil { state.seeds = Dictionary(seed().map { ($0.origin, $0) }, uniquingKeysWith: { a, _ in a }) }
+        var window = OriginWindow(
+            maximum: min(concurrency, settings.maxConcurrency ?? concurrency), initial: settings.initialConcurrency,
+            rate: settings.rate, burst: settings.burst)
+        if state.seeds == nil {
+            state.seeds = Dictionary(seed().map { ($0.origin, $0) }, uniquingKeysWith: { a, _ in a })
+        }
         if let record = state.seeds?[origin] { window.restore(record, nowSeconds: Timestamp.nowFractionalSeconds()) }
         return window
     }
@@ -87,13 +93,16 @@ package final class OriginLimits: Sendable {
         while true {
             let admission = state.withLock { state in
                 if state.windows[origin] == nil { state.windows[origin] = newWindow(origin, &state) }
-                if state.windows[origin]!.inFlight >= OriginLimits.room(origin, state) { return OriginWindow.Admission.full }
+                if state.windows[origin]!.inFlight >= OriginLimits.room(origin, state) {
+                    return OriginWindow.Admission.full
+                }
                 return state.windows[origin]!.admit(nowSeconds: Timestamp.nowFractionalSeconds())
             }
             switch admission {
             case let .go(ticket): return .go(ticket: ticket)
             case let .paused(until): return .paused(until: until)
-            case let .wait(seconds): try? await Task.sleep(nanoseconds: UInt64(min(seconds, OriginWindow.longestWaitSeconds) * 1e9) + 1)
+            case let .wait(seconds):
+                try? await Task.sleep(nanoseconds: UInt64(min(seconds, OriginWindow.longestWaitSeconds) * 1e9) + 1)
             case .full:
                 await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                     // Checked again under the lock, so that a finish between the two cannot be missed.
@@ -125,7 +134,9 @@ package final class OriginLimits: Sendable {
             // `acquire` made the window that issued the ticket, and windows are never removed.
             var window = state.windows[origin]!
             let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
-            if case let .success(response) = result { OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds) }
+            if case let .success(response) = result {
+                OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds)
+            }
             state.windows[origin] = window
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
@@ -165,7 +176,10 @@ package final class OriginLimits: Sendable {
     package static func apply(_ response: HTTPResponse, to window: inout OriginWindow, nowSeconds: Double) {
         if response.status == 429 { window.countTooManyRequests() }
         if response.status == 429 || response.status == 503,
-           let delay = response.headers["retry-after"].flatMap({ RetryAfter.seconds($0, nowSeconds: Int64(nowSeconds)) }), delay > 0 {
+            let delay = response.headers["retry-after"].flatMap({
+                RetryAfter.seconds($0, nowSeconds: Int64(nowSeconds))
+            }), delay > 0
+        {
             window.pause(until: nowSeconds + Double(delay), nowSeconds: nowSeconds)
         }
         let limits = RateLimitHeaders(response.headers, nowSeconds: Int64(nowSeconds))

@@ -95,7 +95,8 @@ public struct OriginWindow: Sendable, Equatable {
             if tokens < 1 - 1e-6 * rate {
                 let seconds = (1 - tokens) / rate
                 // A long wait is a pause: the lane leaves rather than hold its place for it.
-                return seconds > OriginWindow.longestWaitSeconds ? .paused(until: nowSeconds + seconds) : .wait(seconds: seconds)
+                return seconds > OriginWindow.longestWaitSeconds
+                    ? .paused(until: nowSeconds + seconds) : .wait(seconds: seconds)
             }
             tokens = max(0, tokens - 1)
         }
@@ -132,7 +133,9 @@ public struct OriginWindow: Sendable, Equatable {
     }
 
     /// Counts a 429 (for the statistics; its pushback is `finish`'s).
-    public mutating func countTooManyRequests() { tooManyRequests = min(tooManyRequests + 1, OriginRecord.largestCount) }
+    public mutating func countTooManyRequests() {
+        tooManyRequests = min(tooManyRequests + 1, OriginRecord.largestCount)
+    }
 
     /// Sends nothing to the origin before `until` (seconds since the epoch), `nowSeconds` plus a day at most.
     public mutating func pause(until: Double, nowSeconds: Double) {
@@ -159,7 +162,9 @@ public struct OriginWindow: Sendable, Equatable {
         record.ceiling = ceiling ?? 0
         (record.pushbacks, record.tooManyRequests, record.pauses) = (pushbacks, tooManyRequests, pauses)
         record.deliveries = deliveries
-        record.pausedUntil = pausedUntil > Double(nowSeconds) ? Int64(min(pausedUntil, Double(nowSeconds) + RateLimitHeaders.longestPauseSeconds).rounded(.up)) : 0
+        record.pausedUntil =
+            pausedUntil > Double(nowSeconds)
+            ? Int64(min(pausedUntil, Double(nowSeconds) + RateLimitHeaders.longestPauseSeconds).rounded(.up)) : 0
         record.announcedRate = announcedRate ?? 0
         record.updated = nowSeconds
         return record

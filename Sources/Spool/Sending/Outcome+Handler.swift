@@ -23,19 +23,32 @@ extension Outcome {
         case .exited(0):
             return .done
         case .exited(temporaryExitStatus):
-            return .retry(token: "tempfail", reason: "handler \(name) exited 75 (EX_TEMPFAIL)\(lastLine)", retryAfter: nil, blocksOrigin: false)
+            return .retry(
+                token: "tempfail", reason: "handler \(name) exited 75 (EX_TEMPFAIL)\(lastLine)", retryAfter: nil,
+                blocksOrigin: false)
         case let .signaled(signal):
-            return .retry(token: "signal", reason: "handler \(name) was killed by signal \(signal)\(lastLine)", retryAfter: nil, blocksOrigin: false)
+            return .retry(
+                token: "signal", reason: "handler \(name) was killed by signal \(signal)\(lastLine)", retryAfter: nil,
+                blocksOrigin: false)
         case .timedOut:
-            return .retry(token: "timeout", reason: "handler \(name) ran past --timeout (\(Int(timeout)) s) and was stopped", retryAfter: nil, blocksOrigin: false)
+            return .retry(
+                token: "timeout", reason: "handler \(name) ran past --timeout (\(Int(timeout)) s) and was stopped",
+                retryAfter: nil, blocksOrigin: false)
         case .unknown:
             // Like a lost answer: it may have run, so it runs again with the same idempotency key.
-            return .retry(token: "lost", reason: "the exit status of handler \(name) could not be read", retryAfter: nil, blocksOrigin: false)
+            return .retry(
+                token: "lost", reason: "the exit status of handler \(name) could not be read", retryAfter: nil,
+                blocksOrigin: false)
         case .exited(conflictExitStatus):
-            return .conflict(reason: [Field("reason", "handler \(name) reported a conflict (exit 3): a human must decide"),
-                                      Field("exit-status", "3")] + stderr)
+            return .conflict(
+                reason: [
+                    Field("reason", "handler \(name) reported a conflict (exit 3): a human must decide"),
+                    Field("exit-status", "3")
+                ] + stderr)
         case let .exited(status):
-            return .failed(reason: [Field("reason", "handler \(name) failed (exit \(status))"), Field("exit-status", "\(status)")] + stderr)
+            return .failed(
+                reason: [Field("reason", "handler \(name) failed (exit \(status))"), Field("exit-status", "\(status)")]
+                    + stderr)
         }
     }
 }

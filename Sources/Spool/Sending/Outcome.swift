@@ -32,22 +32,29 @@ public enum Outcome: Equatable, Sendable {
     public static let temporaryStatuses: Set<Int> = [408, 425, 429, 500, 502, 503, 504]
 
     /// Decides the outcome of one attempt from the method and what the transport returned.
-    public static func classify(method: String, result: Result<HTTPResponse, TransportError>, nowSeconds: Int64) -> Outcome {
+    public static func classify(method: String, result: Result<HTTPResponse, TransportError>, nowSeconds: Int64)
+        -> Outcome
+    {
         let response: HTTPResponse
         switch result {
         case let .failure(.tooLarge(message)):
-            return .failed(reason: [Field("reason", "the server's answer could not be read: \(message); the write may have been applied")])
+            return .failed(reason: [
+                Field("reason", "the server's answer could not be read: \(message); the write may have been applied")
+            ])
         case let .failure(failure):
             // Temporary; the lost response above all, since the write may have been applied: it is retried
             // with the same Idempotency-Key.
-            return .retry(token: failure.token, reason: failure.description, retryAfter: nil, blocksOrigin: failure.blocksOrigin)
+            return .retry(
+                token: failure.token, reason: failure.description, retryAfter: nil, blocksOrigin: failure.blocksOrigin)
         case let .success(r): response = r
         }
         let status = response.status
         let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.seconds($0, nowSeconds: nowSeconds) }
         var reason = [Field("status", "\(status)")]
         if let etag = response.headers["etag"] { reason.append(Field("etag", etag)) }
-        if !response.body.isEmpty { reason.append(Field("body", String(decoding: response.body.prefix(512), as: UTF8.self))) }
+        if !response.body.isEmpty {
+            reason.append(Field("body", String(decoding: response.body.prefix(512), as: UTF8.self)))
+        }
         switch status {
         case 200..<300:
             return .done
@@ -55,15 +62,27 @@ public enum Outcome: Equatable, Sendable {
             return .done
         case 409 where response.headers["retry-after"] != nil:
             // draft-ietf-httpapi-idempotency-key-header: the same key is still being processed.
-            return .retry(token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)", retryAfter: retryAfter, blocksOrigin: false,
-                          details: reason)
+            return .retry(
+                token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)",
+                retryAfter: retryAfter, blocksOrigin: false,
+                details: reason)
         case 409, 412:
-            return .conflict(reason: [Field("reason", "the server refused the write as conflicting (HTTP \(status))")] + reason)
+            return .conflict(
+                reason: [Field("reason", "the server refused the write as conflicting (HTTP \(status))")] + reason)
         case _ where temporaryStatuses.contains(status):
-            return .retry(token: "\(status)", reason: "HTTP \(status)", retryAfter: retryAfter, blocksOrigin: false, details: reason)
+            return .retry(
+                token: "\(status)", reason: "HTTP \(status)", retryAfter: retryAfter, blocksOrigin: false,
+                details: reason)
         case 300..<400:
             let location = response.headers["location"].map { "; Location: \($0)" } ?? ""
-            return .failed(reason: [Field("reason", "the server answered with a redirect (HTTP \(status))\(location); spool does not follow redirects, fix the URL")] + reason)
+            return .failed(
+                reason: [
+                    Field(
+                        "reason",
+                        "the server answered with a redirect (HTTP \(status))\(location); spool does not follow "
+                            + "redirects, fix the URL"
+                    )
+                ] + reason)
         default:
             return .failed(reason: [Field("reason", "the server rejected the write (HTTP \(status))")] + reason)
         }
@@ -86,12 +105,14 @@ public enum RetryAfter {
     public static func httpDate(_ text: String) -> Int64? {
         let parts = text.split(separator: " ")
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let month = months.firstIndex(of: String(parts[2])),
-              let year = Int(parts[3]) else { return nil }
+        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
+            let month = months.firstIndex(of: String(parts[2])),
+            let year = Int(parts[3])
+        else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }
         guard clock.count == 3 else { return nil }
-        let iso = "\(String(year).leftPadded(to: 4))-\(String(month + 1).leftPadded(to: 2))-\(String(day).leftPadded(to: 2))T"
-            + "\(String(clock[0]).leftPadded(to: 2)):\(String(clock[1]).leftPadded(to: 2)):\(String(clock[2]).leftPadded(to: 2))Z"
+        func two(_ n: Int) -> String { String(n).leftPadded(to: 2) }
+        let iso = "\(String(year).leftPadded(to: 4))-\(two(month + 1))-\(two(day))T\(two(clock[0])):\(two(clock[1])):\(two(clock[2]))Z"
         return Timestamp.parseRFC3339(iso)
     }
 }

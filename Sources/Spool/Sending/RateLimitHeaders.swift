@@ -64,7 +64,9 @@ public struct RateLimitHeaders: Sendable, Equatable {
         var remaining: Double?, reset: Double?
         for item in items(field) {
             if let r = item.parameters["r"].flatMap(Double.init) {
-                if remaining == nil || r < remaining! { (remaining, reset) = (r, item.parameters["t"].flatMap(Double.init)) }
+                if remaining == nil || r < remaining! {
+                    (remaining, reset) = (r, item.parameters["t"].flatMap(Double.init))
+                }
                 continue
             }
             let pair = item.value.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }

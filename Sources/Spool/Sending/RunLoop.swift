@@ -39,8 +39,11 @@ package struct RunLoop {
     let pollSeconds: Int64?
 
     /// A loop over `spool` with `worker`, woken by `wakeup`.
-    package init(worker: Worker, wakeup: Wakeup, spool: Spool, options: WorkerOptions, watch: Bool, pollSeconds: Int64?) {
-        (self.worker, self.wakeup, self.spool, self.options, self.watch, self.pollSeconds) = (worker, wakeup, spool, options, watch, pollSeconds)
+    package init(worker: Worker, wakeup: Wakeup, spool: Spool, options: WorkerOptions, watch: Bool, pollSeconds: Int64?)
+    {
+        (self.worker, self.wakeup, self.spool, self.options, self.watch, self.pollSeconds) = (
+            worker, wakeup, spool, options, watch, pollSeconds
+        )
     }
 
     /// Runs until done or stopped.
@@ -49,7 +52,9 @@ package struct RunLoop {
         var lastHousekeeping = Timestamp.nowSeconds()
         let poll = pollSeconds ?? (watch && spool.mayBeShared ? RunLoop.sharedPollSeconds : nil)
         var networkRetry = NetworkRetry()
-        if watch { options.log.detail("watching \(spool.path)/new (pid \(getpid()), --concurrency \(options.concurrency))") }
+        if watch {
+            options.log.detail("watching \(spool.path)/new (pid \(getpid()), --concurrency \(options.concurrency))")
+        }
         while true {
             let summary = await worker.run()
             if !watch || !summary.isEmpty { options.log.detail(summary.line) }
@@ -61,7 +66,8 @@ package struct RunLoop {
             if (!watch || faults.endsWatcher) && !faults.isEmpty { return .faulted(faults) }
             if !watch || worker.isStopping { break }
             if faults.stopsRun {
-                options.log.warning("the spool's file system is out of reach; trying again in \(RunLoop.unreachableRetrySeconds)s")
+                options.log.warning(
+                    "the spool's file system is out of reach; trying again in \(RunLoop.unreachableRetrySeconds)s")
                 if await wakeup.wait(seconds: Double(RunLoop.unreachableRetrySeconds)) == .stop { break }
                 if !spool.reachesItsPath { return .remounted }
                 continue
@@ -73,7 +79,10 @@ package struct RunLoop {
                 worker.housekeeping()
                 lastHousekeeping = nowSeconds
             }
-            if await !waitForNews(summary, housekeptAt: lastHousekeeping, interval: interval, poll: poll, &networkRetry) { break }
+            if await !waitForNews(summary, housekeptAt: lastHousekeeping, interval: interval, poll: poll, &networkRetry)
+            {
+                break
+            }
         }
         if watch { options.log.detail("stopped; every operation is in its place") }
         return .finished
@@ -90,7 +99,9 @@ package struct RunLoop {
         if let pending = networkRetry.pendingAt { wait = min(wait, max(0, pending - Timestamp.monotonicSeconds())) }
         let reason = await wakeup.wait(seconds: wait)
         if reason == .stop { return false }
-        if networkRetry.due(changed: reason == .network, nowSeconds: Timestamp.monotonicSeconds()) { worker.retryNetworkFailures() }
+        if networkRetry.due(changed: reason == .network, nowSeconds: Timestamp.monotonicSeconds()) {
+            worker.retryNetworkFailures()
+        }
         if reason == .files {
             // Let a burst of drops gather: spend at most a quarter of the time listing the queue.
             let pause = min(0.5, worker.lastPlanSeconds * 3)

@@ -65,8 +65,11 @@ public final class Wakeup: Sendable {
     package func poll(seconds: Double) -> Reason {
         let deadline = Timestamp.monotonicSeconds() + max(0, min(seconds, 3600))
         while true {
-            var fds = [pollfd(fd: event, events: Int16(POLLIN), revents: 0), pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: netlink, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: event, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: netlink, events: Int16(POLLIN), revents: 0)
+            ]
             let milliseconds = Int32(max(0, deadline - Timestamp.monotonicSeconds()) * 1000)
             let ready = Glibc.poll(&fds, nfds_t(fds.count), milliseconds)
             if ready <= 0 { return .timeout }

@@ -34,8 +34,9 @@ extension Worker {
     package func send(_ claimed: QueueEntry, _ operation: Operation, ticket: Int) async -> Outcome? {
         let outcome: Outcome
         do {
-            var request = HTTPRequest(operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
-                                      userAgent: options.userAgent, profile: try profile(for: operation))
+            var request = HTTPRequest(
+                operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
+                userAgent: options.userAgent, profile: try profile(for: operation))
             request.route = options.configuration.settings(for: operation.origin).route
             request.onConnected = { [limits, origin = operation.origin] in limits.connected(origin) }
             state.withLock { $0.summary.attempts += 1 }
@@ -44,7 +45,9 @@ extension Worker {
             let result = await transport.send(request)
             // Blocked before the window wakes the lanes waiting behind this request (the origin's probe): they
             // must find the origin blocked, not send.
-            if case let .failure(failure) = result, failure.blocksOrigin { state.withLock { $0.blockedOrigins[operation.origin] = failure.token } }
+            if case let .failure(failure) = result, failure.blocksOrigin {
+                state.withLock { $0.blockedOrigins[operation.origin] = failure.token }
+            }
             limits.finish(operation.origin, ticket: ticket, result)
             if case let .failure(.tls(message)) = result {
                 // Never retried into success by waiting: an operator must fix a CA, a certificate or a key.
@@ -53,7 +56,8 @@ extension Worker {
             outcome = Outcome.classify(method: operation.method, result: result, nowSeconds: Timestamp.nowSeconds())
         } catch {
             limits.finish(operation.origin, ticket: ticket, nil)
-            if case let .unreadable(path, errno) = error, errno.faultClass != .content && errno.faultClass != .vanished {
+            if case let .unreadable(path, errno) = error, errno.faultClass != .content && errno.faultClass != .vanished
+            {
                 // The system, not the profile: nothing was sent, so no attempt is counted.
                 record(SystemCallError("read the auth profile", path, errno))
                 return nil
@@ -97,13 +101,18 @@ extension Worker {
                 log.detail("\(claimed.id): the reason of this deferral was not kept: \(error)")
             }
             unclaim(claimed, state: next)
-            log.detail("\(claimed.id): \(reason); attempt \(next.attempts), next at \(Timestamp.formatRFC3339(next.dueSeconds))")
+            log.detail(
+                "\(claimed.id): \(reason); attempt \(next.attempts), next at "
+                    + "\(Timestamp.formatRFC3339(next.dueSeconds))"
+            )
             warnIfDelayed(claimed, operation, next: next, reason: reason)
             state.withLock {
                 $0.summary.deferred += 1
                 $0.parkedKeys.insert(claimed.state.keyHash)
                 $0.resumeAt = min($0.resumeAt ?? next.dueSeconds, next.dueSeconds)
-                if blocksOrigin, $0.blockedOrigins[operation.origin] == nil { $0.blockedOrigins[operation.origin] = next.lastError ?? "failed" }
+                if blocksOrigin, $0.blockedOrigins[operation.origin] == nil {
+                    $0.blockedOrigins[operation.origin] = next.lastError ?? "failed"
+                }
             }
             return false
         }
@@ -111,11 +120,21 @@ extension Worker {
 
     /// Says once, at the default level, that an operation will not be delivered within `warn-after`.
     package func warnIfDelayed(_ claimed: QueueEntry, _ operation: Operation, next: RetryState, reason: String) {
-        guard let warnAfterSeconds = options.configuration.settings(for: operation.origin).warnAfterSeconds else { return }
+        guard let warnAfterSeconds = options.configuration.settings(for: operation.origin).warnAfterSeconds else {
+            return
+        }
         let enqueued = claimed.state.orderMicroseconds / 1_000_000
-        guard DelayWarning.due(enqueued: enqueued, previousDue: claimed.state.dueSeconds, nextDue: next.dueSeconds, warnAfterSeconds: warnAfterSeconds) else { return }
-        log.notice("\(claimed.id) (\(operation.summary)): delayed: not delivered \(humanDuration(warnAfterSeconds)) after its enqueue at "
-            + "\(Timestamp.formatRFC3339(enqueued)); \(next.attempts) attempt(s), last: \(reason); next at \(Timestamp.formatRFC3339(next.dueSeconds))")
+        guard
+            DelayWarning.due(
+                enqueued: enqueued, previousDue: claimed.state.dueSeconds, nextDue: next.dueSeconds,
+                warnAfterSeconds: warnAfterSeconds)
+        else { return }
+        log.notice(
+            "\(claimed.id) (\(operation.summary)): delayed: not delivered \(humanDuration(warnAfterSeconds)) after its "
+                + "enqueue at "
+                + "\(Timestamp.formatRFC3339(enqueued)); \(next.attempts) attempt(s), last: \(reason); next at "
+                    + "\(Timestamp.formatRFC3339(next.dueSeconds))"
+        )
     }
 
     package func profile(for operation: Operation) throws(CredentialError) -> Credentials.Profile {
@@ -128,13 +147,17 @@ extension Worker {
     /// whether this worker moved it. A claim that could not be filed for a fault stays stranded until
     /// housekeeping returns it, and is decided again.
     @discardableResult
-    package func file(_ entry: QueueEntry, from folder: Spool.Folder, to destination: Spool.Folder, reason: FilingReason,
-                      _ operation: Operation? = nil) -> Bool {
+    package func file(
+        _ entry: QueueEntry, from folder: Spool.Folder, to destination: Spool.Folder, reason: FilingReason,
+        _ operation: Operation? = nil
+    ) -> Bool {
         var fields = reason
         if let last = entry.state.lastError, fields["last-error"] == nil { fields.fields.append(("last-error", last)) }
         // Kept so that `spool-ctl retry` can put the operation back in its original place in the order.
         fields.fields.append(("order", "\(entry.state.orderMicroseconds)"))
-        let filed = spool.file(entry.fileName, from: folder, to: destination, id: entry.id, reason: fields, what: operation?.summary, log: log)
+        let filed = spool.file(
+            entry.fileName, from: folder, to: destination, id: entry.id, reason: fields, what: operation?.summary,
+            log: log)
         switch filed {
         case .moved: break
         case .gone: return false

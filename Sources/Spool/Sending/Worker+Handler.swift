@@ -21,9 +21,10 @@ extension Worker {
         } catch {
             return cannotRun(claimed, error)
         }
-        let process = HandlerProcess(program: program, arguments: [program] + operation.arguments,
-                                     environment: handlerEnvironment(name, claimed, operation), input: operation.body ?? [],
-                                     timeoutSeconds: options.handlerTimeoutSeconds)
+        let process = HandlerProcess(
+            program: program, arguments: [program] + operation.arguments,
+            environment: handlerEnvironment(name, claimed, operation), input: operation.body ?? [],
+            timeoutSeconds: options.handlerTimeoutSeconds)
         // Counted as a request is: once the program is known, not for a handler directory that fails.
         state.withLock { $0.summary.attempts += 1 }
         log.detail("running \(claimed.id): \(operation.summary)")
@@ -35,7 +36,8 @@ extension Worker {
             }
         }
         switch ran {
-        case let .success(result): return Outcome.classify(handler: name, result, timeout: options.handlerTimeoutSeconds)
+        case let .success(result):
+            return Outcome.classify(handler: name, result, timeout: options.handlerTimeoutSeconds)
         case let .failure(error): return cannotRun(claimed, .cannotStart(path: program, error))
         }
     }
@@ -43,7 +45,9 @@ extension Worker {
     /// A job whose handler cannot be run waits, and so do the handler's other jobs for the rest of the run;
     /// nil when the cause is the system's (no descriptors, no memory, a failing disk): that is a fault.
     package func cannotRun(_ claimed: QueueEntry, _ error: HandlerError) -> Outcome? {
-        if case let .unreadable(path, errno) = error, errno.faultClass != .content, errno.faultClass != .vanished, errno.faultClass != .permission {
+        if case let .unreadable(path, errno) = error, errno.faultClass != .content, errno.faultClass != .vanished,
+            errno.faultClass != .permission
+        {
             record(SystemCallError("look at the handler", path, errno))
             return nil
         }
@@ -57,10 +61,15 @@ extension Worker {
 
     /// A clean environment: a fixed PATH and what the job is, nothing of spool-send's own.
     package func handlerEnvironment(_ name: String, _ claimed: QueueEntry, _ operation: Operation) -> [String] {
-        let key = operation.idempotencyKey ?? IdempotencyKey.derived(id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
-                                                                      method: operation.method, url: operation.url, body: operation.body)
-        return ["PATH=/usr/local/bin:/usr/bin:/bin", "SPOOL_HANDLER=\(name)", "SPOOL_ID=\(claimed.id)",
-                "SPOOL_ATTEMPT=\(claimed.state.attempts + 1)", "SPOOL_IDEMPOTENCY_KEY=\(key)", "SPOOL_KEY=\(operation.key)",
-                "SPOOL_DIR=\(absoluteSpoolPath)"]
+        let key =
+            operation.idempotencyKey
+            ?? IdempotencyKey.derived(
+                id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
+                method: operation.method, url: operation.url, body: operation.body)
+        return [
+            "PATH=/usr/local/bin:/usr/bin:/bin", "SPOOL_HANDLER=\(name)", "SPOOL_ID=\(claimed.id)",
+            "SPOOL_ATTEMPT=\(claimed.state.attempts + 1)", "SPOOL_IDEMPOTENCY_KEY=\(key)", "SPOOL_KEY=\(operation.key)",
+            "SPOOL_DIR=\(absoluteSpoolPath)"
+        ]
     }
 }

@@ -61,7 +61,9 @@ extension Worker {
     public func retryNetworkFailures() {
         do throws(SystemCallError) {
             let made = try spool.makeDue(deferredBy: TransportError.networkTokens)
-            if made > 0 { log.detail("the network changed: \(made) operation(s) deferred by transport failures are due now") }
+            if made > 0 {
+                log.detail("the network changed: \(made) operation(s) deferred by transport failures are due now")
+            }
         } catch {
             record(error)
         }

@@ -58,8 +58,13 @@ extension Worker {
                         return park(entry)
                     }
                 case let .paused(until):
-                    log.detail("\(entry.id): \(operation.origin) asked for a pause until \(Timestamp.formatRFC3339(Int64(until)))")
-                    let resume = Int64(min(until, Timestamp.nowFractionalSeconds() + RateLimitHeaders.longestPauseSeconds).rounded(.up))
+                    log.detail(
+                        "\(entry.id): \(operation.origin) asked for a pause until "
+                            + "\(Timestamp.formatRFC3339(Int64(until)))"
+                    )
+                    let resume = Int64(
+                        min(until, Timestamp.nowFractionalSeconds() + RateLimitHeaders.longestPauseSeconds).rounded(.up)
+                    )
                     state.withLock {
                         $0.resumeAt = min($0.resumeAt ?? resume, resume)
                         $0.pausedOrigins[operation.origin] = until
@@ -107,7 +112,8 @@ extension Worker {
             }
             // Only a move this worker made lets the lane go on: if another worker took the file,
             // that worker now owns the rest of this key.
-            let filed = spool.file(rejected: entry.fileName, in: .new, id: entry.id, rejection, attempts: entry.state.attempts, log: log)
+            let filed = spool.file(
+                rejected: entry.fileName, in: .new, id: entry.id, rejection, attempts: entry.state.attempts, log: log)
             if let fault = filed.fault { record(fault) }
             guard filed.wasMoved else {
                 park(entry)
@@ -120,11 +126,14 @@ extension Worker {
 
     /// What `LaneDecision` makes of a lane's operation: the facts from the run's state first, then, each time
     /// it asks, the ones that cost I/O (dependencies, the next operation's key), read from the spool.
-    package func decide(_ entry: QueueEntry, _ operation: Operation, next: QueueEntry?, nowSeconds: Int64, plan: Plan) -> LaneDecision.Action {
+    package func decide(_ entry: QueueEntry, _ operation: Operation, next: QueueEntry?, nowSeconds: Int64, plan: Plan)
+        -> LaneDecision.Action
+    {
         let blocked = state.withLock { $0.blockedOrigins[operation.origin] != nil }
-        var facts = LaneDecision.Facts(entry: entry, operation: operation, nowSeconds: nowSeconds, lifetimeSeconds: options.lifetimeSeconds,
-                                       allowedOrigins: options.allowedOrigins, originBlocked: blocked,
-                                       claimSuffixLength: Claim(owner: .current, since: nowSeconds).suffix.count)
+        var facts = LaneDecision.Facts(
+            entry: entry, operation: operation, nowSeconds: nowSeconds, lifetimeSeconds: options.lifetimeSeconds,
+            allowedOrigins: options.allowedOrigins, originBlocked: blocked,
+            claimSuffixLength: Claim(owner: .current, since: nowSeconds).suffix.count)
         while true {
             let action = LaneDecision.decide(facts)
             guard case let .look(what) = action else { return action }
@@ -132,7 +141,9 @@ extension Worker {
             case .dependencies:
                 facts.dependencies = dependencies(of: operation, entry, plan: plan)
             case .nextKey:
-                let newer = next.flatMap { try? spool.readOperation(.new, $0.fileName, maxSize: options.maxSize)?.operation }
+                let newer = next.flatMap {
+                    try? spool.readOperation(.new, $0.fileName, maxSize: options.maxSize)?.operation
+                }
                 facts.nextHasSameKey = newer?.key == operation.key
             }
         }
@@ -144,7 +155,9 @@ extension Worker {
         for dependency in operation.dependsOn {
             if dependency == entry.id { return found + [.itself] }
             for folder in [Spool.Folder.failed, .conflict] {
-                switch Result(catching: { () throws(Errno) in try spool.directory(folder).status(of: FileName(dependency)) }) {
+                switch Result(catching: { () throws(Errno) in
+                    try spool.directory(folder).status(of: FileName(dependency))
+                }) {
                 case .success: return found + [.filed(id: dependency, folder: folder)]
                 case .failure(.noSuchFileOrDirectory): continue
                 case let .failure(error):
@@ -193,7 +206,9 @@ extension Worker {
 
     /// Keeps one name of a file that a crash left with two, under the lock; the next round sends it.
     package func resolveTwin(_ folder: Spool.Folder, _ fileName: FileName) {
-        if let fault = spool.withLock({ transaction in transaction.resolveTwin(folder, fileName, log: log) }).fault { record(fault) }
+        if let fault = spool.withLock({ transaction in transaction.resolveTwin(folder, fileName, log: log) }).fault {
+            record(fault)
+        }
     }
 
     /// Removes a never-attempted coalescing operation that a newer one with the same key replaces.

@@ -27,7 +27,9 @@ extension Worker {
         package let index = Mutex<[String: (folder: Spool.Folder, fileName: FileName)]?>(nil)
 
         /// Throws when a folder cannot be listed: a dependency must never look absent because of a fault.
-        package func lookup(_ id: String, in spool: Spool) throws(SystemCallError) -> (folder: Spool.Folder, fileName: FileName)? {
+        package func lookup(_ id: String, in spool: Spool) throws(SystemCallError) -> (
+            folder: Spool.Folder, fileName: FileName
+        )? {
             try index.withLock { index throws(SystemCallError) in
                 if index == nil {
                     var found: [String: (folder: Spool.Folder, fileName: FileName)] = [:]
@@ -55,7 +57,8 @@ extension Worker {
     package func makePlan() -> Plan {
         let started = Timestamp.nowMicroseconds()
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
-        var builder = PlanBuilder(nowSeconds: Timestamp.nowSeconds(), parked: state.withLock { $0.parkedKeys }, options: options)
+        var builder = PlanBuilder(
+            nowSeconds: Timestamp.nowSeconds(), parked: state.withLock { $0.parkedKeys }, options: options)
         do throws(Errno) {
             try spool.withLock { transaction throws(Errno) in
                 let (others, tooLate) = try builder.listWaiting(spool)
@@ -69,14 +72,19 @@ extension Worker {
                 // silently at the head of its key.
                 for fileName in try builder.collect(dueKeys, spool) {
                     let why = Rejection.badName("the retry state in the name is malformed")
-                    if let fault = spool.file(rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log).fault {
+                    if let fault = spool.file(
+                        rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log
+                    ).fault {
                         record(fault)
                     }
                 }
             }
         } catch {
             // Before the first listing, the step that failed was taking the lock.
-            record(SystemCallError(builder.listing.isEmpty ? "lock" : "list", builder.listing.isEmpty ? spool.lockPath : builder.listing, error))
+            record(
+                SystemCallError(
+                    builder.listing.isEmpty ? "lock" : "list",
+                    builder.listing.isEmpty ? spool.lockPath : builder.listing, error))
             return builder.plan
         }
         return builder.finish()
@@ -87,7 +95,8 @@ extension Worker {
         for fileName in names {
             guard let name = QueueName(fileName), let state = name.state else { continue }
             let why = state.attempts == 0
-                ? "not_before is after the queue lifetime of \(options.lifetimeSeconds) seconds: it would expire before its first attempt"
+                ? "not_before is after the queue lifetime of \(options.lifetimeSeconds) seconds: it would expire "
+                    + "before its first attempt"
                 : "the next attempt would come after the queue lifetime of \(options.lifetimeSeconds) seconds"
             file(QueueEntry(fileName: fileName, name: name), from: .new, to: .failed,
                  reason: FilingReason([("reason", why), ("attempts", "\(state.attempts)")]))
@@ -99,8 +108,10 @@ extension Worker {
         for fileName in names where !isStopping {
             do throws(SystemCallError) {
                 if let entry = try transaction.intake(fileName, maxSize: options.maxSize, log: log) {
-                    builder.note(entry.state.keyHash, orderMicroseconds: entry.state.orderMicroseconds, dueSeconds: entry.state.dueSeconds,
-                                 priority: entry.state.priority)
+                    builder.note(
+                        entry.state.keyHash, orderMicroseconds: entry.state.orderMicroseconds,
+                        dueSeconds: entry.state.dueSeconds,
+                        priority: entry.state.priority)
                 }
             } catch {
                 record(error)
@@ -147,13 +158,18 @@ package struct PlanBuilder {
         self.options = options
     }
 
-    package mutating func note(_ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int, held: Bool = false) {
+    package mutating func note(
+        _ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int, held: Bool = false
+    ) {
         guard let head = heads[keyHash] else {
-            heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: priority, held: held)
+            heads[keyHash] = Head(
+                orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: priority, held: held)
             return
         }
         if orderMicroseconds < head.orderMicroseconds {
-            heads[keyHash] = Head(orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: max(priority, head.priority), held: held)
+            heads[keyHash] = Head(
+                orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: max(priority, head.priority),
+                held: held)
         } else {
             if orderMicroseconds == head.orderMicroseconds { heads[keyHash]!.tied = true }
             if priority > head.priority { heads[keyHash]!.priority = priority }
@@ -172,8 +188,10 @@ package struct PlanBuilder {
                 if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetimeSeconds {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
-                    note(facts.keyHash, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds, priority: facts.priority,
-                         held: facts.held)
+                    note(
+                        facts.keyHash, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds,
+                        priority: facts.priority,
+                        held: facts.held)
                 }
             } else {
                 others.append(FileName(bytes: Array(raw)))
@@ -210,7 +228,8 @@ package struct PlanBuilder {
         guard keys.count > laneBudget else { return Set(keys.map(\.key)) }
         // More due keys than a round holds: the rest are due still, and the next round takes them.
         let first = keys.sorted { a, b in
-            a.head.priority != b.head.priority ? a.head.priority > b.head.priority : a.head.orderMicroseconds < b.head.orderMicroseconds
+            a.head.priority != b.head.priority
+                ? a.head.priority > b.head.priority : a.head.orderMicroseconds < b.head.orderMicroseconds
         }.prefix(laneBudget)
         plan.more = true
         return Set(first.map(\.key))
@@ -233,7 +252,9 @@ package struct PlanBuilder {
             }
             let fileName = FileName(bytes: Array(raw))
             guard let name = QueueName(fileName) else { return unreadable.append(fileName) }
-            if found[facts.keyHash, default: Kept()].add(QueueEntry(fileName: fileName, name: name), keeping: perLane) { dropped = true }
+            if found[facts.keyHash, default: Kept()].add(QueueEntry(fileName: fileName, name: name), keeping: perLane) {
+                dropped = true
+            }
         }
         queues = [:]
         for (key, var kept) in found {
@@ -282,7 +303,9 @@ package struct PlanBuilder {
             // The key's whole queue, as the first pass saw it: a round may hold only its first operations.
             ranked.append((heads[key]?.priority ?? 0, queue))
         }
-        ranked.sort { $0.priority != $1.priority ? $0.priority > $1.priority : QueueEntry.precedes($0.lane[0], $1.lane[0]) }
+        ranked.sort {
+            $0.priority != $1.priority ? $0.priority > $1.priority : QueueEntry.precedes($0.lane[0], $1.lane[0])
+        }
         plan.lanes = ranked.map(\.lane)
         return plan
     }

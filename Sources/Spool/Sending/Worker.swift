@@ -64,7 +64,8 @@ public final class Worker: Sendable {
         self.transport = transport
         self.options = options
         absoluteSpoolPath = FileName.absolutePath(spool.path)
-        limits = OriginLimits(configuration: options.configuration, concurrency: options.concurrency, log: options.log) { [spool] in
+        limits = OriginLimits(configuration: options.configuration, concurrency: options.concurrency, log: options.log)
+        { [spool] in
             OriginRecord.read(spool)
         }
     }
@@ -111,7 +112,9 @@ public final class Worker: Sendable {
             let plan = makePlan()
             nextDue = plan.nextDue
             if plan.lanes.isEmpty { break }
-            let before = state.withLock { $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done }
+            let before = state.withLock {
+                $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done
+            }
             await withTaskGroup(of: Void.self) { group in
                 var lanes = plan.lanes.makeIterator()
                 for _ in 0..<max(1, options.concurrency) {
@@ -124,7 +127,9 @@ public final class Worker: Sendable {
                     }
                 }
             }
-            let after = state.withLock { $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done }
+            let after = state.withLock {
+                $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done
+            }
             if after == before { break }
         }
         reportOrigins()
@@ -144,7 +149,10 @@ public final class Worker: Sendable {
         let (blocked, paused, waiting) = state.withLock { ($0.blockedOrigins, $0.pausedOrigins, $0.waitingOnOrigin) }
         // A handler that cannot run was logged with its reason already.
         for (origin, token) in blocked.sorted(by: { $0.key < $1.key }) where !origin.hasPrefix("handler:") {
-            log.notice("\(origin): \(token); nothing more is sent to it in this run (\(waiting[origin, default: 0]) more operation(s) held back)")
+            log.notice(
+                "\(origin): \(token); nothing more is sent to it in this run (\(waiting[origin, default: 0]) more "
+                    + "operation(s) held back)"
+            )
         }
         for (origin, until) in paused.sorted(by: { $0.key < $1.key }) where blocked[origin] == nil {
             let new = announcedPauses.withLock { announced in
@@ -152,7 +160,11 @@ public final class Worker: Sendable {
                 return announced[origin] != until
             }
             if new {
-                log.notice("\(origin): paused until \(Timestamp.formatRFC3339(Int64(until.rounded(.up)))) (Retry-After or a used-up quota); \(waiting[origin, default: 0]) operation(s) held back; 'spool-ctl flush --origin \(origin)' lifts it")
+                log.notice(
+                    "\(origin): paused until \(Timestamp.formatRFC3339(Int64(until.rounded(.up)))) (Retry-After or a "
+                        + "used-up quota); \(waiting[origin, default: 0]) operation(s) held back; 'spool-ctl flush "
+                        + "--origin \(origin)' lifts it"
+                )
             }
         }
     }
@@ -171,13 +183,19 @@ public final class Worker: Sendable {
     /// A queue that was idle at the last look and has not changed since is not listed again (`IdleHint`).
     public func hasDueWork() -> Bool {
         let nowSeconds = Timestamp.nowSeconds()
-        if !options.flush, let hint = IdleHint.read(spool), hint.stillHolds(spool, nowSeconds: nowSeconds) { return false }
+        if !options.flush, let hint = IdleHint.read(spool), hint.stillHolds(spool, nowSeconds: nowSeconds) {
+            return false
+        }
         // Folder times before the listing: a change made after this reading shows as a different time later.
         let before = IdleHint.folderTimes(spool)
         let plan = makePlan()
         if plan.lanes.isEmpty, !options.flush, !plan.sawPlainNames, let before,
-           Timestamp.nowMicroseconds() * 1000 - max(before.new, before.cur) > IdleHint.settleNanoseconds {
-            IdleHint(newModifiedNanoseconds: before.new, curModifiedNanoseconds: before.cur, dueSeconds: plan.nextDue ?? Int64.max).write(to: spool)
+            Timestamp.nowMicroseconds() * 1000 - max(before.new, before.cur) > IdleHint.settleNanoseconds
+        {
+            IdleHint(
+                newModifiedNanoseconds: before.new, curModifiedNanoseconds: before.cur,
+                dueSeconds: plan.nextDue ?? Int64.max
+            ).write(to: spool)
         }
         return !plan.lanes.isEmpty
     }

@@ -11,7 +11,9 @@ import SpoolTransport
 /// the variable is unset.
 public enum CrashPoint {
     package static let armed: (name: String, count: Int)? = Environment.value("SPOOL_CRASH_AT").map { text in
-        guard let hash = text.firstIndex(of: "#"), let count = Int(text[text.index(after: hash)...]) else { return (text, 1) }
+        guard let hash = text.firstIndex(of: "#"), let count = Int(text[text.index(after: hash)...]) else {
+            return (text, 1)
+        }
         return (String(text[..<hash]), count)
     }
     package static let reached = Atomic<Int>(0)

@@ -36,9 +36,13 @@ extension Spool {
     /// The fields of the last deferral of a waiting operation; empty when there is none. Opened without
     /// following a link or blocking on a FIFO: whoever writes to `new/` may have put anything there.
     public func deferral(of id: String) -> FilingReason {
-        guard let fd = try? directory(.new).open(Spool.deferralName(of: id), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return FilingReason([(String, String)]()) }
+        guard let fd = try? directory(.new).open(Spool.deferralName(of: id), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else {
+            return FilingReason([(String, String)]())
+        }
         defer { fd.close() }
-        guard (try? fd.status())?.isRegularFile == true, let (bytes, _) = try? fd.readAll(limit: 16 * 1024) else { return FilingReason([(String, String)]()) }
+        guard (try? fd.status())?.isRegularFile == true, let (bytes, _) = try? fd.readAll(limit: 16 * 1024) else {
+            return FilingReason([(String, String)]())
+        }
         return FilingReason(FilingReason.parse(bytes).filter { $0.0 != "id" })
     }
 

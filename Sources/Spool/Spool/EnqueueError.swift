@@ -14,10 +14,16 @@ public enum EnqueueError: Error, CustomStringConvertible {
         switch self {
         case let .invalid(error): "invalid operation: \(error)"
         case let .write(path, error):
-            if error.isTemporary { "cannot write \(path): \(error); nothing was enqueued, try again when there is room" }
-            else { "cannot write \(path): \(error); nothing was enqueued" }
-        case let .queueFull(why): "the queue is full (\(why)); nothing was enqueued, try again after spool-send has caught up"
-        case let .otherFileSystem(path): "\(path) is on another mount than new/ (a bind mount?), so the rename into new/ cannot be atomic; nothing was enqueued"
+            if error.isTemporary {
+                "cannot write \(path): \(error); nothing was enqueued, try again when there is room"
+            } else {
+                "cannot write \(path): \(error); nothing was enqueued"
+            }
+        case let .queueFull(why):
+            "the queue is full (\(why)); nothing was enqueued, try again after spool-send has caught up"
+        case let .otherFileSystem(path):
+            "\(path) is on another mount than new/ (a bind mount?), so the rename into new/ cannot be atomic; nothing "
+                + "was enqueued"
         }
     }
 

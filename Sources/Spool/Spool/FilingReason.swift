@@ -23,7 +23,8 @@ public struct FilingReason: Sendable, Equatable {
 
     /// The file's text for operation `id` filed in `folder` from `source` (the entry it was written for,
     /// so that recovery can finish a filing cut short).
-    package func text(id: String, folder: Spool.Folder, source: Spool.Folder, name: FileName, at time: Int64) -> [UInt8] {
+    package func text(id: String, folder: Spool.Folder, source: Spool.Folder, name: FileName, at time: Int64) -> [UInt8]
+    {
         var text = "id: \(id)\nfolder: \(folder.rawValue)\nat: \(Timestamp.formatRFC3339(time))\n"
         text += "source: \(source.rawValue)/\(FilingReason.encodeSource(name))\n"
         for (field, value) in fields {
@@ -78,7 +79,9 @@ public struct FilingReason: Sendable, Equatable {
 extension Spool {
     /// Reads the `ID.why` reason beside a filed operation; empty when there is none.
     public func reason(of id: String, in folder: Folder) -> FilingReason {
-        guard let fd = try? directory(folder).open(FileName(id + ".why"), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return FilingReason([(String, String)]()) }
+        guard let fd = try? directory(folder).open(FileName(id + ".why"), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else {
+            return FilingReason([(String, String)]())
+        }
         defer { fd.close() }
         guard let (bytes, _) = try? fd.readAll(limit: 64 * 1024) else { return FilingReason([(String, String)]()) }
         return FilingReason(FilingReason.parse(bytes))
@@ -94,7 +97,8 @@ extension String {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += "\\x" + String(scalar.value, radix: 16).leftPadded(to: 2)
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += "\\x" + String(scalar.value, radix: 16).leftPadded(to: 2)
             default: out.unicodeScalars.append(scalar)
             }
         }

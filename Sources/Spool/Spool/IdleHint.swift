@@ -21,7 +21,9 @@ package struct IdleHint: Equatable {
 
     /// A hint from the folder times read before a listing that found nothing due before `dueSeconds`.
     package init(newModifiedNanoseconds: Int64, curModifiedNanoseconds: Int64, dueSeconds: Int64) {
-        (self.newModifiedNanoseconds, self.curModifiedNanoseconds, self.dueSeconds) = (newModifiedNanoseconds, curModifiedNanoseconds, dueSeconds)
+        (self.newModifiedNanoseconds, self.curModifiedNanoseconds, self.dueSeconds) = (
+            newModifiedNanoseconds, curModifiedNanoseconds, dueSeconds
+        )
     }
 
     package static let fileName = FileName(".idle")
@@ -29,14 +31,17 @@ package struct IdleHint: Equatable {
 
     /// The modification times of `new/` and `cur/` now.
     package static func folderTimes(_ spool: Spool) -> (new: Int64, cur: Int64)? {
-        guard let new = try? spool.directory(.new).status(), let cur = try? spool.directory(.cur).status() else { return nil }
+        guard let new = try? spool.directory(.new).status(), let cur = try? spool.directory(.cur).status() else {
+            return nil
+        }
         return (new.modifiedNanoseconds, cur.modifiedNanoseconds)
     }
 
     /// The hint in `spool`, if there is a readable one.
     package static func read(_ spool: Spool) -> IdleHint? {
         guard let bytes = spool.readHint(fileName, limit: 256) else { return nil }
-        let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int64($0) }
+        let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+            .compactMap { Int64($0) }
         guard fields.count == 3 else { return nil }
         return IdleHint(newModifiedNanoseconds: fields[0], curModifiedNanoseconds: fields[1], dueSeconds: fields[2])
     }

@@ -41,7 +41,8 @@ public struct OriginRecord: Sendable, Equatable {
 
     /// The record's line.
     package var line: String {
-        "\(origin) window=\(window) maximum=\(maximum) ceiling=\(ceiling) pushbacks=\(pushbacks) too-many-requests=\(tooManyRequests) "
+        "\(origin) window=\(window) maximum=\(maximum) ceiling=\(ceiling) pushbacks=\(pushbacks) "
+            + "too-many-requests=\(tooManyRequests) "
             + "pauses=\(pauses) paused-until=\(pausedUntil) announced-rate=\(announcedRate) updated=\(updated) "
             + DeliveryCounts.Kind.allCases.map { "\($0.rawValue)=\(deliveries[$0])" }.joined(separator: " ")
     }
@@ -78,7 +79,8 @@ public struct OriginRecord: Sendable, Equatable {
     /// The records in `spool`, at most 4096 lines of 64 KiB in all; none when the file is missing or bad.
     public static func read(_ spool: Spool) -> [OriginRecord] {
         guard let bytes = spool.readHint(fileName, limit: 64 * 1024) else { return [] }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(4096).compactMap(OriginRecord.init(line:))
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(4096).compactMap(
+            OriginRecord.init(line:))
     }
 
     /// Replaces the records in `spool`: losing them in a crash costs only what was learned.

@@ -27,7 +27,8 @@ public struct QueueLimits: Sendable {
         if minFreeBytes > 0, fstatvfs(new.rawValue, &info) == 0 {
             let free = Int(info.f_bavail) * Int(info.f_frsize)
             if free - size < minFreeBytes {
-                return "\(free) bytes free on the spool's file system, less than the \(minFreeBytes) to keep (--min-free)"
+                return
+                    "\(free) bytes free on the spool's file system, less than the \(minFreeBytes) to keep (--min-free)"
             }
         }
         var count = 0

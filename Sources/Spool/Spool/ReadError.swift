@@ -17,7 +17,9 @@ public enum ReadError: Error, CustomStringConvertible {
         switch self {
         case let .rejected(rejection): rejection.description
         case let .fault(fault): fault.description
-        case let .twin(twin): "one of two names of a move cut short by a crash (the other is \(twin.folder.rawValue)/\(twin.name.escaped)); the next spool-send run keeps one"
+        case let .twin(twin):
+            "one of two names of a move cut short by a crash (the other is "
+                + "\(twin.folder.rawValue)/\(twin.name.escaped)); the next spool-send run keeps one"
         }
     }
 }

@@ -18,7 +18,9 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
         case let .badName(why): "bad file name: \(why); operation ids are printable ASCII without spaces or / : @ \\"
         case .symbolicLink: "a symbolic link, not an operation file; spool never follows links"
         case let .notRegularFile(kind): "a \(kind), not a regular file"
-        case let .hardLinked(count): "the file has \(count) hard links; a queue file must have exactly one so that it cannot alias a file outside the spool"
+        case let .hardLinked(count):
+            "the file has \(count) hard links; a queue file must have exactly one so that it cannot alias a file "
+                + "outside the spool"
         case let .tooLarge(size, limit): "the file is \(size) bytes, more than the limit of \(limit) bytes"
         case let .unreadable(error): "cannot read the file: \(error)"
         case let .invalid(error): "invalid operation: \(error)"

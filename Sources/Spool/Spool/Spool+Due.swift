@@ -12,12 +12,16 @@ extension Spool {
     /// stays. Returns how many were made due.
     /// The listing is made without the lock, which is held only for the renames: a name that moved
     /// meanwhile is skipped.
-    public func makeDue(deferredBy errors: Set<String>, nowSeconds: Int64 = Timestamp.nowSeconds()) throws(SystemCallError) -> Int {
+    public func makeDue(deferredBy errors: Set<String>, nowSeconds: Int64 = Timestamp.nowSeconds())
+        throws(SystemCallError) -> Int
+    {
         var targets: [(FileName, FileName)] = []
         do throws(Errno) {
             try directory(.new).forEachEntry { fileName, _ in
-                guard let state = QueueName(fileName)?.state, state.dueSeconds > nowSeconds, let error = state.lastError, errors.contains(error),
-                      let target = Spool.dueNow(fileName) else { return }
+                guard let state = QueueName(fileName)?.state, state.dueSeconds > nowSeconds,
+                    let error = state.lastError, errors.contains(error),
+                    let target = Spool.dueNow(fileName)
+                else { return }
                 targets.append((fileName, target))
             }
         } catch {

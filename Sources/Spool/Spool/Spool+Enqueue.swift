@@ -15,7 +15,9 @@ extension Spool {
     /// survives a power cut.
     ///
     /// With `limits`, a spool that is too full refuses the operation before anything is written.
-    public func enqueue(_ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil) throws(EnqueueError) -> String {
+    public func enqueue(_ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil)
+        throws(EnqueueError) -> String
+    {
         var text = operation.document.text
         text += "\n"
         let bytes = Array(text.utf8)
@@ -58,8 +60,10 @@ extension Spool {
 extension RetryState {
     /// The state of `operation` as admitted or enqueued: never tried, due at its `not_before`.
     public init(for operation: Operation, orderMicroseconds: Int64) {
-        self.init(orderMicroseconds: orderMicroseconds, keyHash: OrderingKey.hash(operation.key), priority: operation.priority,
-                  dueSeconds: operation.notBefore ?? 0)
+        self.init(
+            orderMicroseconds: orderMicroseconds, keyHash: OrderingKey.hash(operation.key),
+            priority: operation.priority,
+            dueSeconds: operation.notBefore ?? 0)
         originHash = OrderingKey.originHash(operation.origin)
     }
 }

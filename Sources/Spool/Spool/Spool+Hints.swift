@@ -12,7 +12,9 @@ extension Spool {
     package func readHint(_ name: FileName, limit: Int) -> [UInt8]? {
         guard let fd = try? root.open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return nil }
         defer { fd.close() }
-        guard let status = try? fd.status(), status.isRegularFile, let (bytes, _) = try? fd.readAll(limit: limit) else { return nil }
+        guard let status = try? fd.status(), status.isRegularFile, let (bytes, _) = try? fd.readAll(limit: limit) else {
+            return nil
+        }
         return bytes
     }
 

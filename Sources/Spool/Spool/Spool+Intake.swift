@@ -13,8 +13,10 @@ extension Spool {
     /// Files dropped under plain names are admitted on the way: read, checked, and renamed to `ID:STATE` with
     /// their key hash and modification time as order, so that later runs need only the listing. Entries that
     /// can never be sent are filed in `failed/` with the reason. Hidden names are ignored.
-    public func scanNew(maxSize: Int = Spool.defaultMaxDocumentSize, nowMicroseconds: Int64 = Timestamp.nowMicroseconds(),
-                        log: Log = .silent, _ body: (QueueEntry) throws -> Void) throws {
+    public func scanNew(
+        maxSize: Int = Spool.defaultMaxDocumentSize, nowMicroseconds: Int64 = Timestamp.nowMicroseconds(),
+        log: Log = .silent, _ body: (QueueEntry) throws -> Void
+    ) throws {
         var entries: [FileName] = []
         try directory(.new).forEachEntry { fileName, _ in
             if !fileName.isHidden { entries.append(fileName) }
@@ -22,7 +24,9 @@ extension Spool {
         let admitted = try withLock { transaction throws(SystemCallError) in
             var admitted: [QueueEntry] = []
             for fileName in entries {
-                if let entry = try transaction.intake(fileName, maxSize: maxSize, nowMicroseconds: nowMicroseconds, log: log) {
+                if let entry = try transaction.intake(
+                    fileName, maxSize: maxSize, nowMicroseconds: nowMicroseconds, log: log)
+                {
                     admitted.append(entry)
                 }
             }
@@ -33,8 +37,10 @@ extension Spool {
 
     /// Files an entry that can never be sent in `failed/` with the reason `rejection` gives, logging it.
     @discardableResult
-    public func file(rejected fileName: FileName, in folder: Folder, id: String, _ rejection: Rejection, attempts: Int = 0,
-                     log: Log) -> MoveResult<String> {
+    public func file(
+        rejected fileName: FileName, in folder: Folder, id: String, _ rejection: Rejection, attempts: Int = 0,
+        log: Log
+    ) -> MoveResult<String> {
         var reason = [("reason", rejection.description), ("error", rejection.token)]
         if fileName.string.map({ QueueName(FileName($0))?.id != id }) ?? true {
             reason.append(("original-name", fileName.escaped))
@@ -48,11 +54,15 @@ extension Spool.Transaction {
     /// Takes one name found in `new/`: a name with retry state is returned as it is, a plain one is admitted,
     /// and one that is not a valid id is filed in `failed/`. Returns nil when there is nothing to send.
     /// Throws when the spool, not the file, is at fault: the file then stays where it is.
-    public func intake(_ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize,
-                       nowMicroseconds: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent) throws(SystemCallError) -> QueueEntry? {
+    public func intake(
+        _ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize,
+        nowMicroseconds: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent
+    ) throws(SystemCallError) -> QueueEntry? {
         guard let name = QueueName(fileName), name.claim == nil else {
             let why = Rejection.badName(OperationID.whyInvalid(fileName))
-            if let fault = spool.file(rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log).fault {
+            if let fault = spool.file(rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log)
+                .fault
+            {
                 throw fault
             }
             return nil
@@ -71,7 +81,9 @@ extension Spool.Transaction {
             guard case let .rejected(rejection) = error else {
                 if case let .fault(fault) = error { throw fault }
                 // Intake runs holding the lock: the one place where a second name may be removed.
-                if let fault = resolveTwin(.new, fileName, nowSeconds: nowMicroseconds / 1_000_000, log: log).fault { throw fault }
+                if let fault = resolveTwin(.new, fileName, nowSeconds: nowMicroseconds / 1_000_000, log: log).fault {
+                    throw fault
+                }
                 return nil
             }
             if case .invalid = rejection, let status = try? spool.directory(.new).status(of: fileName),

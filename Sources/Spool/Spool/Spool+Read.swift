@@ -10,7 +10,9 @@ extension Spool {
     /// Only the file's content rejects it; any other error is a `SystemCallError`. A file with a second name in
     /// the spool (a move cut short) is `.twin`, for the caller to resolve under the lock; with `keptTwin`,
     /// the name that resolution would keep is read as it is.
-    public func readOperation(_ folder: Folder, _ name: FileName, maxSize: Int, keptTwin: Bool = false) throws(ReadError) -> (operation: Operation, modified: Int64)? {
+    public func readOperation(_ folder: Folder, _ name: FileName, maxSize: Int, keptTwin: Bool = false)
+        throws(ReadError) -> (operation: Operation, modified: Int64)?
+    {
         // The path is built only for a message: reading is the per-operation path.
         func failure(_ error: Errno) -> ReadError {
             switch error.faultClass {
@@ -20,7 +22,8 @@ extension Spool {
                 case .noSuchDevice: .rejected(.notRegularFile(kind: "special file"))
                 default: .rejected(.unreadable(error))
                 }
-            case .vanished, .resource, .permission, .storage, .disconnected: .fault(SystemCallError("read", displayPath(folder, name), error))
+            case .vanished, .resource, .permission, .storage, .disconnected:
+                .fault(SystemCallError("read", displayPath(folder, name), error))
             }
         }
         let fd: FileDescriptor
@@ -47,7 +50,9 @@ extension Spool {
                 if status.linkCount > 1 {
                     // Where moves are links, a count that changed just now may be a move in progress between
                     // two other workers: too early to call it a link from outside.
-                    if movesByLink, Timestamp.nowSeconds() - status.changedSeconds < Spool.twinSettleSeconds { return nil }
+                    if movesByLink, Timestamp.nowSeconds() - status.changedSeconds < Spool.twinSettleSeconds {
+                        return nil
+                    }
                     throw .rejected(.hardLinked(count: status.linkCount))
                 }
             }

@@ -17,8 +17,10 @@ extension Spool {
     /// `link` + `unlink` move cut short (their other name is the operation). Hidden names and directories
     /// are left alone.
     @discardableResult
-    public func cleanTemporaryFiles(olderThanSeconds lifetimeSeconds: Int64 = Spool.temporaryFileLifetimeSeconds,
-                                    nowSeconds: Int64 = Timestamp.nowSeconds(), log: Log = .silent) throws(SystemCallError) -> Int {
+    public func cleanTemporaryFiles(
+        olderThanSeconds lifetimeSeconds: Int64 = Spool.temporaryFileLifetimeSeconds,
+        nowSeconds: Int64 = Timestamp.nowSeconds(), log: Log = .silent
+    ) throws(SystemCallError) -> Int {
         let tmp = directory(.tmp)
         var removed = 0
         var names: [FileName] = []
@@ -62,7 +64,9 @@ extension Spool.Transaction {
         do {
             try cur.forEachEntry { name, _ in
                 guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
-                if claim.owner.isAlive.map({ !$0 }) ?? (nowSeconds - claim.since > leaseSeconds) { stale.append((name, queued, claim)) }
+                if claim.owner.isAlive.map({ !$0 }) ?? (nowSeconds - claim.since > leaseSeconds) {
+                    stale.append((name, queued, claim))
+                }
             }
         } catch {
             throw SystemCallError("list", "\(spool.path)/cur", error)
@@ -110,7 +114,9 @@ extension Spool.Transaction {
                 try dir.forEachEntry { name, _ in
                     guard !name.isHidden, let text = name.string, text.hasSuffix(".why") else { return }
                     let id = String(text.dropLast(4))
-                    if case .failure(.noSuchFileOrDirectory) = Result(catching: { () throws(Errno) in try dir.status(of: FileName(id)) }) {
+                    if case .failure(.noSuchFileOrDirectory) = Result(catching: { () throws(Errno) in
+                        try dir.status(of: FileName(id))
+                    }) {
                         orphans.append(id)
                     }
                 }
@@ -118,7 +124,9 @@ extension Spool.Transaction {
                 throw SystemCallError("list", "\(spool.path)/\(folder.rawValue)", error)
             }
             for id in orphans {
-                guard let (from, source) = spool.reason(of: id, in: folder).source, from == .new || from == .cur else { continue }
+                guard let (from, source) = spool.reason(of: id, in: folder).source, from == .new || from == .cur else {
+                    continue
+                }
                 // Only a filing whose worker is gone: a claim's owner is checked directly; otherwise (an entry
                 // in new/, a claim made on another host) the reason must be older than any filing takes.
                 let ownerAlive = from == .cur ? QueueName(source)?.claim?.owner.isAlive : nil
@@ -130,7 +138,10 @@ extension Spool.Transaction {
                 switch finishFiling(source, from: from, to: folder, as: id) {
                 case .moved:
                     finished += 1
-                    log.notice("finished filing \(id) in \(folder.rawValue)/ (a worker died between writing the reason and moving the operation)")
+                    log.notice(
+                        "finished filing \(id) in \(folder.rawValue)/ (a worker died between writing the reason and "
+                            + "moving the operation)"
+                    )
                 case .gone:
                     // The source is gone (or the filing finished): check that the operation did not arrive meanwhile.
                     guard (try? dir.status(of: FileName(id))) == nil else { continue }

@@ -99,9 +99,12 @@ public final class Spool: Sendable {
             var madeFolder = false
             for folder in Folder.allCases {
                 let folderPath = "\(path)/\(folder.rawValue)"
-                let fd = try Spool.openFolder(root, folder.rawValue, path: folderPath, create: create, spool: path, created: &madeFolder)
+                let fd = try Spool.openFolder(
+                    root, folder.rawValue, path: folderPath, create: create, spool: path, created: &madeFolder)
                 folders.append(fd)
-                guard (try? fd.status().device) == device else { throw SpoolError.otherFileSystem(path: folderPath, spool: path) }
+                guard (try? fd.status().device) == device else {
+                    throw SpoolError.otherFileSystem(path: folderPath, spool: path)
+                }
             }
             // A new folder exists after a power cut only once the directory holding it is synced: without
             // this, the first enqueue could be acknowledged into a new/ that is then lost.
@@ -141,7 +144,9 @@ public final class Spool: Sendable {
         let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
         let parent = trimmed.lastIndex(of: "/").map { trimmed[..<$0].isEmpty ? "/" : String(trimmed[..<$0]) } ?? "."
         let fd: FileDescriptor
-        do { fd = try FileDescriptor.currentDirectory.open(FileName(parent), O_RDONLY | O_DIRECTORY) } catch .permissionDenied {
+        do {
+            fd = try FileDescriptor.currentDirectory.open(FileName(parent), O_RDONLY | O_DIRECTORY)
+        } catch .permissionDenied {
             // A parent this user may traverse but not read (mode 0711): nothing more can be done from here.
             return
         }
@@ -194,7 +199,9 @@ extension Spool {
     /// ENOTCONN or ESTALE forever), so that a watcher exits and its supervisor opens the new ones; true
     /// while the path is out of reach as well.
     public var reachesItsPath: Bool {
-        func same(_ held: FileDescriptor, _ name: String) -> Bool { held.isSameFile(as: FileName(name), in: .currentDirectory) }
+        func same(_ held: FileDescriptor, _ name: String) -> Bool {
+            held.isSameFile(as: FileName(name), in: .currentDirectory)
+        }
         guard same(root, path) else { return false }
         for folder in Folder.allCases where !same(directory(folder), "\(path)/\(folder.rawValue)") { return false }
         return lock.reachesItsPath

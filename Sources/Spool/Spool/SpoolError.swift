@@ -22,11 +22,17 @@ public enum SpoolError: Error, CustomStringConvertible {
         case let .notADirectory(path): "\(path) exists but is not a directory; move it away or choose another spool"
         case let .cannotCreate(path, error): "cannot create \(path): \(error)"
         case let .cannotOpen(path, error): "cannot open \(path): \(error)"
-        case let .otherFileSystem(path, spool): "\(path) is on another file system than \(spool); every spool folder must be on one file system so that moves are atomic renames"
+        case let .otherFileSystem(path, spool):
+            "\(path) is on another file system than \(spool); every spool folder must be on one file system so that "
+                + "moves are atomic renames"
         case let .io(path, error): "\(path): \(error)"
-        case let .notWritable(path, error): "\(path) cannot be written (\(error)); nothing was moved. Remount it read-write or run as the spool's owner"
-        case let .noSuchSpool(path, nil): "no spool at \(path): check the path, or create the spool with 'spool-ctl --spool \(path) init'"
-        case let .noSuchSpool(path, missing?): "\(path) is not a spool (it has no \(missing)/): check the path, or complete it with 'spool-ctl --spool \(path) init'"
+        case let .notWritable(path, error):
+            "\(path) cannot be written (\(error)); nothing was moved. Remount it read-write or run as the spool's owner"
+        case let .noSuchSpool(path, nil):
+            "no spool at \(path): check the path, or create the spool with 'spool-ctl --spool \(path) init'"
+        case let .noSuchSpool(path, missing?):
+            "\(path) is not a spool (it has no \(missing)/): check the path, or complete it with 'spool-ctl --spool "
+                + "\(path) init'"
         }
     }
 

@@ -38,8 +38,11 @@ package final class SpoolLock: Sendable {
     package static func open(_ spool: Spool) throws(Errno) -> (descriptor: FileDescriptor, owned: Bool) {
         let nfs = cspool_is_nfs(spool.root.rawValue) != 0
         do {
-            return (try spool.root.open(FileName(".lock"), (nfs ? O_RDWR : O_RDONLY) | O_CREAT | O_NOFOLLOW, mode: Spool.fileMode), true)
-        } catch where error == .permissionDenied || error == .readOnlyFileSystem || error == .notPermitted {
+            return (
+                try spool.root.open(
+                    FileName(".lock"), (nfs ? O_RDWR : O_RDONLY) | O_CREAT | O_NOFOLLOW, mode: Spool.fileMode), true
+            )
+        } catch  where error == .permissionDenied || error == .readOnlyFileSystem || error == .notPermitted {
             return (spool.root, false)
         }
     }
@@ -86,7 +89,9 @@ extension Errno: LockFailureRepresentable {
 
 extension SystemCallError: LockFailureRepresentable {
     /// A fault while locking `path`.
-    public static func lockFailed(_ path: String, _ error: Errno) -> SystemCallError { SystemCallError("lock", path, error) }
+    public static func lockFailed(_ path: String, _ error: Errno) -> SystemCallError {
+        SystemCallError("lock", path, error)
+    }
 }
 
 extension Spool {

@@ -28,7 +28,8 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
     public var exitCode: Int32 { kind.exitCode }
 
     public var description: String {
-        "cannot \(action) \(path): \(error) (\(error.symbolicName)); \(action == "list" ? "no operation was moved" : "the operation stays where it is"). \(advice)"
+        "cannot \(action) \(path): \(error) (\(error.symbolicName)); "
+            + "\(action == "list" ? "no operation was moved" : "the operation stays where it is"). \(advice)"
     }
 
     /// What the operator can do about it.
@@ -41,8 +42,10 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
         case EROFS: "The file system is read-only; remount it read-write."
         case ENODEV: "The spool's file system went away; remount it and run again."
         case ENOTCONN, ESTALE, ENOLINK, ESHUTDOWN, ECONNABORTED, EHOSTDOWN, ECONNRESET, EHOSTUNREACH, ENETUNREACH:
-            "The spool's network file system is out of reach; the next run (or the watcher, in a while) goes on once it is back."
-        default: kind.passes ? "Run again later." : "Check the file system (dmesg); the next run goes on once it is healthy."
+            "The spool's network file system is out of reach; the next run (or the watcher, in a while) goes on once "
+                + "it is back."
+        default:
+            kind.passes ? "Run again later." : "Check the file system (dmesg); the next run goes on once it is healthy."
         }
     }
 }

@@ -53,7 +53,9 @@ extension Spool {
         }
         let filed: String
         do {
-            guard let moved = try placeFiling(name, from: folder, to: destination, id: id, reason: reason) else { return .gone }
+            guard let moved = try placeFiling(name, from: folder, to: destination, id: id, reason: reason) else {
+                return .gone
+            }
             filed = moved
         } catch {
             return .fault(SystemCallError("file in \(destination.rawValue)/", displayPath(folder, name), error))
@@ -80,15 +82,20 @@ extension Spool {
             // An earlier operation with the same id was filed and not yet cleared: keep both.
             if suffix < 1000, (try? target.status(of: FileName(filedAs))) != nil { continue }
             let why = FileName(filedAs + ".why")
-            let text = reason.text(id: filedAs, folder: destination, source: folder, name: name, at: Timestamp.nowSeconds())
-            do { try placeReason(why, in: destination, contents: text) } catch .fileExists where suffix < 1000 { continue }
+            let text = reason.text(
+                id: filedAs, folder: destination, source: folder, name: name, at: Timestamp.nowSeconds())
+            do { try placeReason(why, in: destination, contents: text) } catch .fileExists where suffix < 1000 {
+                continue
+            }
             CrashPoint.reach("file.reason-placed")
             do {
                 try move(name, from: folder, to: destination, as: FileName(filedAs))
             } catch .fileExists where suffix < 1000 {
                 // `finishFilings` may be completing this very filing by link: then the name is ours.
-                if let mine = try? directory(folder).status(of: name), let there = try? target.status(of: FileName(filedAs)),
-                   mine.inode == there.inode, mine.device == there.device {
+                if let mine = try? directory(folder).status(of: name),
+                    let there = try? target.status(of: FileName(filedAs)),
+                    mine.inode == there.inode, mine.device == there.device
+                {
                     return filedAs
                 }
                 try? target.unlink(why)
@@ -166,7 +173,9 @@ extension Spool {
     /// nullmailer, chosen once per spool (`link` never replaces a name either). A crash between the two
     /// leaves both names; `resolveTwin` keeps one. Throws `noSuchFileOrDirectory` when another worker moved
     /// the entry first.
-    fileprivate func move(_ name: FileName, from folder: Folder, to destination: Folder, as newName: FileName) throws(Errno) {
+    fileprivate func move(_ name: FileName, from folder: Folder, to destination: Folder, as newName: FileName)
+        throws(Errno)
+    {
         let source = directory(folder), target = directory(destination)
         if !linkMoves.load(ordering: .relaxed) {
             do {
@@ -174,7 +183,10 @@ extension Spool {
                 return
             } catch .invalidArgument, .notImplemented {
                 linkMoves.store(true, ordering: .relaxed)
-                if let fd = try? root.open(Spool.linkMovesMarker, O_WRONLY | O_CREAT | O_NOFOLLOW, mode: Spool.fileMode) { fd.close() }
+                if let fd = try? root.open(Spool.linkMovesMarker, O_WRONLY | O_CREAT | O_NOFOLLOW, mode: Spool.fileMode)
+                {
+                    fd.close()
+                }
             }
         }
         try source.link(name, to: target, as: newName)
@@ -199,13 +211,18 @@ extension Spool {
 extension Spool.Transaction {
     /// new/ID → new/ID:STATE: a file dropped under a plain name, admitted with its retry state.
     package func admit(_ plain: FileName, as stated: FileName) -> MoveResult<Void> {
-        .of("admit", spool.displayPath(.new, plain)) { () throws(Errno) in try spool.move(plain, from: .new, to: .new, as: stated) }
+        .of("admit", spool.displayPath(.new, plain)) { () throws(Errno) in
+            try spool.move(plain, from: .new, to: .new, as: stated)
+        }
     }
 
     /// new/NAME → cur/NAME@CLAIM, a name that records the owner. Exactly one of several competing workers
     /// wins; the others find it gone and move on.
-    public func claim(_ entry: QueueEntry, owner: ProcessIdentity = .current, nowSeconds: Int64 = Timestamp.nowSeconds())
-        -> MoveResult<QueueEntry> {
+    public func claim(
+        _ entry: QueueEntry, owner: ProcessIdentity = .current, nowSeconds: Int64 = Timestamp.nowSeconds()
+    )
+        -> MoveResult<QueueEntry>
+    {
         var claimed = entry.name
         let claim = Claim(owner: owner, since: nowSeconds)
         claimed.claim = claim
@@ -229,10 +246,15 @@ extension Spool.Transaction {
 
     /// new/NAME or cur/NAME@CLAIM → failed/ID or conflict/ID beside its reason: a filing a crash cut short
     /// after step 2, finished by recovery. Gone when the source is, or when `ID` exists (finished already).
-    package func finishFiling(_ source: FileName, from folder: Spool.Folder, to destination: Spool.Folder, as id: String)
-        -> MoveResult<Void> {
+    package func finishFiling(
+        _ source: FileName, from folder: Spool.Folder, to destination: Spool.Folder, as id: String
+    )
+        -> MoveResult<Void>
+    {
         let moved = MoveResult.of("finish filing", spool.displayPath(folder, source)) { () throws(Errno) in
-            do throws(Errno) { try spool.move(source, from: folder, to: destination, as: FileName(id)) } catch .fileExists {
+            do throws(Errno) {
+                try spool.move(source, from: folder, to: destination, as: FileName(id))
+            } catch .fileExists {
                 throw .noSuchFileOrDirectory
             }
         }
@@ -247,7 +269,9 @@ extension Spool.Transaction {
 
     /// failed/ID or conflict/ID → new/ID:STATE, its reason removed under the same lock (so that recovery,
     /// which finishes filings, never sees the reason alone): `spool-ctl retry`.
-    package func unfile(_ name: FileName, id: String, from folder: Spool.Folder, as target: FileName) -> MoveResult<Void> {
+    package func unfile(_ name: FileName, id: String, from folder: Spool.Folder, as target: FileName) -> MoveResult<
+        Void
+    > {
         let moved = MoveResult.of("retry", spool.displayPath(folder, name)) { () throws(Errno) in
             try spool.move(name, from: folder, to: .new, as: target)
         }
@@ -259,7 +283,9 @@ extension Spool.Transaction {
     /// new/ID[:STATE] → new/ID:STATE', the order stamp kept: no retry time (`spool-ctl retry --now`, `flush`),
     /// on hold or off it (`spool-ctl hold`, `release`). Under the lock, so a planner sees one name or the other.
     package func restate(_ name: FileName, as target: FileName) -> MoveResult<Void> {
-        .of("rename", spool.displayPath(.new, name)) { () throws(Errno) in try spool.move(name, from: .new, to: .new, as: target) }
+        .of("rename", spool.displayPath(.new, name)) { () throws(Errno) in
+            try spool.move(name, from: .new, to: .new, as: target)
+        }
     }
 
     /// FOLDER/NAME → gone, with its reason when filed: `spool-ctl discard`.
@@ -279,13 +305,18 @@ extension Spool.Transaction {
                             log: Log = .silent) -> MoveResult<Spool.TwinResolution> {
         .of("remove the second name of", spool.displayPath(folder, name)) { () throws(Errno) in
             let status: FileStatus
-            do throws(Errno) { status = try spool.directory(folder).status(of: name) } catch .noSuchFileOrDirectory { return .noTwin }
-            guard status.linkCount == 2, let twin = try spool.twin(of: folder, name, status, nowSeconds: nowSeconds) else { return .noTwin }
+            do throws(Errno) { status = try spool.directory(folder).status(of: name) } catch .noSuchFileOrDirectory {
+                return .noTwin
+            }
+            guard status.linkCount == 2, let twin = try spool.twin(of: folder, name, status, nowSeconds: nowSeconds)
+            else { return .noTwin }
             if twin.inMotion { return .tooYoung }
             let (dropFolder, dropName) = twin.dropsThisName ? (folder, name) : (twin.folder, twin.name)
             do throws(Errno) {
                 try spool.directory(dropFolder).unlink(dropName)
-                log.notice("removed \(spool.displayPath(dropFolder, dropName)), the second name of a move cut short by a crash")
+                log.notice(
+                    "removed \(spool.displayPath(dropFolder, dropName)), the second name of a move cut short by a crash"
+                )
             } catch .noSuchFileOrDirectory {
                 // Resolved by another worker, the same way.
             }
@@ -297,7 +328,9 @@ extension Spool.Transaction {
 extension Spool {
     /// Fsyncs `folder` after a move into it: the move was made, but a failure is a fault all the same.
     fileprivate func syncFolder(_ folder: Folder) -> MoveResult<Void> {
-        do { try directory(folder).sync() } catch { return .fault(SystemCallError("fsync", "\(path)/\(folder.rawValue)", error)) }
+        do { try directory(folder).sync() } catch {
+            return .fault(SystemCallError("fsync", "\(path)/\(folder.rawValue)", error))
+        }
         return .moved(())
     }
 }

@@ -24,12 +24,16 @@ extension Spool {
     /// spool. The name kept is the one the move was heading to: a filed operation over a waiting one (a
     /// filing is a decision made), a waiting one over a claim (its owner is gone), a stated name over a plain
     /// one in `new/`, anything over `tmp/`; ties go to the greater name, so every reader decides alike.
-    public func twin(of folder: Folder, _ name: FileName, _ status: FileStatus, nowSeconds: Int64 = Timestamp.nowSeconds()) throws(Errno) -> Twin? {
+    public func twin(
+        of folder: Folder, _ name: FileName, _ status: FileStatus, nowSeconds: Int64 = Timestamp.nowSeconds()
+    ) throws(Errno) -> Twin? {
         guard let (otherFolder, otherName) = try findTwin(folder, name, status) else { return nil }
         let mine = (Spool.rank(folder, name), Folder.allCases.firstIndex(of: folder)!)
         let theirs = (Spool.rank(otherFolder, otherName), Folder.allCases.firstIndex(of: otherFolder)!)
         let dropsThis = mine < theirs || (mine == theirs && name < otherName)
-        return Twin(folder: otherFolder, name: otherName, dropsThisName: dropsThis, inMotion: nowSeconds - status.changedSeconds < Spool.twinSettleSeconds)
+        return Twin(
+            folder: otherFolder, name: otherName, dropsThisName: dropsThis,
+            inMotion: nowSeconds - status.changedSeconds < Spool.twinSettleSeconds)
     }
 
     package static func rank(_ folder: Folder, _ name: FileName) -> Int {
@@ -42,8 +46,11 @@ extension Spool {
     }
 
     /// The other name of a twice-linked file among the spool's entries with the same id (any name in `tmp/`).
-    package func findTwin(_ folder: Folder, _ name: FileName, _ status: FileStatus) throws(Errno) -> (Folder, FileName)? {
-        guard let id = QueueName(name)?.id ?? name.string?.split(separator: ":").first.map(String.init) else { return nil }
+    package func findTwin(_ folder: Folder, _ name: FileName, _ status: FileStatus) throws(Errno) -> (Folder, FileName)?
+    {
+        guard let id = QueueName(name)?.id ?? name.string?.split(separator: ":").first.map(String.init) else {
+            return nil
+        }
         let prefix = Array(id.utf8)
         for other in Folder.allCases {
             var candidates: [FileName] = []

@@ -19,7 +19,9 @@ extension FileDescriptor {
     /// Reads what is there, at most `buffer.count` bytes: 0 at end of file, nil when nothing is there yet.
     public func readAvailable(into buffer: inout [UInt8]) throws(Errno) -> Int? {
         do {
-            return try retryingInterrupts { buffer.withUnsafeMutableBytes { Glibc.read(rawValue, $0.baseAddress, $0.count) } }
+            return try retryingInterrupts {
+                buffer.withUnsafeMutableBytes { Glibc.read(rawValue, $0.baseAddress, $0.count) }
+            }
         } catch .wouldBlock {
             return nil
         }
@@ -28,7 +30,9 @@ extension FileDescriptor {
     /// Writes what the pipe takes now of `bytes[offset...]`: the count written, 0 when it is full.
     public func writeAvailable(_ bytes: [UInt8], from offset: Int) throws(Errno) -> Int {
         do {
-            return try retryingInterrupts { bytes.withUnsafeBytes { Glibc.write(rawValue, $0.baseAddress! + offset, $0.count - offset) } }
+            return try retryingInterrupts {
+                bytes.withUnsafeBytes { Glibc.write(rawValue, $0.baseAddress! + offset, $0.count - offset) }
+            }
         } catch .wouldBlock {
             return 0
         }

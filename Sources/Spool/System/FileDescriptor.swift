@@ -34,7 +34,9 @@ public struct FileDescriptor: Sendable, Equatable {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while result.count <= limit {
-            let n = try retryingInterrupts { chunk.withUnsafeMutableBytes { Glibc.read(rawValue, $0.baseAddress, $0.count) } }
+            let n = try retryingInterrupts {
+                chunk.withUnsafeMutableBytes { Glibc.read(rawValue, $0.baseAddress, $0.count) }
+            }
             if n == 0 { return (result, false) }
             result.append(contentsOf: chunk[0..<n])
         }
@@ -85,14 +87,18 @@ public struct FileDescriptor: Sendable, Equatable {
     /// is taken: `link(2)` never replaces an entry, on any POSIX file system.
     public func link(_ name: FileName, to directory: FileDescriptor, as newName: FileName) throws(Errno) {
         try retryingInterrupts {
-            name.withCString { old in newName.withCString { new in Glibc.linkat(rawValue, old, directory.rawValue, new, 0) } }
+            name.withCString { old in
+                newName.withCString { new in Glibc.linkat(rawValue, old, directory.rawValue, new, 0) }
+            }
         }
     }
 
     /// Renames `name` in this directory to `newName` in `directory`, atomically replacing what was there.
     public func replace(_ name: FileName, in directory: FileDescriptor, as newName: FileName) throws(Errno) {
         try retryingInterrupts {
-            name.withCString { old in newName.withCString { new in Glibc.renameat(rawValue, old, directory.rawValue, new) } }
+            name.withCString { old in
+                newName.withCString { new in Glibc.renameat(rawValue, old, directory.rawValue, new) }
+            }
         }
     }
 
@@ -136,7 +142,8 @@ public struct FileDescriptor: Sendable, Equatable {
                 return
             }
             let start = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
-            let name = UnsafeBufferPointer(start: start, count: strlen(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)))
+            let name = UnsafeBufferPointer(
+                start: start, count: strlen(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)))
             if name.count == 1 && name[0] == 0x2E || name.count == 2 && name[0] == 0x2E && name[1] == 0x2E { continue }
             body(name, entry.pointee.d_type, UInt64(entry.pointee.d_ino))
         }
@@ -211,7 +218,8 @@ extension FileDescriptor {
     /// Whether this descriptor and `name` under `directory` are one file (same device and inode): false
     /// when the descriptor no longer answers, true when the name cannot be looked at (out of reach as well).
     package func isSameFile(as name: FileName, in directory: FileDescriptor) -> Bool {
-        guard case let .success(nowSeconds) = Result(catching: { () throws(Errno) in try directory.status(of: name) }) else { return true }
+        guard case let .success(nowSeconds) = Result(catching: { () throws(Errno) in try directory.status(of: name) })
+        else { return true }
         guard case let .success(held) = Result(catching: { () throws(Errno) in try status() }) else { return false }
         return held.device == nowSeconds.device && held.inode == nowSeconds.inode
     }

@@ -53,7 +53,8 @@ public enum Timestamp {
         if b[i] == 90 || b[i] == 122 {
             i += 1
         } else if b[i] == 43 || b[i] == 45 {
-            guard i + 6 == b.count, b[i + 3] == 58, let oh = number(i + 1..<i + 3), let om = number(i + 4..<i + 6), oh < 24, om < 60
+            guard i + 6 == b.count, b[i + 3] == 58, let oh = number(i + 1..<i + 3), let om = number(i + 4..<i + 6),
+                oh < 24, om < 60
             else { return nil }
             offset = (oh * 3600 + om * 60) * (b[i] == 45 ? -1 : 1)
             i += 6
@@ -107,7 +108,8 @@ public enum Timestamp {
         case "d": unit = 86400; digits = digits.dropLast()
         default: unit = 1
         }
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let n = Int64(digits), n >= 0, n < Int64.max / unit / 2 else { return nil }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let n = Int64(digits), n >= 0, n < Int64.max / unit / 2
+        else { return nil }
         return n * unit
     }
 

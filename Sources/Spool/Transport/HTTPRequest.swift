@@ -23,8 +23,13 @@ public struct HTTPRequest: Sendable {
     public var onConnected: (@Sendable () -> Void)?
 
     /// A request from its parts, the route and connection callback left to set.
-    public init(method: String, url: String, headers: [(name: String, value: String)], body: [UInt8]?, origin: String, tls: TLSFiles) {
-        (self.method, self.url, self.headers, self.body, self.origin, self.tls) = (method, url, headers, body, origin, tls)
+    public init(
+        method: String, url: String, headers: [(name: String, value: String)], body: [UInt8]?, origin: String,
+        tls: TLSFiles
+    ) {
+        (self.method, self.url, self.headers, self.body, self.origin, self.tls) = (
+            method, url, headers, body, origin, tls
+        )
     }
 }
 

@@ -62,7 +62,9 @@ public struct Route: Sendable, Equatable {
     public var version: TransportSettings.Version?
 
     /// No settings.
-    public init(caFile: String? = nil, proxy: String? = nil, noProxy: String? = nil, version: TransportSettings.Version? = nil) {
+    public init(
+        caFile: String? = nil, proxy: String? = nil, noProxy: String? = nil, version: TransportSettings.Version? = nil
+    ) {
         (self.caFile, self.proxy, self.noProxy, self.version) = (caFile, proxy, noProxy, version)
     }
 }

@@ -17,7 +17,8 @@ import Testing
         try FileManager.default.copyItem(atPath: repository + "/bin/launcher", toPath: repo + "/bin/launcher")
         try FileManager.default.createSymbolicLink(atPath: repo + "/bin/spool-send", withDestinationPath: "launcher")
         _ = FileManager.default.createFile(atPath: repo + "/Package.swift", contents: Data("// package\n".utf8))
-        _ = FileManager.default.createFile(atPath: repo + "/Sources/spool-send/main.swift", contents: Data("// main\n".utf8))
+        _ = FileManager.default.createFile(
+            atPath: repo + "/Sources/spool-send/main.swift", contents: Data("// main\n".utf8))
         let fakeSwift = """
             #!/bin/sh
             echo "$*" >> "\(repo)/builds"
@@ -26,10 +27,12 @@ import Testing
             mkdir -p .build/release
             [ -x .build/release/spool-send ] || { printf '#!/bin/sh\\necho ran "$@"\\n' > .build/release/spool-send; chmod +x .build/release/spool-send; }
             """
-        _ = FileManager.default.createFile(atPath: repo + "/fakebin/swift", contents: Data(fakeSwift.utf8), attributes: [.posixPermissions: 0o755])
+        _ = FileManager.default.createFile(
+            atPath: repo + "/fakebin/swift", contents: Data(fakeSwift.utf8), attributes: [.posixPermissions: 0o755])
         let path = "\(repo)/fakebin:/usr/bin:/bin"
         func launch(_ environment: [String: String] = [:]) throws -> CommandResult {
-            try Command.run(repo + "/bin/spool-send", ["--once"], environment: ["PATH": path].merging(environment) { $1 })
+            try Command.run(
+                repo + "/bin/spool-send", ["--once"], environment: ["PATH": path].merging(environment) { $1 })
         }
         func builds() -> Int {
             ((try? String(contentsOfFile: repo + "/builds", encoding: .utf8)) ?? "").split(separator: "\n").count
@@ -49,7 +52,9 @@ import Testing
             #expect(touched.status == 0 && touched.stderr.isEmpty, "\(touched.stderr)")
             #expect(builds() == 1 + round, "a touched source builds once")
             let after = try launch()
-            #expect(after.stderr.isEmpty && builds() == 1 + round, "the binary is still older than the source, yet no build again")
+            #expect(
+                after.stderr.isEmpty && builds() == 1 + round,
+                "the binary is still older than the source, yet no build again")
         }
 
         usleep(20_000)

@@ -22,7 +22,8 @@ import Testing
     static func runnable(_ line: String) -> String? {
         var command = line.hasPrefix("* * * * * ") ? String(line.dropFirst(10)) : line
         if command.hasPrefix("ExecStart=") { command = String(command.dropFirst(10)) }
-        command = command.replacingOccurrences(of: "/usr/local/bin/", with: "").replacingOccurrences(of: "/var/lib/node_exporter/", with: "./")
+        command = command.replacingOccurrences(of: "/usr/local/bin/", with: "").replacingOccurrences(
+            of: "/var/lib/node_exporter/", with: "./")
         if !FileManager.default.isExecutableFile(atPath: "/usr/bin/jq"), let pipe = command.range(of: " | jq") {
             command = String(command[..<pipe.lowerBound])
         }
@@ -36,13 +37,17 @@ import Testing
         var ran = 0
         for block in try ManPageExamples.blocks(in: page) {
             if block.hasPrefix("{") {
-                #expect(throws: Never.self, "\(page): the document example is an operation") { _ = try Operation(bytes: Array(block.utf8)) }
+                #expect(throws: Never.self, "\(page): the document example is an operation") {
+                    _ = try Operation(bytes: Array(block.utf8))
+                }
                 ran += 1
                 continue
             }
             if page == "spool.conf.5", !block.contains("$") {
                 let text = block.contains("[default]") || block.hasPrefix("[") ? block : "[default]\n" + block
-                #expect(throws: Never.self, "\(page): \(block)") { _ = try SpoolConfiguration.parse(text, path: "spool.conf") }
+                #expect(throws: Never.self, "\(page): \(block)") {
+                    _ = try SpoolConfiguration.parse(text, path: "spool.conf")
+                }
                 ran += 1
                 continue
             }

@@ -16,14 +16,17 @@ import Testing
 @Suite struct ManPageTests {
     static let root = Repository.root
     static let pages = ["spool-send.8", "spool-enqueue.1", "spool-ctl.8", "spool.5", "spool.conf.5"]
-    static let sections = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES", "SEE ALSO"]
+    static let sections = [
+        "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES", "SEE ALSO"
+    ]
 
     @Test(arguments: pages) func rendersWithoutWarnings(page: String) throws {
         let path = "\(Self.root)/man/\(page)"
         let groff = try Command.run("/usr/bin/groff", ["-man", "-t", "-Tutf8", "-ww", "-z", path])
         #expect(groff.status == 0)
         #expect(groff.stderr.isEmpty, "groff warnings: \(groff.stderr)")
-        let man = try Command.run("/usr/bin/man", ["--warnings", "-l", path], environment: ["MANWIDTH": "80", "MAN_KEEP_FORMATTING": ""])
+        let man = try Command.run(
+            "/usr/bin/man", ["--warnings", "-l", path], environment: ["MANWIDTH": "80", "MAN_KEEP_FORMATTING": ""])
         #expect(man.status == 0)
         #expect(man.stderr.isEmpty, "man warnings: \(man.stderr)")
         for section in Self.sections {
@@ -46,8 +49,16 @@ import Testing
         return String(text[start.upperBound..<end.lowerBound])
     }
 
-    @Test(arguments: [("spool-send", "spool-send.8", [[String]]()), ("spool-enqueue", "spool-enqueue.1", []),
-                      ("spool-ctl", "spool-ctl.8", [["init"], ["list"], ["shape"], ["show"], ["stats"], ["retry"], ["flush"], ["hold"], ["release"], ["discard"], ["check"]])])
+    @Test(arguments: [
+        ("spool-send", "spool-send.8", [[String]]()), ("spool-enqueue", "spool-enqueue.1", []),
+        (
+            "spool-ctl", "spool-ctl.8",
+            [
+                ["init"], ["list"], ["shape"], ["show"], ["stats"], ["retry"], ["flush"], ["hold"], ["release"],
+                ["discard"], ["check"]
+            ]
+        )
+    ])
     func helpAndPageNameTheSameOptions(program: String, page: String, subcommands: [[String]]) throws {
         var help = try Command.run(program, ["--help"]).stdout
         for subcommand in subcommands { help += try Command.run(program, subcommand + ["--help"]).stdout }
@@ -57,8 +68,12 @@ import Testing
         }.joined(separator: "\n"))
         let pageOptions = Self.options(in: try Self.optionsSection(page))
         #expect(!helpOptions.isEmpty)
-        #expect(helpOptions.subtracting(pageOptions).isEmpty, "in --help but not in \(page): \(helpOptions.subtracting(pageOptions).sorted())")
-        #expect(pageOptions.subtracting(helpOptions).isEmpty, "in \(page) but not in --help: \(pageOptions.subtracting(helpOptions).sorted())")
+        #expect(
+            helpOptions.subtracting(pageOptions).isEmpty,
+            "in --help but not in \(page): \(helpOptions.subtracting(pageOptions).sorted())")
+        #expect(
+            pageOptions.subtracting(helpOptions).isEmpty,
+            "in \(page) but not in --help: \(pageOptions.subtracting(helpOptions).sorted())")
     }
 }
 
@@ -66,7 +81,9 @@ import Testing
 @Suite struct FaultTableTests {
     @Test func pageListsEveryErrnoInItsClass() throws {
         let page = try String(contentsOfFile: "\(ManPageTests.root)/man/spool-send.8", encoding: .utf8)
-        guard let start = page.range(of: "errno\tclass\twhat happens\n"), let end = page[start.upperBound...].range(of: ".TE") else {
+        guard let start = page.range(of: "errno\tclass\twhat happens\n"),
+            let end = page[start.upperBound...].range(of: ".TE")
+        else {
             Issue.record("spool-send.8 has no fault table")
             return
         }
@@ -78,7 +95,9 @@ import Testing
         }
         for (number, kind) in ErrnoClass.table {
             let name = Errno(rawValue: number).symbolicName
-            #expect(documented[name] == "\(kind)", "\(name) is \(kind) in ErrnoClass.swift, \(documented[name] ?? "missing") in spool-send(8)")
+            #expect(
+                documented[name] == "\(kind)",
+                "\(name) is \(kind) in ErrnoClass.swift, \(documented[name] ?? "missing") in spool-send(8)")
         }
         #expect(documented.count == ErrnoClass.table.count, "the page lists only errnos the table has")
     }

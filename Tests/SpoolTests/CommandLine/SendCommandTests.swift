@@ -23,8 +23,10 @@ import Testing
     }
 
     @Test func transportOptionsAreCurls() throws {
-        let command = try SendCommand(parsing: ["--cacert", "/etc/ca.pem", "--proxy", "http://proxy:3128", "--noproxy", "localhost,.corp",
-                                                "--http1.1", "--concurrency", "16", "--timeout", "5"])
+        let command = try SendCommand(parsing: [
+            "--cacert", "/etc/ca.pem", "--proxy", "http://proxy:3128", "--noproxy", "localhost,.corp",
+            "--http1.1", "--concurrency", "16", "--timeout", "5"
+        ])
         #expect(command.transport.caFile == "/etc/ca.pem")
         #expect(command.transport.proxy == "http://proxy:3128")
         #expect(command.transport.noProxy == "localhost,.corp")

@@ -9,7 +9,9 @@ import Testing
         for arguments in [["list"], ["stats"], ["show", "some-id"], ["check"], ["retry", "--now"]] {
             let result = try Command.run("spool-ctl", ["--spool", typo] + arguments)
             #expect(result.status == 66, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("spool-ctl: error: no spool at \(typo)") && result.stderr.contains("spool-ctl --spool \(typo) init"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("spool-ctl: error: no spool at \(typo)")
+                    && result.stderr.contains("spool-ctl --spool \(typo) init"), "\(result.stderr)")
         }
         for mode in ["--once", "--watch"] {
             let send = try Command.run("spool-send", ["--spool", typo, mode], timeout: 20)
@@ -32,7 +34,9 @@ import Testing
         #expect(made.status == 0 && made.stdout == "\(fresh): spool created\n", "\(made.stderr)")
         for folder in ["tmp", "new", "cur", "failed", "conflict"] {
             var status = stat()
-            #expect(stat("\(fresh)/\(folder)", &status) == 0 && status.st_mode & 0o777 == 0o700, "\(folder)/ is there, mode 0700")
+            #expect(
+                stat("\(fresh)/\(folder)", &status) == 0 && status.st_mode & 0o777 == 0o700,
+                "\(folder)/ is there, mode 0700")
         }
         let again = try Command.run("spool-ctl", ["--spool", fresh, "init"])
         #expect(again.status == 0 && again.stdout == "\(fresh): already a spool\n")
@@ -51,7 +55,8 @@ import Testing
         let temporary = TemporarySpool()
         let launcher = try String(contentsOfFile: Repository.root + "/bin/launcher", encoding: .utf8)
         #expect(!launcher.contains("SPOOL_DIR="), "the launcher sets no spool of its own")
-        let id = try Command.run("spool-enqueue", ["PUT", "http://127.0.0.1:9/here"], workingDirectory: temporary.directory)
+        let id = try Command.run(
+            "spool-enqueue", ["PUT", "http://127.0.0.1:9/here"], workingDirectory: temporary.directory)
         #expect(id.status == 0, "\(id.stderr)")
         #expect(temporary.names("new").count == 1, "./spool is the spool of the directory the program runs in")
         let elsewhere = try Command.run("spool-ctl", ["list"], workingDirectory: "/")

@@ -6,8 +6,10 @@ import Testing
 @Suite struct SynopsisTests {
     /// Each option in a synopsis with its argument's name (lower-cased; "" for a flag).
     static func options(in synopsis: String) -> [String: String] {
-        let text = synopsis.replacingOccurrences(of: "\u{2010}", with: "-").split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        let pattern = try! NSRegularExpression(pattern: #"(?<![\w-])(--[a-z][a-z0-9.-]*[a-z0-9]|-[a-zA-Z])(?: ('[^']*'|[A-Za-z][A-Za-z|_-]*))?"#)
+        let text = synopsis.replacingOccurrences(of: "\u{2010}", with: "-").split(whereSeparator: \.isWhitespace)
+            .joined(separator: " ")
+        let pattern = try! NSRegularExpression(
+            pattern: #"(?<![\w-])(--[a-z][a-z0-9.-]*[a-z0-9]|-[a-zA-Z])(?: ('[^']*'|[A-Za-z][A-Za-z|_-]*))?"#)
         var found: [String: String] = [:]
         for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
             let option = String(text[Range(match.range(at: 1), in: text)!])
@@ -25,15 +27,19 @@ import Testing
 
     /// The rendered SYNOPSIS of a page, unwrapped.
     static func pageSynopsis(_ page: String) throws -> String {
-        let man = try Command.run("/usr/bin/man", ["-l", "\(Repository.root)/man/\(page)"], environment: ["MANWIDTH": "2000"])
-        guard let start = man.stdout.range(of: "\nSYNOPSIS\n"), let end = man.stdout.range(of: "\nDESCRIPTION\n") else { return "" }
+        let man = try Command.run(
+            "/usr/bin/man", ["-l", "\(Repository.root)/man/\(page)"], environment: ["MANWIDTH": "2000"])
+        guard let start = man.stdout.range(of: "\nSYNOPSIS\n"), let end = man.stdout.range(of: "\nDESCRIPTION\n") else {
+            return ""
+        }
         return String(man.stdout[start.upperBound..<end.lowerBound])
     }
 
     /// README's synopsis of `program`: its indented block starting `    program [--spool`, with the lines that
     /// continue it.
     static func readmeSynopsis(_ program: String) throws -> String {
-        let lines = try String(contentsOfFile: "\(Repository.root)/README.md", encoding: .utf8).components(separatedBy: "\n")
+        let lines = try String(contentsOfFile: "\(Repository.root)/README.md", encoding: .utf8).components(
+            separatedBy: "\n")
         guard let first = lines.firstIndex(where: { $0.hasPrefix("    \(program) [--spool") }) else { return "" }
         var block = [lines[first]]
         for line in lines[(first + 1)...] {
@@ -43,8 +49,16 @@ import Testing
         return block.joined(separator: "\n")
     }
 
-    @Test(arguments: [("spool-send", "spool-send.8", [[String]]()), ("spool-enqueue", "spool-enqueue.1", []),
-                      ("spool-ctl", "spool-ctl.8", [["init"], ["list"], ["shape"], ["show"], ["stats"], ["retry"], ["flush"], ["hold"], ["release"], ["discard"], ["check"]])])
+    @Test(arguments: [
+        ("spool-send", "spool-send.8", [[String]]()), ("spool-enqueue", "spool-enqueue.1", []),
+        (
+            "spool-ctl", "spool-ctl.8",
+            [
+                ["init"], ["list"], ["shape"], ["show"], ["stats"], ["retry"], ["flush"], ["hold"], ["release"],
+                ["discard"], ["check"]
+            ]
+        )
+    ])
     func helpPageAndReadmeAgree(program: String, page: String, subcommands: [[String]]) throws {
         var help = ""
         for arguments in subcommands.isEmpty ? [["--help"]] : subcommands.map({ $0 + ["--help"] }) {
@@ -53,7 +67,14 @@ import Testing
         let fromHelp = Self.options(in: help), fromPage = Self.options(in: try Self.pageSynopsis(page))
         let fromReadme = Self.options(in: try Self.readmeSynopsis(program))
         #expect(fromHelp.count > 1, "found the options of \(program) --help: \(help)")
-        #expect(fromHelp == fromPage, "\(program) --help against \(page): \(fromHelp.sorted { $0.key < $1.key }) \(fromPage.sorted { $0.key < $1.key })")
-        #expect(fromReadme == fromPage, "README.md against \(page): \(fromReadme.sorted { $0.key < $1.key }) \(fromPage.sorted { $0.key < $1.key })")
+        #expect(
+            fromHelp == fromPage,
+            Comment(rawValue: "\(program) --help against \(page): \(fromHelp.sorted { $0.key < $1.key }) "
+                + "\(fromPage.sorted { $0.key < $1.key })")
+        )
+        #expect(
+            fromReadme == fromPage,
+            "README.md against \(page): \(fromReadme.sorted { $0.key < $1.key }) \(fromPage.sorted { $0.key < $1.key })"
+        )
     }
 }

@@ -34,7 +34,9 @@ import Testing
             """, path: "spool.conf")
         let api = configuration.settings(for: "https://api.example.com")
         #expect(api.maxConcurrency == 2 && api.initialConcurrency == 1 && api.rate == 10 && api.burst == 5)
-        #expect(api.caFile == "/etc/ssl/private/ca.pem" && api.proxy == "http://proxy.example.com:3128" && api.version == .http1_1)
+        #expect(
+            api.caFile == "/etc/ssl/private/ca.pem" && api.proxy == "http://proxy.example.com:3128"
+                && api.version == .http1_1)
         let other = configuration.settings(for: "http://127.0.0.1:8080")
         #expect(other.maxConcurrency == 8 && other.rate == 10 && other.caFile == nil && other.version == nil)
         #expect(configuration.handlerDirectory == "/etc/spool/handlers")
@@ -42,7 +44,10 @@ import Testing
 
     @Test(arguments: [
         ("[default]\nmax-concurency = 4", "spool.conf line 2: unknown key 'max-concurency'"),
-        ("[default]\nmax-concurrency = lots", "spool.conf line 2: max-concurrency = lots: expected an integer from 1 to 256"),
+        (
+            "[default]\nmax-concurrency = lots",
+            "spool.conf line 2: max-concurrency = lots: expected an integer from 1 to 256"
+        ),
         ("[default]\nrate = 10", "spool.conf line 2: rate = 10: expected requests per unit of time"),
         ("max-concurrency = 4", "spool.conf line 1: 'max-concurrency' comes before any section"),
         ("[default]\n[default]", "spool.conf line 2: section [default] appears twice"),
@@ -52,8 +57,11 @@ import Testing
         ("[default]\nburst = 2\nburst = 3", "spool.conf line 3: 'burst' is set twice"),
         ("[default]\ncacert = relative.pem", "spool.conf line 2: cacert = relative.pem: expected an absolute path"),
         ("[default]\nhandler-dir = handlers", "spool.conf line 2: handler-dir = handlers: expected an absolute path"),
-        ("[https://a.example]\nhandler-dir = /etc/spool/handlers", "spool.conf line 2: handler-dir = /etc/spool/handlers: expected the key in [default] only"),
-        ("[default]\nhttp-version = 3", "spool.conf line 2: http-version = 3: expected 1.1"),
+        (
+            "[https://a.example]\nhandler-dir = /etc/spool/handlers",
+            "spool.conf line 2: handler-dir = /etc/spool/handlers: expected the key in [default] only"
+        ),
+        ("[default]\nhttp-version = 3", "spool.conf line 2: http-version = 3: expected 1.1")
     ])
     func errorsNameTheLineAndTheKey(text: String, message: String) {
         #expect(throws: ConfigurationError.self) { try SpoolConfiguration.parse(text, path: "spool.conf") }
@@ -67,7 +75,9 @@ import Testing
         let path = temporary.directory + "/spool.conf"
         try "[default]\nmax-concurrency = 2\n".write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o666)
-        #expect(throws: ConfigurationError.writableByOthers(path: path, mode: 0o666)) { try SpoolConfiguration.load(path: path) }
+        #expect(throws: ConfigurationError.writableByOthers(path: path, mode: 0o666)) {
+            try SpoolConfiguration.load(path: path)
+        }
         chmod(path, 0o644)
         #expect(try SpoolConfiguration.load(path: path).defaults.maxConcurrency == 2)
         symlink(path, temporary.directory + "/link.conf")

@@ -26,9 +26,13 @@ import Testing
         try spool.enqueue(["PUT", server.baseURL + "/b", "--body", "b"])
         let hold = try Command.run("spool-ctl", ["--spool", spool.path, "hold", a2])
         #expect(hold.status == 0 && hold.stdout.hasPrefix("\(a2): held\n"), "\(hold.stdout)\(hold.stderr)")
-        #expect(spool.names("new").filter { $0.hasSuffix(",s=held") }.map { String($0.prefix { $0 != ":" }) } == [a2], "ls shows the hold")
+        #expect(
+            spool.names("new").filter { $0.hasSuffix(",s=held") }.map { String($0.prefix { $0 != ":" }) } == [a2],
+            "ls shows the hold")
         let listed = try Command.run("spool-ctl", ["--spool", spool.path, "list", "--json"])
-        #expect(listed.lines.filter { $0.contains(#""state":"held""#) }.count == 1 && listed.lines.contains { $0.contains(a2) && $0.contains("held") })
+        #expect(
+            listed.lines.filter { $0.contains(#""state":"held""#) }.count == 1
+                && listed.lines.contains { $0.contains(a2) && $0.contains("held") })
         let stats = try Command.run("spool-ctl", ["--spool", spool.path, "stats"])
         #expect(stats.stdout.contains("(1 held)"), "\(stats.stdout)")
 
@@ -40,10 +44,13 @@ import Testing
         #expect(server.requests.count == 2, "a second run sends nothing either")
 
         let release = try Command.run("spool-ctl", ["--spool", spool.path, "release", a2])
-        #expect(release.status == 0 && release.stdout.hasPrefix("\(a2): released\n"), "\(release.stdout)\(release.stderr)")
+        #expect(
+            release.status == 0 && release.stdout.hasPrefix("\(a2): released\n"), "\(release.stdout)\(release.stderr)")
         #expect(!spool.names("new").contains { $0.contains("s=held") })
         try spool.send()
-        #expect(server.requests.map(\.text).suffix(2) == ["2", "3"], "released in its place: \(server.requests.map(\.text))")
+        #expect(
+            server.requests.map(\.text).suffix(2) == ["2", "3"], "released in its place: \(server.requests.map(\.text))"
+        )
         #expect(spool.waiting().isEmpty)
     }
 
@@ -59,28 +66,47 @@ import Testing
         // A file dropped under a plain name, not yet admitted, is held under the state admission gives it.
         spool.drop("new", "dropped-one", #"{"method":"PUT","url":"\#(server.baseURL)/w"}"#)
         let hold = try Command.run("spool-ctl", ["--spool", spool.path, "hold", "--origin", server.baseURL])
-        #expect(hold.status == 0 && hold.stdout.hasSuffix("3 operation(s) held; 'spool-ctl release' sends them again in their place\n"), "\(hold.stdout)\(hold.stderr)")
-        #expect(spool.names("new").contains { $0.hasPrefix("dropped-one:o=") && $0.hasSuffix(",s=held") }, "\(spool.names("new"))")
+        #expect(
+            hold.status == 0
+                && hold.stdout.hasSuffix("3 operation(s) held; 'spool-ctl release' sends them again in their place\n"),
+            "\(hold.stdout)\(hold.stderr)")
+        #expect(
+            spool.names("new").contains { $0.hasPrefix("dropped-one:o=") && $0.hasSuffix(",s=held") },
+            "\(spool.names("new"))")
         try spool.send()
         #expect(server.requests.isEmpty && other.requests.map(\.path) == ["/z"])
 
         let release = try Command.run("spool-ctl", ["--spool", spool.path, "release", "--key", "kx"])
-        #expect(release.status == 0 && release.stdout.hasSuffix("1 operation(s) released; they go at their next attempt time ('spool-ctl retry --now ID' for at once)\n"), "\(release.stdout)")
+        #expect(
+            release.status == 0
+                && release.stdout.hasSuffix(
+                    "1 operation(s) released; they go at their next attempt time ('spool-ctl retry --now ID' for at "
+                        + "once)\n"
+                ), "\(release.stdout)")
         try spool.send()
         #expect(server.requests.map(\.path) == ["/x"])
-        #expect(try Command.run("spool-ctl", ["--spool", spool.path, "release", "--origin", server.baseURL]).status == 0)
+        #expect(
+            try Command.run("spool-ctl", ["--spool", spool.path, "release", "--origin", server.baseURL]).status == 0)
         try spool.send()
         #expect(server.requests.map(\.path).sorted() == ["/w", "/x", "/y"])
 
         // Being sent: refused as discard refuses it. Filed: not waiting. Unknown: not found. No selection: usage.
-        let claimed = QueueName(id: "in-flight", state: RetryState(orderMicroseconds: 1, keyHash: 9), claim: Claim(owner: .current, since: Timestamp.nowSeconds()))
+        let claimed = QueueName(
+            id: "in-flight", state: RetryState(orderMicroseconds: 1, keyHash: 9),
+            claim: Claim(owner: .current, since: Timestamp.nowSeconds()))
         spool.drop("cur", claimed.fileName.escaped, #"{"method":"PUT","url":"http://a.example/x"}"#)
         spool.drop("failed", "filed-one", #"{"method":"PUT","url":"http://a.example/x"}"#)
-        for (arguments, status, message) in [(["hold", "in-flight"], 75, "is being sent"), (["hold", "filed-one"], 65, "not waiting in new/"),
-                                            (["release", "nothing-here"], 66, "no operation nothing-here"), (["hold"], 64, "ID, --origin ORIGIN or --key KEY"),
-                                            (["hold", "x", "--key", "k"], 64, "--key"), (["release", "--origin", server.baseURL, "--key", "k"], 64, "--key")] {
+        for (arguments, status, message) in [
+            (["hold", "in-flight"], 75, "is being sent"), (["hold", "filed-one"], 65, "not waiting in new/"),
+            (["release", "nothing-here"], 66, "no operation nothing-here"),
+            (["hold"], 64, "ID, --origin ORIGIN or --key KEY"),
+            (["hold", "x", "--key", "k"], 64, "--key"),
+            (["release", "--origin", server.baseURL, "--key", "k"], 64, "--key")
+        ] {
             let result = try Command.run("spool-ctl", ["--spool", spool.path] + arguments)
-            #expect(result.status == Int32(status) && result.stderr.contains(message), "\(arguments): \(result.status) \(result.stderr)")
+            #expect(
+                result.status == Int32(status) && result.stderr.contains(message),
+                "\(arguments): \(result.status) \(result.stderr)")
         }
     }
 }

@@ -30,16 +30,23 @@ import Testing
         let before = try spool.names("conflict").map { ($0, spool.read("conflict", $0)) }
 
         for arguments in [["--all-conflict"], ["--all-failed", "--all-conflict"], [stale, locked]] {
-            let result = try Command.run("spool-ctl", ["--spool", spool.path, "retry", "--if-match", "\"v9\""] + arguments)
+            let result = try Command.run(
+                "spool-ctl", ["--spool", spool.path, "retry", "--if-match", "\"v9\""] + arguments)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("spool-ctl: error: the value '\"v9\"' is invalid for '--if-match': expected one operation ID"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "spool-ctl: error: the value '\"v9\"' is invalid for '--if-match': expected one operation ID"),
+                "\(result.stderr)")
             #expect(result.stderr.contains("See 'spool-ctl --help'"))
         }
-        #expect(try spool.names("conflict").map { ($0, spool.read("conflict", $0)) }.elementsEqual(before, by: ==), "nothing moved or changed")
+        #expect(
+            try spool.names("conflict").map { ($0, spool.read("conflict", $0)) }.elementsEqual(before, by: ==),
+            "nothing moved or changed")
         #expect(spool.names("new").isEmpty)
 
         // One id at a time is the way, and the 409 without a version keeps having none.
-        #expect(try Command.run("spool-ctl", ["--spool", spool.path, "retry", "--if-match", "\"v1\"", stale]).status == 0)
+        #expect(
+            try Command.run("spool-ctl", ["--spool", spool.path, "retry", "--if-match", "\"v1\"", stale]).status == 0)
         #expect(try Command.run("spool-ctl", ["--spool", spool.path, "retry", locked]).status == 0)
         let documents = spool.names("new").map { spool.read("new", $0) }
         #expect(documents.filter { $0.contains("\"if_match\"") }.count == 1, "\(documents)")

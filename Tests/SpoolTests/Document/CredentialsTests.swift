@@ -19,9 +19,12 @@ import Testing
         let directory = spool.directory + "/auth"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         let key = spool.directory + "/client.key"
-        _ = FileManager.default.createFile(atPath: key, contents: Data("KEY".utf8), attributes: [.posixPermissions: 0o600])
-        let text = "# billing\nAuthorization: Bearer t=1:2\ncacert = /etc/ca.pem\ncert = /etc/client.pem\nkey = \(key)\n"
-        _ = FileManager.default.createFile(atPath: directory + "/p", contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: key, contents: Data("KEY".utf8), attributes: [.posixPermissions: 0o600])
+        let text =
+            "# billing\nAuthorization: Bearer t=1:2\ncacert = /etc/ca.pem\ncert = /etc/client.pem\nkey = \(key)\n"
+        _ = FileManager.default.createFile(
+            atPath: directory + "/p", contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
         let profile = try Credentials(directory: directory).profile("p")
         #expect(profile.headers.map(\.name) == ["Authorization"])
         #expect(profile.headers.first?.value == "Bearer t=1:2", "a header value may hold '=' and ':'")
@@ -32,10 +35,13 @@ import Testing
         let spool = TemporarySpool()
         let directory = spool.directory + "/auth"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        let cases = ["proxy = http://x\n": "unknown setting 'proxy'", "cacert = ca.pem\n": "'cacert' needs an absolute path",
-                     "key = /nonexistent/client.key\n": "/nonexistent/client.key"]
+        let cases = [
+            "proxy = http://x\n": "unknown setting 'proxy'", "cacert = ca.pem\n": "'cacert' needs an absolute path",
+            "key = /nonexistent/client.key\n": "/nonexistent/client.key"
+        ]
         for (text, message) in cases {
-            _ = FileManager.default.createFile(atPath: directory + "/p", contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(
+                atPath: directory + "/p", contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
             do {
                 _ = try Credentials(directory: directory).profile("p")
                 Issue.record("accepted: \(text)")

@@ -17,8 +17,11 @@ import Testing
 /// different for another write under the same name.
 @Suite struct IdempotencyKeyTests {
     @Test func derivedFromIDOrderAndWhatIsSent() throws {
-        func key(_ id: String = "user-42", _ order: Int64 = 1, _ method: String = "PUT", _ body: String? = "A") -> String {
-            IdempotencyKey.derived(id: id, orderMicroseconds: order, method: method, url: "http://x/u", body: body.map { Array($0.utf8) })
+        func key(_ id: String = "user-42", _ order: Int64 = 1, _ method: String = "PUT", _ body: String? = "A")
+            -> String
+        {
+            IdempotencyKey.derived(
+                id: id, orderMicroseconds: order, method: method, url: "http://x/u", body: body.map { Array($0.utf8) })
         }
         #expect(key() == key())
         #expect(key() != key("user-42", 2))

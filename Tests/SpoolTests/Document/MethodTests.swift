@@ -22,20 +22,29 @@ import Testing
     @Test func lowerCaseStandardMethodsAreRefusedWithTheirSpelling() {
         for method in ["put", "Post", "patch", "delete", "get"] {
             let reason = Self.reason(#"{"method":"\#(method)","url":"http://h/x"}"#)
-            #expect(reason?.contains("is not \(method.uppercased()): methods are case-sensitive") == true, "\(method): \(reason ?? "accepted")")
+            #expect(
+                reason?.contains("is not \(method.uppercased()): methods are case-sensitive") == true,
+                "\(method): \(reason ?? "accepted")")
         }
         #expect(Self.reason(#"{"method":"PROPPATCH","url":"http://h/x"}"#) == nil, "an extension method is a method")
-        #expect(Self.reason(#"{"method":"purge","url":"http://h/x"}"#) == nil, "a lower-case extension method is its owner's business")
+        #expect(
+            Self.reason(#"{"method":"purge","url":"http://h/x"}"#) == nil,
+            "a lower-case extension method is its owner's business")
     }
 
     @Test func readingMethodsNeedAllowGet() {
         for method in ["GET", "HEAD", "OPTIONS"] {
-            #expect(Self.reason(#"{"method":"\#(method)","url":"http://h/x"}"#)?.contains("allow_get") == true, "\(method)")
+            #expect(
+                Self.reason(#"{"method":"\#(method)","url":"http://h/x"}"#)?.contains("allow_get") == true, "\(method)")
             #expect(Self.reason(#"{"method":"\#(method)","url":"http://h/x","allow_get":true}"#) == nil, "\(method)")
         }
-        #expect(Self.reason(#"{"method":"GET","url":"http://h/x","allow_get":"yes"}"#)?.contains("\"allow_get\" must be true or false") == true)
+        #expect(
+            Self.reason(#"{"method":"GET","url":"http://h/x","allow_get":"yes"}"#)?.contains(
+                "\"allow_get\" must be true or false") == true)
         for method in ["CONNECT", "TRACE"] {
-            #expect(Self.reason(#"{"method":"\#(method)","url":"http://h/x","allow_get":true}"#)?.contains("cannot be queued") == true, "\(method)")
+            #expect(
+                Self.reason(#"{"method":"\#(method)","url":"http://h/x","allow_get":true}"#)?.contains(
+                    "cannot be queued") == true, "\(method)")
         }
     }
 

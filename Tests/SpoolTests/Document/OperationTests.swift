@@ -15,7 +15,9 @@ import Testing
     func operation(_ text: String) throws(OperationError) -> Operation { try Operation(bytes: Array(text.utf8)) }
 
     @Test func validDocumentIsRead() throws {
-        let op = try operation(#"{"method":"PATCH","url":"HTTPS://Example.COM:443/a?b","headers":{"X-A":"1"},"body":[1],"depends_on":["a1"],"coalesce":true,"not_before":"2026-11-29T13:00:00+01:00","max_attempts":3,"auth":"prod.api"}"#)
+        let op = try operation(
+            #"{"method":"PATCH","url":"HTTPS://Example.COM:443/a?b","headers":{"X-A":"1"},"body":[1],"depends_on":["a1"],"coalesce":true,"not_before":"2026-11-29T13:00:00+01:00","max_attempts":3,"auth":"prod.api"}"#
+        )
         #expect(op.origin == "https://example.com")
         #expect(op.key == "HTTPS://Example.COM:443/a?b")
         #expect(op.body == Array("[1]".utf8))
@@ -28,18 +30,39 @@ import Testing
     @Test func badDocumentsAreRejectedWithTheField() {
         let cases: [(String, OperationError)] = [
             (#"{"url":"http://h/"}"#, .missingField("method")),
-            (#"{"method":"PUT","url":"http://h/","max_attempts":1e9}"#, .outOfRange(field: "max_attempts", value: "1e9", range: Operation.maxAttemptsRange)),
-            (#"{"method":"PUT","url":"http://h/","headers":{"Content-Length":"5"}}"#, .forbiddenHeader("Content-Length", why: "the length comes from the body")),
+            (
+                #"{"method":"PUT","url":"http://h/","max_attempts":1e9}"#,
+                .outOfRange(field: "max_attempts", value: "1e9", range: Operation.maxAttemptsRange)
+            ),
+            (
+                #"{"method":"PUT","url":"http://h/","headers":{"Content-Length":"5"}}"#,
+                .forbiddenHeader("Content-Length", why: "the length comes from the body")
+            ),
             (#"{"method":"PUT","url":"http://h/","headers":{"X":"a\r\nB: c"}}"#, .invalidHeaderValue(name: "X")),
-            (#"{"method":"PUT","url":"http://h/","body":"a","body_base64":"YQ=="}"#, .conflictingFields("body", "body_base64")),
-            (#"{"method":"PUT","url":"http://user:pw@h/"}"#, .invalidURL("http://user:pw@h/", why: "carries credentials; name a profile with \"auth\" instead, so no secret enters the spool")),
-            (#"{"method":"PUT","url":"http://h/","expires_at":"tomorrow"}"#, .invalidDate(field: "expires_at", value: "tomorrow")),
+            (
+                #"{"method":"PUT","url":"http://h/","body":"a","body_base64":"YQ=="}"#,
+                .conflictingFields("body", "body_base64")
+            ),
+            (
+                #"{"method":"PUT","url":"http://user:pw@h/"}"#,
+                .invalidURL(
+                    "http://user:pw@h/",
+                    why: "carries credentials; name a profile with \"auth\" instead, so no secret enters the spool")
+            ),
+            (
+                #"{"method":"PUT","url":"http://h/","expires_at":"tomorrow"}"#,
+                .invalidDate(field: "expires_at", value: "tomorrow")
+            )
         ]
         for (text, expected) in cases {
             #expect(throws: expected, "\(text)") { try operation(text) }
         }
-        #expect(throws: OperationError.notJSON(.duplicateKey("url"))) { try operation(#"{"method":"PUT","url":"http://h/","url":"http://i/"}"#) }
-        #expect(throws: OperationError.notJSON(.tooDeep(limit: 64))) { try operation(String(repeating: "[", count: 100)) }
+        #expect(throws: OperationError.notJSON(.duplicateKey("url"))) {
+            try operation(#"{"method":"PUT","url":"http://h/","url":"http://i/"}"#)
+        }
+        #expect(throws: OperationError.notJSON(.tooDeep(limit: 64))) {
+            try operation(String(repeating: "[", count: 100))
+        }
         #expect(throws: OperationError.notJSON(.invalidUTF8(offset: 2))) { try Operation(bytes: [0x7B, 0x22, 0xFF]) }
     }
 

@@ -27,17 +27,24 @@ import Testing
     }
 
     @Test func rsyncCopiesOnePathAndRefusesOthers() throws {
-        guard let rsync = ["/usr/bin/rsync", "/bin/rsync"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard
+            let rsync = ["/usr/bin/rsync", "/bin/rsync"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
             print("skipped: rsync is not installed (.ci/run installs it)")
             return
         }
         _ = rsync
         let spool = TemporarySpool(), fixture = HandlerFixture()
         let source = fixture.work + "/source", destination = fixture.work + "/backup"
-        try FileManager.default.createDirectory(atPath: source + "/photos/2026-12-01", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: source + "/photos/2026-12-01", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: source + "/photos/2026-12-01/a.jpg", contents: Data("jpeg".utf8))
-        try install("rsync", into: fixture, [("SOURCE=/srv/data", "SOURCE=\(source)"), ("DEST=backup.example.com:/backup/data", "DEST=\(destination)")])
+        try install(
+            "rsync", into: fixture,
+            [("SOURCE=/srv/data", "SOURCE=\(source)"), ("DEST=backup.example.com:/backup/data", "DEST=\(destination)")])
         let copied = try spool.enqueue(["--handler", "rsync", "--key", "backup", "--", "photos/2026-12-01"])
         let escaping = try spool.enqueue(["--handler", "rsync", "--key", "bad1", "--", "../../etc"])
         let option = try spool.enqueue(["--handler", "rsync", "--key", "bad2", "--", "--delete"])
@@ -64,14 +71,20 @@ import Testing
             """)
         try install("sendmail", into: fixture, [("/usr/sbin/sendmail", fake)])
         let message = "To: ops@example.com\nSubject: disk\n\ndisk full on db1\n"
-        let id = try spool.enqueue(["--handler", "sendmail", "--key", "mail:ops", "--idempotency-key", "mail-42", "--body", message])
+        let id = try spool.enqueue([
+            "--handler", "sendmail", "--key", "mail:ops", "--idempotency-key", "mail-42", "--body", message
+        ])
         try spool.send(fixture.options)
-        #expect(spool.waiting().first { $0.id == id }?.state?.lastError == "tempfail", "EX_TEMPFAIL from the MTA is retried")
+        #expect(
+            spool.waiting().first { $0.id == id }?.state?.lastError == "tempfail", "EX_TEMPFAIL from the MTA is retried"
+        )
         try spool.send(fixture.options + ["--flush"])
         #expect(spool.names("new").isEmpty)
         #expect(fixture.lines("argv") == ["-t -oi", "-t -oi"])
         let mails = fixture.lines("mail")
-        #expect(mails.filter { $0 == "Message-ID: <mail-42@spool.invalid>" }.count == 2, "the same id on both runs: \(mails)")
+        #expect(
+            mails.filter { $0 == "Message-ID: <mail-42@spool.invalid>" }.count == 2,
+            "the same id on both runs: \(mails)")
         #expect(mails.filter { $0 == "disk full on db1" }.count == 2)
         let withArguments = try spool.enqueue(["--handler", "sendmail", "--", "-C/tmp/evil.cf"])
         try spool.send(fixture.options)

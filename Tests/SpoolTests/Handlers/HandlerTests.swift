@@ -18,14 +18,18 @@ import Testing
     @Test func jobsRunInOrderPerKeyEachExactlyOnce() throws {
         let spool = TemporarySpool(), fixture = HandlerFixture()
         // One printf: concurrent handlers append whole lines.
-        fixture.script("log", #"line="$SPOOL_ID $SPOOL_ATTEMPT $SPOOL_KEY $(cat) $# $1 $(pwd)"; printf '%s\n' "$line" >> WORK/log"#)
+        fixture.script(
+            "log", #"line="$SPOOL_ID $SPOOL_ATTEMPT $SPOOL_KEY $(cat) $# $1 $(pwd)"; printf '%s\n' "$line" >> WORK/log"#
+        )
         var ids: [String: (key: Int, index: Int)] = [:]
         for i in 0..<100 {
             let id = try spool.enqueue(["--handler", "log", "--key", "k\(i % 10)", "--body", "\(i)", "--", "-x y"])
             ids[id] = (i % 10, i)
         }
         try spool.send(fixture.options + ["--concurrency", "4"])
-        let lines = fixture.lines("log").map { $0.split(separator: " ", omittingEmptySubsequences: false).map(String.init) }
+        let lines = fixture.lines("log").map {
+            $0.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        }
         #expect(lines.count == 100, "\(lines.prefix(3))")
         #expect(Set(lines.map { $0[0] }) == Set(ids.keys), "each job ran once")
         #expect(lines.allSatisfy { $0[1] == "1" && $0[4] == "1" && $0[5] == "-x" && $0[6] == "y" && $0[7] == "/" },
@@ -50,15 +54,21 @@ import Testing
         let firstRun = Timestamp.nowSeconds()
         try spool.send(options)
         let first = try #require(spool.waiting().first?.state)
-        #expect(first.attempts == 1 && first.lastError == "tempfail" && first.dueSeconds >= firstRun + 1, "deferred with a backoff")
+        #expect(
+            first.attempts == 1 && first.lastError == "tempfail" && first.dueSeconds >= firstRun + 1,
+            "deferred with a backoff")
         while Timestamp.nowSeconds() < first.dueSeconds { usleep(100_000) }
         let secondRun = Timestamp.nowSeconds()
         try spool.send(options)
         let second = try #require(spool.waiting().first?.state)
-        #expect(second.attempts == 2 && second.lastError == "tempfail" && second.dueSeconds >= secondRun + 2, "a longer backoff")
+        #expect(
+            second.attempts == 2 && second.lastError == "tempfail" && second.dueSeconds >= secondRun + 2,
+            "a longer backoff")
         while Timestamp.nowSeconds() < second.dueSeconds { usleep(100_000) }
         try spool.send(options)
-        #expect(spool.names("new").isEmpty && fixture.lines("attempts") == ["1", "2", "3"], "\(flaky) done on its third run")
+        #expect(
+            spool.names("new").isEmpty && fixture.lines("attempts") == ["1", "2", "3"], "\(flaky) done on its third run"
+        )
 
         fixture.script("conflict", #"echo "theirs is v7, ours v6" >&2; exit 3"#)
         fixture.script("broken", #"echo "usage: broken FILE" >&2; exit 1"#)
@@ -69,7 +79,9 @@ import Testing
         try spool.send(options)
         #expect(spool.names("conflict") == [conflict, conflict + ".why"])
         let conflictWhy = spool.read("conflict", conflict + ".why")
-        #expect(conflictWhy.contains("exit-status: 3") && conflictWhy.contains("stderr: theirs is v7, ours v6"), "\(conflictWhy)")
+        #expect(
+            conflictWhy.contains("exit-status: 3") && conflictWhy.contains("stderr: theirs is v7, ours v6"),
+            "\(conflictWhy)")
         #expect(spool.names("failed") == [broken, broken + ".why"])
         let brokenWhy = spool.read("failed", broken + ".why")
         #expect(brokenWhy.contains("exit-status: 1") && brokenWhy.contains("usage: broken FILE"), "\(brokenWhy)")
@@ -97,16 +109,24 @@ import Testing
         _ = FileManager.default.createFile(atPath: path, contents: Data(script.utf8))
         chmod(path, 0o755)
         let body = String(repeating: "b", count: 300_000)
-        let enqueued = try Command.run("spool-enqueue", ["--spool", spool.path, "--handler", "inspect", "--body-file", "-"], stdin: Data(body.utf8))
+        let enqueued = try Command.run(
+            "spool-enqueue", ["--spool", spool.path, "--handler", "inspect", "--body-file", "-"], stdin: Data(body.utf8)
+        )
         let id = enqueued.stdout.trimmingCharacters(in: .newlines)
         try spool.send(fixture.options)
         let seen = fixture.lines("seen")
-        #expect(seen.first == "300000 3 /", "the whole body read, no descriptor beyond 0-2 (3: the listing's own), run in /: \(seen)")
+        #expect(
+            seen.first == "300000 3 /",
+            "the whole body read, no descriptor beyond 0-2 (3: the listing's own), run in /: \(seen)")
         // LC_CTYPE is Python's own: it sets it in a C locale (PEP 538).
-        #expect(Array(seen.dropFirst()).filter { $0 != "LC_CTYPE" } == ["PATH", "SPOOL_ATTEMPT", "SPOOL_DIR", "SPOOL_HANDLER", "SPOOL_ID", "SPOOL_IDEMPOTENCY_KEY", "SPOOL_KEY"])
+        #expect(
+            Array(seen.dropFirst()).filter { $0 != "LC_CTYPE" } == [
+                "PATH", "SPOOL_ATTEMPT", "SPOOL_DIR", "SPOOL_HANDLER", "SPOOL_ID", "SPOOL_IDEMPOTENCY_KEY", "SPOOL_KEY"
+            ])
         let why = spool.read("failed", id + ".why")
-        #expect(why.contains("exit-status: 1") && why.contains("the last line") && why.utf8.count < 4096,
-                "a handler that writes 500 KB is not blocked by its pipes, and its reason stays short: \(why.prefix(300))")
+        #expect(
+            why.contains("exit-status: 1") && why.contains("the last line") && why.utf8.count < 4096,
+            "a handler that writes 500 KB is not blocked by its pipes, and its reason stays short: \(why.prefix(300))")
     }
 
     @Test func aHandlerPastItsTimeoutIsStoppedWithItsChildren() throws {
@@ -127,7 +147,9 @@ import Testing
         let deadline = Date(timeIntervalSinceNow: 2)
         while !(processIsGone(leader) && processIsGone(child)), Date() < deadline { usleep(50_000) }
         #expect(processIsGone(leader) && processIsGone(child), "the handler and its child are gone")
-        #expect(took >= 1 + HandlerProcess.graceSeconds - 0.5 && took < 1 + HandlerProcess.graceSeconds + 5, "stopped after the timeout and the grace period: \(took) s")
+        #expect(
+            took >= 1 + HandlerProcess.graceSeconds - 0.5 && took < 1 + HandlerProcess.graceSeconds + 5,
+            "stopped after the timeout and the grace period: \(took) s")
         let state = try #require(spool.waiting().first)
         #expect(state.id == id && state.state?.lastError == "timeout" && state.state?.attempts == 1, "\(result.stderr)")
     }
@@ -147,8 +169,11 @@ import Testing
         fixture.script("world-writable", canary, mode: 0o757)
         symlink(fixture.script("target", canary, mode: 0o700), fixture.handlers + "/link")
         mkdir(fixture.handlers + "/folder", 0o755)
-        let known = ["good": "not executable", "group-writable": "writable by group or others", "world-writable": "writable by group or others",
-                     "link": "is a symbolic link", "folder": "not a regular file", "missing": "does not exist"]
+        let known = [
+            "good": "not executable", "group-writable": "writable by group or others",
+            "world-writable": "writable by group or others",
+            "link": "is a symbolic link", "folder": "not a regular file", "missing": "does not exist"
+        ]
         var files = known
         if geteuid() == 0 {
             // Another user's program: they could change it at will.
@@ -163,12 +188,15 @@ import Testing
         #expect(!fixture.exists("canary"), "nothing was executed")
         for i in hostileNames.indices {
             let why = spool.read("failed", "bad-name-\(i).why")
-            #expect(why.contains("field \"handler\"") && why.contains("must be a handler name"), "bad-name-\(i): \(why)")
+            #expect(
+                why.contains("field \"handler\"") && why.contains("must be a handler name"), "bad-name-\(i): \(why)")
         }
         for (name, reason) in files {
             let waiting = spool.waiting().first { $0.id == ids[name] }
             #expect(waiting?.state?.lastError == "handler", "\(name) waits")
-            let line = result.stderr.split(separator: "\n").first { $0.contains("\(ids[name]!): handler \(fixture.handlers)/\(name) ") }
+            let line = result.stderr.split(separator: "\n").first {
+                $0.contains("\(ids[name]!): handler \(fixture.handlers)/\(name) ")
+            }
             #expect(line?.contains(reason) == true, "\(name): \(result.stderr)")
         }
         // A directory that others may write: nothing in it runs.
@@ -176,7 +204,9 @@ import Testing
         chmod(fixture.handlers, 0o777)
         let open = try spool.enqueue(["--handler", "fine"])
         let second = try spool.send(fixture.options)
-        #expect(!fixture.exists("canary") && second.stderr.contains("handler directory \(fixture.handlers) is writable by group or others"))
+        #expect(
+            !fixture.exists("canary")
+                && second.stderr.contains("handler directory \(fixture.handlers) is writable by group or others"))
         #expect(spool.waiting().first { $0.id == open }?.state?.lastError == "handler")
         // And without a handler directory at all.
         let none = try spool.send(["--flush"])
@@ -185,17 +215,26 @@ import Testing
 
     @Test func enqueueListAndShowHandlerJobs() throws {
         let spool = TemporarySpool()
-        let id = try spool.enqueue(["--handler", "mail", "--key", "mail:ops", "--body", "disk full", "--", "--to", "ops@example.com"])
+        let id = try spool.enqueue([
+            "--handler", "mail", "--key", "mail:ops", "--body", "disk full", "--", "--to", "ops@example.com"
+        ])
         let document = try JSON.parse(Array(spool.read("new", try #require(spool.names("new").first)).utf8))
-        #expect(document["handler"] == .string("mail") && document["args"] == .array([.string("--to"), .string("ops@example.com")]))
+        #expect(
+            document["handler"] == .string("mail")
+                && document["args"] == .array([.string("--to"), .string("ops@example.com")]))
         #expect(document["method"] == nil && document["url"] == nil)
         let list = try Command.run("spool-ctl", ["--spool", spool.path, "list"])
-        #expect(list.stdout.contains("RUN") && list.stdout.contains("handler mail --to ops@example.com") && list.stdout.contains("mail:ops"), "\(list.stdout)")
+        #expect(
+            list.stdout.contains("RUN") && list.stdout.contains("handler mail --to ops@example.com")
+                && list.stdout.contains("mail:ops"), "\(list.stdout)")
         let show = try Command.run("spool-ctl", ["--spool", spool.path, "show", id])
-        #expect(show.stdout.contains("job:") && show.stdout.contains("handler mail --to ops@example.com"), "\(show.stdout)")
+        #expect(
+            show.stdout.contains("job:") && show.stdout.contains("handler mail --to ops@example.com"), "\(show.stdout)")
         let json = try Command.run("spool-ctl", ["--spool", spool.path, "list", "--json"])
         #expect(json.stdout.contains(#""handler":"mail","args":["--to","ops@example.com"]"#), "\(json.stdout)")
-        for (options, conflicting) in [(["--header", "A: b"], "--header"), (["--if-match", "x"], "--if-match"), (["--auth", "p"], "--auth")] {
+        for (options, conflicting) in [
+            (["--header", "A: b"], "--header"), (["--if-match", "x"], "--if-match"), (["--auth", "p"], "--auth")
+        ] {
             let refused = try Command.run("spool-enqueue", ["--spool", spool.path, "--handler", "mail"] + options)
             #expect(refused.status == 64 && refused.stderr.contains(conflicting), "\(refused.stderr)")
         }
@@ -209,7 +248,9 @@ import Testing
         let second = try spool.enqueue(["--handler", "absent", "--key", "b"])
         try spool.send(fixture.options + ["--concurrency", "1"])
         let states = Dictionary(uniqueKeysWithValues: spool.waiting().map { ($0.id, $0.state!) })
-        #expect(states[first]?.attempts == 1 && states[second]?.attempts == 0, "the second job of the handler was not tried")
+        #expect(
+            states[first]?.attempts == 1 && states[second]?.attempts == 0, "the second job of the handler was not tried"
+        )
     }
 
     @Test func killedWorkersLoseNoJob() throws {
@@ -218,12 +259,15 @@ import Testing
         let library = try spool.open()
         var ids: Set<String> = []
         for i in 0..<600 {
-            let document = JSON.object([("handler", .string("slowlog")), ("key", .string("k\(i % 8)")), ("body", .string("\(i)"))])
+            let document = JSON.object([
+                ("handler", .string("slowlog")), ("key", .string("k\(i % 8)")), ("body", .string("\(i)"))
+            ])
             ids.insert(try library.enqueue(try Operation(document: document)))
         }
         var kills = 0
         while kills < 50, !spool.names("new").isEmpty {
-            let (process, _, _) = try Command.start("spool-send", ["--spool", spool.path, "--once", "--concurrency", "4"] + fixture.options)
+            let (process, _, _) = try Command.start(
+                "spool-send", ["--spool", spool.path, "--once", "--concurrency", "4"] + fixture.options)
             usleep(UInt32.random(in: 20_000...250_000))
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
@@ -238,7 +282,10 @@ import Testing
         }
         usleep(300_000)  // a killed run's handler has gone with it (parent-death signal): nothing more is written
         let ran = fixture.lines("log").map { String($0.split(separator: " ")[0]) }
-        print("handler crash test: \(ids.count) jobs, \(kills) kills, \(ran.count) runs, \(ran.count - Set(ran).count) run again")
+        print(
+            "handler crash test: \(ids.count) jobs, \(kills) kills, \(ran.count) runs, \(ran.count - Set(ran).count) "
+                + "run again"
+        )
         #expect(kills == 50)
         #expect(Set(ran) == ids, "every job ran at least once")
         #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty && spool.names("failed").isEmpty)
@@ -269,7 +316,8 @@ import Testing
     @Test func aWatcherRunsADroppedJobWithinASecond() throws {
         let spool = TemporarySpool(), fixture = HandlerFixture()
         fixture.script("mark", #"printf '%s\n' "$SPOOL_ID" >> WORK/log"#)
-        let (watcher, _, errPipe) = try Command.start("spool-send", ["--spool", spool.path, "--watch", "-v"] + fixture.options)
+        let (watcher, _, errPipe) = try Command.start(
+            "spool-send", ["--spool", spool.path, "--watch", "-v"] + fixture.options)
         defer {
             kill(watcher.processIdentifier, SIGTERM)
             watcher.waitUntilExit()

@@ -16,15 +16,21 @@ import Testing
     }
 
     static func name(_ g: inout Generator) -> String {
-        var state = RetryState(orderMicroseconds: Int64(g.next() % 2_000_000_000_000_000), keyHash: g.next() << 31 ^ g.next())
+        var state = RetryState(
+            orderMicroseconds: Int64(g.next() % 2_000_000_000_000_000), keyHash: g.next() << 31 ^ g.next())
         if g.next() % 2 == 0 { state.originHash = UInt32(truncatingIfNeeded: g.next() | 1) }
         if g.next() % 3 == 0 { state.priority = g.pick([-10, -3, 1, 5, 10]) }
         if g.next() % 2 == 0 { state.attempts = Int(g.next() % 40) }
         if g.next() % 2 == 0 { state.dueSeconds = Int64(g.next() % 2_000_000_000) }
         if g.next() % 2 == 0 { state.lastError = g.pick(["503", "refused", "timeout", "tls", "no-answer"]) }
         if g.next() % 4 == 0 { state.held = true }
-        var name = QueueName(id: "1764412345.M\(g.next() % 1_000_000)P\(g.next() % 99999)Q1R00ff00ff.host", state: state)
-        if g.next() % 3 == 0 { name.claim = Claim(owner: ProcessIdentity(host: "h.example", pid: Int32(g.next() % 99999), startTicks: g.next()), since: 1_764_412_345) }
+        var name = QueueName(
+            id: "1764412345.M\(g.next() % 1_000_000)P\(g.next() % 99999)Q1R00ff00ff.host", state: state)
+        if g.next() % 3 == 0 {
+            name.claim = Claim(
+                owner: ProcessIdentity(host: "h.example", pid: Int32(g.next() % 99999), startTicks: g.next()),
+                since: 1_764_412_345)
+        }
         return name.fileName.string!
     }
 
@@ -40,8 +46,11 @@ import Testing
                 Issue.record("a generated name is refused: \(text)")
                 continue
             }
-            #expect(facts.keyHash == state.keyHash && facts.orderMicroseconds == state.orderMicroseconds && facts.dueSeconds == state.dueSeconds)
-            #expect(facts.priority == state.priority && facts.originHash == state.originHash && facts.held == state.held)
+            #expect(
+                facts.keyHash == state.keyHash && facts.orderMicroseconds == state.orderMicroseconds
+                    && facts.dueSeconds == state.dueSeconds)
+            #expect(
+                facts.priority == state.priority && facts.originHash == state.originHash && facts.held == state.held)
             #expect(facts.claimed == (full.claim != nil), "\(text)")
             // One byte changed: the fast reader may refuse what the full parser takes (callers then use the
             // full parser), but never takes what it refuses, nor reads it differently.
@@ -53,7 +62,11 @@ import Testing
             if let fast = Self.facts(changed), !fast.claimed {
                 let parsed = QueueName(FileName(bytes: bytes))
                 #expect(parsed?.state != nil, "the fast reader takes what the parser refuses: \(changed)")
-                if let state = parsed?.state { #expect(fast.keyHash == state.keyHash && fast.dueSeconds == state.dueSeconds && fast.held == state.held, "\(changed)") }
+                if let state = parsed?.state {
+                    #expect(
+                        fast.keyHash == state.keyHash && fast.dueSeconds == state.dueSeconds && fast.held == state.held,
+                        "\(changed)")
+                }
             }
         }
     }

@@ -63,15 +63,20 @@ import Testing
         #expect(spool.operations("conflict") == [stale])
         #expect(spool.names("new").count == 3)
         // Oldest first.
-        #expect(result.lines.map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.compactMap { $0?["id"] as? String }
-            == [bad, busy, stale, later, pending])
+        #expect(
+            result.lines.map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.compactMap {
+                $0?["id"] as? String
+            }
+                == [bad, busy, stale, later, pending])
 
         let text = try Command.run("spool-ctl", ["--spool", spool.path, "list", "failed"])
         #expect(text.lines.count == 2)
         #expect(text.lines[1].hasPrefix(bad))
         let stats = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--json"])
         let counts = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
-        #expect(counts["new"] as? Int == 3 && counts["failed"] as? Int == 1 && counts["conflict"] as? Int == 1 && counts["deferred"] as? Int == 2)
+        #expect(
+            counts["new"] as? Int == 3 && counts["failed"] as? Int == 1 && counts["conflict"] as? Int == 1
+                && counts["deferred"] as? Int == 2)
         let prometheus = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--prometheus"])
         #expect(prometheus.stdout.contains("folder=\"conflict\"} 1"))
     }
@@ -82,7 +87,9 @@ import Testing
         let server = try TestServer { resource.handle($0) }
         defer { server.stop() }
         // Someone else changed the resource first: our edit, made against v1, conflicts.
-        try spool.enqueue(["PUT", server.baseURL + "/doc", "--if-match", "\"v1\"", "--body", "their edit", "--key", "theirs"])
+        try spool.enqueue([
+            "PUT", server.baseURL + "/doc", "--if-match", "\"v1\"", "--body", "their edit", "--key", "theirs"
+        ])
         try spool.send()
         let ours = try spool.enqueue(["PUT", server.baseURL + "/doc", "--if-match", "\"v1\"", "--body", "our edit"])
         try spool.send()
@@ -91,7 +98,8 @@ import Testing
         let originalKey = server.requests.last?.header("Idempotency-Key")
 
         // The operator looks at the server, sees v2, and retries with it, pasting the path from ls.
-        let retry = try Command.run("spool-ctl", ["--spool", spool.path, "retry", "--if-match", "\"v2\"", "\(spool.path)/conflict/\(ours)"])
+        let retry = try Command.run(
+            "spool-ctl", ["--spool", spool.path, "retry", "--if-match", "\"v2\"", "\(spool.path)/conflict/\(ours)"])
         #expect(retry.status == 0, "\(retry.stderr)")
         #expect(spool.names("conflict").isEmpty, "the operation and its reason left conflict/")
         #expect(spool.waiting().map(\.id) == [ours])
@@ -106,7 +114,11 @@ import Testing
     @Test func retryKeepsTheKeyAndNowClearsTheWait() throws {
         let spool = TemporarySpool()
         let calls = Mutex(0)
-        let server = try TestServer { _ in calls.withLock { $0 += 1; return $0 } == 1 ? .respond(422, [:], "") : .respond(204, [:], "") }
+        let server = try TestServer { _ in
+            calls.withLock {
+                $0 += 1; return $0
+            } == 1 ? .respond(422, [:], "") : .respond(204, [:], "")
+        }
         defer { server.stop() }
         let id = try spool.enqueue(["PUT", server.baseURL + "/x", "--idempotency-key", "fixed-key"])
         try spool.send()
@@ -162,8 +174,11 @@ import Testing
         // A claim by a process that no longer exists on this host.
         let (dead, _, _) = try Command.start("/bin/true", [])
         dead.waitUntilExit()
-        let stale = QueueName(id: "stale-op", state: RetryState(orderMicroseconds: 1, keyHash: 1),
-                              claim: Claim(owner: ProcessIdentity(host: ProcessIdentity.current.host, pid: dead.processIdentifier, startTicks: 12345), since: 1))
+        let stale = QueueName(
+            id: "stale-op", state: RetryState(orderMicroseconds: 1, keyHash: 1),
+            claim: Claim(
+                owner: ProcessIdentity(
+                    host: ProcessIdentity.current.host, pid: dead.processIdentifier, startTicks: 12345), since: 1))
         spool.drop("cur", stale.fileName.escaped, #"{"method":"PUT","url":"http://h/"}"#)
         spool.drop("new", "broken:o=1,k=0000000000000001", "{not json")
         chmod(spool.path + "/failed", 0o777)

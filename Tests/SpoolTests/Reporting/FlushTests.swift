@@ -20,7 +20,9 @@ import Testing
     @Test func flushLiftsAPauseThatFlushAndRetryNowKeep() throws {
         let spool = TemporarySpool()
         let busy = Mutex(true)
-        let server = try TestServer { _ in busy.withLock { $0 } ? .respond(429, ["Retry-After": "3600"], "slow down") : .respond(204, [:], "") }
+        let server = try TestServer { _ in
+            busy.withLock { $0 } ? .respond(429, ["Retry-After": "3600"], "slow down") : .respond(204, [:], "")
+        }
         defer { server.stop() }
         let other = try TestServer { _ in .respond(503, [:], "") }
         defer { other.stop() }
@@ -40,7 +42,9 @@ import Testing
         let flush = try Command.run("spool-ctl", ["--spool", spool.path, "flush", "--origin", server.baseURL + "/"])
         #expect(flush.status == 0, "\(flush.stderr)")
         #expect(flush.stdout.contains("\(origin): pause until ") && flush.stdout.contains(" lifted"), "\(flush.stdout)")
-        #expect(flush.stdout.contains("\(second): due now") && !flush.stdout.contains(first), "only the deferred one: \(flush.stdout)")
+        #expect(
+            flush.stdout.contains("\(second): due now") && !flush.stdout.contains(first),
+            "only the deferred one: \(flush.stdout)")
         #expect(flush.stdout.hasSuffix("\(origin): 1 deferred operation(s) due now\n"))
         try spool.send()
         #expect(server.requests.map(\.path) == ["/a", "/a", "/b"], "sent at once, in order")
@@ -49,27 +53,35 @@ import Testing
         #expect(spool.waiting().count == 1, "the other origin's operation still waits its backoff")
         #expect(spool.waiting().first?.state?.dueSeconds ?? 0 > Timestamp.nowSeconds())
 
-        for arguments in [["flush"], ["flush", "--origin", "not a url"], ["flush", "--origin", "http://h/path"], ["list", "--older-than", "soon"]] {
+        for arguments in [
+            ["flush"], ["flush", "--origin", "not a url"], ["flush", "--origin", "http://h/path"],
+            ["list", "--older-than", "soon"]
+        ] {
             #expect(try Command.run("spool-ctl", ["--spool", spool.path] + arguments).status == 64, "\(arguments)")
         }
     }
 
     @Test func listFiltersByOriginAndAge() throws {
         let spool = TemporarySpool()
-        let old = QueueName(id: "old-one", state: RetryState(orderMicroseconds: (Timestamp.nowSeconds() - 7200) * 1_000_000, keyHash: 1))
+        let old = QueueName(
+            id: "old-one", state: RetryState(orderMicroseconds: (Timestamp.nowSeconds() - 7200) * 1_000_000, keyHash: 1)
+        )
         spool.drop("new", old.fileName.escaped, #"{"method":"PUT","url":"http://a.example/x"}"#)
         let recent = try spool.enqueue(["PUT", "http://a.example/y"])
         let elsewhere = try spool.enqueue(["PUT", "http://b.example/z"])
         func ids(_ arguments: [String]) throws -> [String] {
             let result = try Command.run("spool-ctl", ["--spool", spool.path, "list", "--json"] + arguments)
             #expect(result.status == 0, "\(result.stderr)")
-            return result.lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["id"] as? String }
+            return result.lines.compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["id"] as? String
+            }
         }
         #expect(try ids([]) == ["old-one", recent, elsewhere])
         #expect(try ids(["--origin", "http://a.example"]) == ["old-one", recent])
         #expect(try ids(["--older-than", "1h"]) == ["old-one"])
         #expect(try ids(["--origin", "http://b.example", "--older-than", "1h"]).isEmpty)
-        let text = try Command.run("spool-ctl", ["--spool", spool.path, "list", "new", "--origin", "HTTP://B.example:80"])
+        let text = try Command.run(
+            "spool-ctl", ["--spool", spool.path, "list", "new", "--origin", "HTTP://B.example:80"])
         #expect(text.lines.count == 2 && text.lines[1].hasPrefix(elsewhere), "\(text.stdout)")
     }
 }

@@ -22,7 +22,8 @@ extension WorkerTests {
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
         for i in 0..<20 {
-            try spool.enqueue(["PUT", server.baseURL + "/doc", "--body", "\(i)", "--header", "Accept: application/json"])
+            try spool.enqueue(["PUT", server.baseURL + "/doc", "--body", "\(i)", "--header", "Accept: application/json"]
+            )
         }
         try spool.send(["--concurrency", "1"])
         #expect(server.requests.count == 20)
@@ -32,7 +33,9 @@ extension WorkerTests {
         #expect(request.header("User-Agent") == "spool-send/\(Version.current)")
         #expect(request.header("Content-Length") == "1")
         // Nothing of the client's own that a server could mistake.
-        for name in ["Expect", "Accept-Encoding", "Content-Type", "Transfer-Encoding"] { #expect(request.header(name) == nil, "\(name)") }
+        for name in ["Expect", "Accept-Encoding", "Content-Type", "Transfer-Encoding"] {
+            #expect(request.header(name) == nil, "\(name)")
+        }
     }
 }
 
@@ -81,13 +84,19 @@ extension WorkerTests {
     @Test func droppedKeepAliveConnectionCostsNoWait() throws {
         let spool = TemporarySpool()
         let count = Mutex(0)
-        let server = try TestServer { _ in count.withLock { $0 += 1; return $0 } % 4 == 3 ? .close : .respond(204, [:], "") }
+        let server = try TestServer { _ in
+            count.withLock {
+                $0 += 1; return $0
+            } % 4 == 3 ? .close : .respond(204, [:], "")
+        }
         defer { server.stop() }
         for i in 0..<12 { try spool.enqueue(["PUT", server.baseURL + "/k\(i % 2)", "--body", "\(i)"]) }
         let started = Date()
         try spool.send(["--concurrency", "1"])
         let elapsed = Date().timeIntervalSince(started)
-        #expect(spool.names("new").isEmpty, "each dropped request went again at once on a fresh connection: \(spool.names("new"))")
+        #expect(
+            spool.names("new").isEmpty,
+            "each dropped request went again at once on a fresh connection: \(spool.names("new"))")
         #expect(elapsed < 2, "took \(elapsed) s: a dropped connection must not wait for the 30 s timeout")
         #expect(server.connectionCount < server.requests.count, "connections are still reused")
     }

@@ -24,7 +24,9 @@ import Testing
         #expect(!DelayWarning.due(enqueued: 1000, previousDue: 1210, nextDue: 1450, warnAfterSeconds: 100), "once")
         // Attempted long after it was due (cron stopped, a pause): the first deferral past the age warns.
         #expect(DelayWarning.due(enqueued: 1000, previousDue: 0, nextDue: 5000, warnAfterSeconds: 100))
-        #expect(DelayWarning.due(enqueued: 1000, previousDue: 0, nextDue: 1100, warnAfterSeconds: 100), "due exactly at the age")
+        #expect(
+            DelayWarning.due(enqueued: 1000, previousDue: 0, nextDue: 1100, warnAfterSeconds: 100),
+            "due exactly at the age")
     }
 
     @Test func aLateOperationIsReportedOnceWithWhatHappened() throws {
@@ -33,7 +35,10 @@ import Testing
         defer { server.stop() }
         let late = try spool.enqueue(["PUT", server.baseURL + "/late"])
         let first = try spool.send(["--warn-after", "2s"])
-        #expect(first.stderr.contains("spool-send: \(late) (PUT \(server.baseURL)/late): delayed: not delivered 2s after its enqueue at "), "\(first.stderr)")
+        #expect(
+            first.stderr.contains(
+                "spool-send: \(late) (PUT \(server.baseURL)/late): delayed: not delivered 2s after its enqueue at "),
+            "\(first.stderr)")
         #expect(first.stderr.contains("1 attempt(s), last: HTTP 503; next at "), "\(first.stderr)")
         let again = try spool.send(["--warn-after", "2s", "--flush"])
         #expect(server.requests.count == 2)
@@ -48,7 +53,9 @@ import Testing
         try "[default]\nwarn-after = 1s\n".write(toFile: configuration, atomically: true, encoding: .utf8)
         let fresh = try spool.enqueue(["PUT", server.baseURL + "/configured"])
         let configured = try spool.send(["--config", configuration])
-        #expect(configured.stderr.contains("\(fresh) (PUT \(server.baseURL)/configured): delayed: not delivered 1s"), "\(configured.stderr)")
+        #expect(
+            configured.stderr.contains("\(fresh) (PUT \(server.baseURL)/configured): delayed: not delivered 1s"),
+            "\(configured.stderr)")
         #expect(try Command.run("spool-send", ["--spool", spool.path, "--warn-after", "0"]).status == 64)
     }
 }

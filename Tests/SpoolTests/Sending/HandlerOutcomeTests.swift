@@ -21,14 +21,22 @@ import Testing
 
     @Test func theExitStatusTable() {
         #expect(Outcome.classify(handler: "h", result(.exited(0)), timeout: 30) == .done)
-        for (ending, token) in [(HandlerProcess.Ending.exited(75), "tempfail"), (.signaled(9), "signal"), (.timedOut, "timeout")] {
-            guard case let .retry(got, _, retryAfter, blocks, _) = Outcome.classify(handler: "h", result(ending), timeout: 30) else {
+        for (ending, token) in [
+            (HandlerProcess.Ending.exited(75), "tempfail"), (.signaled(9), "signal"), (.timedOut, "timeout")
+        ] {
+            guard
+                case let .retry(got, _, retryAfter, blocks, _) = Outcome.classify(
+                    handler: "h", result(ending), timeout: 30)
+            else {
                 Issue.record("\(ending) is not retried")
                 continue
             }
             #expect(got == token && retryAfter == nil && !blocks)
         }
-        guard case let .conflict(fields) = Outcome.classify(handler: "h", result(.exited(3), stderr: "a\nb\nlast words\n"), timeout: 30) else {
+        guard
+            case let .conflict(fields) = Outcome.classify(
+                handler: "h", result(.exited(3), stderr: "a\nb\nlast words\n"), timeout: 30)
+        else {
             Issue.record("exit 3 is not a conflict")
             return
         }
@@ -52,19 +60,25 @@ import Testing
     }
 
     @Test func handlerDocuments() throws {
-        let job = try Operation(bytes: Array(#"{"handler": "mail", "args": ["--to", "ops@example.com", "it's"], "body": "hi", "key": "mail:ops"}"#.utf8))
+        let job = try Operation(
+            bytes: Array(
+                #"{"handler": "mail", "args": ["--to", "ops@example.com", "it's"], "body": "hi", "key": "mail:ops"}"#
+                    .utf8))
         #expect(job.handler == "mail" && job.arguments == ["--to", "ops@example.com", "it's"] && job.key == "mail:ops")
         #expect(job.origin == "handler:mail" && job.method == "RUN" && job.body == Array("hi".utf8))
         #expect(job.summary == #"handler mail --to ops@example.com 'it'\''s'"#)
         #expect(try Operation(bytes: Array(#"{"handler": "rsync"}"#.utf8)).key == "handler:rsync", "the default key")
         let refused = [
-            #"{"handler": "mail", "url": "http://h/"}"#, #"{"handler": "mail", "method": "PUT"}"#, #"{"handler": "mail", "headers": {}}"#,
+            #"{"handler": "mail", "url": "http://h/"}"#, #"{"handler": "mail", "method": "PUT"}"#,
+            #"{"handler": "mail", "headers": {}}"#,
             #"{"handler": "mail", "if_match": "x"}"#, #"{"handler": "mail", "auth": "p"}"#, #"{"handler": "m/x"}"#,
-            #"{"handler": "..."}"#, #"{"handler": 3}"#, #"{"handler": "mail", "args": "x"}"#, #"{"handler": "mail", "args": [1]}"#,
-            #"{"handler": "mail", "args": ["a\u0000b"]}"#,
+            #"{"handler": "..."}"#, #"{"handler": 3}"#, #"{"handler": "mail", "args": "x"}"#,
+            #"{"handler": "mail", "args": [1]}"#,
+            #"{"handler": "mail", "args": ["a\u0000b"]}"#
         ]
-        #expect(try Operation(bytes: Array(#"{"method": "PUT", "url": "http://h/", "args": [1]}"#.utf8)).arguments == [],
-                "args beside a URL is the producer's own field, as before handlers")
+        #expect(
+            try Operation(bytes: Array(#"{"method": "PUT", "url": "http://h/", "args": [1]}"#.utf8)).arguments == [],
+            "args beside a URL is the producer's own field, as before handlers")
         for document in refused {
             #expect(throws: OperationError.self, "\(document)") { try Operation(bytes: Array(document.utf8)) }
         }

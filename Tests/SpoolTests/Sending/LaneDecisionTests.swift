@@ -15,8 +15,12 @@ import Testing
 @Suite struct LaneDecisionTests {
     static let nowSeconds: Int64 = 1_800_000_000
 
-    static func entry(id: String = "op", attempts: Int = 0, enqueuedSecondsAgo: Int64 = 10, lastError: String? = nil) -> QueueEntry {
-        let state = RetryState(orderMicroseconds: (nowSeconds - enqueuedSecondsAgo) * 1_000_000, keyHash: 1, attempts: attempts, lastError: lastError)
+    static func entry(id: String = "op", attempts: Int = 0, enqueuedSecondsAgo: Int64 = 10, lastError: String? = nil)
+        -> QueueEntry
+    {
+        let state = RetryState(
+            orderMicroseconds: (nowSeconds - enqueuedSecondsAgo) * 1_000_000, keyHash: 1, attempts: attempts,
+            lastError: lastError)
         let name = QueueName(id: id, state: state)
         return QueueEntry(fileName: name.fileName, name: name)
     }
@@ -25,8 +29,11 @@ import Testing
         try Operation(bytes: Array(#"{"method": "PUT", "url": "https://api.example.com/notes/1"\#(extra)}"#.utf8))
     }
 
-    static func decide(_ operation: Operation, entry: QueueEntry = entry(), _ change: (inout LaneDecision.Facts) -> Void = { _ in }) -> LaneDecision.Action {
-        var facts = LaneDecision.Facts(entry: entry, operation: operation, nowSeconds: nowSeconds, lifetimeSeconds: 5 * 86400)
+    static func decide(
+        _ operation: Operation, entry: QueueEntry = entry(), _ change: (inout LaneDecision.Facts) -> Void = { _ in }
+    ) -> LaneDecision.Action {
+        var facts = LaneDecision.Facts(
+            entry: entry, operation: operation, nowSeconds: nowSeconds, lifetimeSeconds: 5 * 86400)
         change(&facts)
         return LaneDecision.decide(facts)
     }
@@ -45,7 +52,8 @@ import Testing
         // could meet a fault.
         let expired = Self.decide(try Self.operation(#", "expires_at": "2020-01-01T00:00:00Z", "depends_on": ["a"]"#))
         #expect(Self.reason(expired).contains("expires_at"))
-        let old = Self.decide(try Self.operation(), entry: Self.entry(attempts: 3, enqueuedSecondsAgo: 6 * 86400, lastError: "503"))
+        let old = Self.decide(
+            try Self.operation(), entry: Self.entry(attempts: 3, enqueuedSecondsAgo: 6 * 86400, lastError: "503"))
         #expect(Self.reason(old).contains("queue lifetime"))
         if case let .fail(reason) = old {
             #expect(reason["attempts"] == "3" && reason["last-error"] == "503")
@@ -54,7 +62,9 @@ import Testing
 
     @Test func originsNotAllowedAreFiledAndBlockedOnesPark() throws {
         let operation = try Self.operation()
-        #expect(Self.reason(Self.decide(operation) { $0.allowedOrigins = ["https://other.example.com"] }).contains("not allowed"))
+        #expect(
+            Self.reason(Self.decide(operation) { $0.allowedOrigins = ["https://other.example.com"] }).contains(
+                "not allowed"))
         #expect(Self.decide(operation) { $0.allowedOrigins = ["https://api.example.com"] } == .claim)
         #expect(Self.decide(operation) { $0.originBlocked = true } == .park(.originBlocked))
     }
@@ -64,8 +74,12 @@ import Testing
         #expect(Self.decide(operation) == .look(.dependencies), "asked for, not looked up by the decision")
         #expect(Self.decide(operation) { $0.dependencies = [.done, .done] } == .claim)
         #expect(Self.decide(operation) { $0.dependencies = [.done, .queued(id: "a")] } == .wait)
-        #expect(Self.reason(Self.decide(operation) { $0.dependencies = [.filed(id: "a", folder: .conflict)] }) == "depends on a, which is in conflict/")
-        #expect(Self.reason(Self.decide(operation) { $0.dependencies = [.cycle(through: "b")] }).contains("cycle through b"))
+        #expect(
+            Self.reason(Self.decide(operation) { $0.dependencies = [.filed(id: "a", folder: .conflict)] })
+                == "depends on a, which is in conflict/")
+        #expect(
+            Self.reason(Self.decide(operation) { $0.dependencies = [.cycle(through: "b")] }).contains("cycle through b")
+        )
         #expect(Self.reason(Self.decide(operation) { $0.dependencies = [.itself] }).contains("depends on itself"))
     }
 
@@ -87,13 +101,22 @@ import Testing
     @Test func attemptOutcomes() {
         let state = RetryState(orderMicroseconds: 1, keyHash: 1, attempts: 2)
         let fixed: (Int, Int64?) -> Int64 = { _, retryAfter in retryAfter ?? 60 }
-        #expect(AttemptDecision.decide(.done, state: state, maxAttempts: nil, nowMicroseconds: 0, delay: fixed) == .complete)
-        let conflict = AttemptDecision.decide(.conflict(reason: [Outcome.Field("status", "409")]), state: state, maxAttempts: nil, nowMicroseconds: 0, delay: fixed)
+        #expect(
+            AttemptDecision.decide(.done, state: state, maxAttempts: nil, nowMicroseconds: 0, delay: fixed) == .complete
+        )
+        let conflict = AttemptDecision.decide(
+            .conflict(reason: [Outcome.Field("status", "409")]), state: state, maxAttempts: nil, nowMicroseconds: 0,
+            delay: fixed)
         #expect(conflict == .file(.conflict, FilingReason([("status", "409"), ("attempts", "3")])))
-        let failed = AttemptDecision.decide(.failed(reason: [Outcome.Field("status", "400")]), state: state, maxAttempts: nil, nowMicroseconds: 0, delay: fixed)
+        let failed = AttemptDecision.decide(
+            .failed(reason: [Outcome.Field("status", "400")]), state: state, maxAttempts: nil, nowMicroseconds: 0,
+            delay: fixed)
         #expect(failed == .file(.failed, FilingReason([("status", "400"), ("attempts", "3")])))
         let retry = Outcome.retry(token: "503", reason: "HTTP 503", retryAfter: 120, blocksOrigin: false)
-        guard case let .retry(next, _, blocks, _) = AttemptDecision.decide(retry, state: state, maxAttempts: nil, nowMicroseconds: 1_500_000, delay: fixed) else {
+        guard
+            case let .retry(next, _, blocks, _) = AttemptDecision.decide(
+                retry, state: state, maxAttempts: nil, nowMicroseconds: 1_500_000, delay: fixed)
+        else {
             Issue.record("a 503 is retried")
             return
         }

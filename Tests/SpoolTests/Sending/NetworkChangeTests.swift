@@ -15,7 +15,10 @@ import Testing
 
 /// The network coming back wakes a watcher (rtnetlink), in a network namespace the test makes: an operation
 /// deferred as `refused` while only a downed `lo` exists is delivered within a second of `lo` coming up.
-@Suite(.serialized, .enabled(if: NetworkNamespace.unavailable == nil, "needs network namespaces: \(NetworkNamespace.unavailable ?? "")"))
+@Suite(
+    .serialized,
+    .enabled(if: NetworkNamespace.unavailable == nil, "needs network namespaces: \(NetworkNamespace.unavailable ?? "")")
+)
 struct NetworkChangeTests {
     @Test func aLinkComingUpRetriesWhatTheNetworkDeferred() throws {
         let namespace = try #require(NetworkNamespace.make("net"), "the network namespace could not be made")
@@ -33,29 +36,39 @@ struct NetworkChangeTests {
         for _ in 0..<200 where deferred().count < 2 { usleep(25_000) }
         #expect(deferred().count == 2, "both heads deferred as refused: \(spool.names("new"))")
         // A TLS failure stays deferred whatever the network does: one of them renamed as if TLS had failed.
-        let other = try #require(spool.names("new").first { name in
-            spool.read("new", name).contains("tls-waits")
-        })
-        rename("\(spool.path)/new/\(other)", "\(spool.path)/new/\(other.replacingOccurrences(of: "e=refused", with: "e=tls"))")
+        let other = try #require(
+            spool.names("new").first { name in
+                spool.read("new", name).contains("tls-waits")
+            })
+        rename(
+            "\(spool.path)/new/\(other)",
+            "\(spool.path)/new/\(other.replacingOccurrences(of: "e=refused", with: "e=tls"))")
 
         let before = server.requests.count
         let raised = Date()
         #expect(namespace.run("ip link set lo up") == 0)
         var delivered: Double?
         while Date().timeIntervalSince(raised) < 10 {
-            if server.requests.filter({ $0.path == "/after" }).count == 1 { delivered = Date().timeIntervalSince(raised); break }
+            if server.requests.filter({ $0.path == "/after" }).count == 1 {
+                delivered = Date().timeIntervalSince(raised); break
+            }
             usleep(10_000)
         }
         watcher.interrupt()
         watcher.waitUntilExit()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(before == 0)
-        #expect((delivered ?? 99) < 1, "delivered \(delivered.map { String(format: "%.2f", $0) } ?? "never") s after lo came up: \(stderr)")
+        #expect(
+            (delivered ?? 99) < 1,
+            "delivered \(delivered.map { String(format: "%.2f", $0) } ?? "never") s after lo came up: \(stderr)")
         let paths = server.requests(atLeast: 2).map(\.path)
         #expect(paths.filter { $0 != "/tls-waits" } == ["/back", "/after"], "once each, in order per key: \(paths)")
         #expect(!paths.contains("/tls-waits"), "a TLS failure waits out its backoff")
         #expect(spool.names("new").count == 1 && spool.names("new")[0].contains("e=tls"))
         #expect(stderr.contains("the network changed"), "\(stderr)")
-        print("network change: deferred as refused, delivered \(String(format: "%.2f", delivered ?? -1)) s after lo came up (backoff 300 s)")
+        print(
+            "network change: deferred as refused, delivered "
+                + "\(String(format: "%.2f", delivered ?? -1)) s after lo came up (backoff 300 s)"
+        )
     }
 }

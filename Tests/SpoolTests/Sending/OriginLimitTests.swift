@@ -36,7 +36,9 @@ import Testing
             let count = inProgress.add(1, ordering: .relaxed).newValue
             if nowSeconds - first > 1 {
                 var seen = mostAtOnce.load(ordering: .relaxed)
-                while count > seen, !mostAtOnce.compareExchange(expected: seen, desired: count, ordering: .relaxed).exchanged {
+                while count > seen,
+                    !mostAtOnce.compareExchange(expected: seen, desired: count, ordering: .relaxed).exchanged
+                {
                     seen = mostAtOnce.load(ordering: .relaxed)
                 }
             }
@@ -50,13 +52,18 @@ import Testing
     func enqueue(_ spool: TemporarySpool, _ server: TestServer, count: Int, keys: Int) throws {
         let library = try spool.open()
         for i in 0..<count {
-            let document = JSON.object([("method", .string("PUT")), ("url", .string("\(server.baseURL)/item/\(i % keys)")), ("body", .string("\(i)"))])
+            let document = JSON.object([
+                ("method", .string("PUT")), ("url", .string("\(server.baseURL)/item/\(i % keys)")),
+                ("body", .string("\(i)"))
+            ])
             _ = try library.enqueue(try Operation(document: document))
         }
     }
 
     /// Runs a watcher until `done` holds (at most `limit` seconds); returns its stderr and the time taken.
-    func watch(_ spool: TemporarySpool, _ arguments: [String], limit: Double = 90, until done: () -> Bool) throws -> (String, Double) {
+    func watch(_ spool: TemporarySpool, _ arguments: [String], limit: Double = 90, until done: () -> Bool) throws -> (
+        String, Double
+    ) {
         let started = Date()
         let (watcher, _, err) = try Command.start("spool-send", ["--spool", spool.path, "--watch", "-v"] + arguments)
         // Read as it comes: -v fills a pipe's 64 KiB long before the end, and a full pipe stops the writer.
@@ -95,8 +102,10 @@ import Testing
             record.served.load(ordering: .relaxed) >= 500
         }
         let tooMany = record.tooMany.load(ordering: .relaxed), most = record.mostAtOnce.load(ordering: .relaxed)
-        #expect(record.served.load(ordering: .relaxed) == 500 && spool.names("new").isEmpty && spool.names("cur").isEmpty,
-                "served \(record.served.load(ordering: .relaxed)); new/ \(spool.names("new").count), cur/ \(spool.names("cur").count); \(stderr.split(separator: "\n").suffix(12).joined(separator: "\n"))")
+        #expect(
+            record.served.load(ordering: .relaxed) == 500 && spool.names("new").isEmpty && spool.names("cur").isEmpty,
+            "served \(record.served.load(ordering: .relaxed)); new/ \(spool.names("new").count), cur/ \(spool.names("cur").count); \(stderr.split(separator: "\n").suffix(12).joined(separator: "\n"))"
+        )
         #expect(most <= 4, "the server served \(most) at once after the first second (K + 1 = 4)")
         // The bound spool-send(8) derives: one 429 per probe past the last cut, at most one per 10 windows
         // of answers (here 500 / 30), plus those of the first round.
@@ -107,14 +116,21 @@ import Testing
         // What the sender learned, as an operator reads it.
         let origin = "http://127.0.0.1:\(server.port)"
         let json = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--json"])
-        #expect(json.stdout.contains(#""origin":"\#(origin)""#) && json.stdout.contains(#""too_many_requests":\#(tooMany),"#), "\(json.stdout)")
+        #expect(
+            json.stdout.contains(#""origin":"\#(origin)""#)
+                && json.stdout.contains(#""too_many_requests":\#(tooMany),"#), "\(json.stdout)")
         let prometheus = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--prometheus"])
-        #expect(prometheus.stdout.contains("spool_origin_too_many_requests_total{spool=\"\(spool.path)\",origin=\"\(origin)\"} \(tooMany)\n"),
-                "\(prometheus.stdout)")
+        #expect(
+            prometheus.stdout.contains(
+                "spool_origin_too_many_requests_total{spool=\"\(spool.path)\",origin=\"\(origin)\"} \(tooMany)\n"),
+            "\(prometheus.stdout)")
         #expect(prometheus.stdout.contains("spool_origin_window{spool=\"\(spool.path)\",origin=\"\(origin)\"} "))
-        print("origin limits: K = 3, 500 operations over 100 keys with --concurrency 32 in \(String(format: "%.1f", elapsed)) s; "
-              + "\(tooMany) answers 429 (\(String(format: "%.1f", Double(tooMany) / 5))%), at most \(most) at once after the first second, "
-              + "\(windows.count) window changes, the last: \(windows.last.map(String.init) ?? "none")")
+        print(
+            "origin limits: K = 3, 500 operations over 100 keys with --concurrency 32 in "
+                + "\(String(format: "%.1f", elapsed)) s; "
+                + "\(tooMany) answers 429 (\(String(format: "%.1f", Double(tooMany) / 5))%), at most \(most) at once "
+                    + "after the first second, "
+                + "\(windows.count) window changes, the last: \(windows.last.map(String.init) ?? "none")")
     }
 
     @Test func anAnnouncedPolicyOfTenASecondIsKept() throws {
@@ -138,7 +154,10 @@ import Testing
         }
         #expect(arrivals.count == 40 && spool.names("new").isEmpty)
         #expect(busiest <= 11, "\(busiest) requests in one second after the first window")
-        print("origin limits: RateLimit-Policy 10;w=1 announced; at most \(busiest) requests in any second after the first, 40 in \(String(format: "%.1f", (arrivals.max() ?? 0) - first)) s")
+        print(
+            "origin limits: RateLimit-Policy 10;w=1 announced; at most \(busiest) requests in any second after the "
+                + "first, 40 in \(String(format: "%.1f", (arrivals.max() ?? 0) - first)) s"
+        )
     }
 
     @Test func retryAfterOnA429PausesTheWholeOrigin() throws {
@@ -157,7 +176,9 @@ import Testing
         defer { server.stop() }
         let spool = TemporarySpool()
         try enqueue(spool, server, count: 12, keys: 12)
-        _ = try watch(spool, ["--concurrency", "4", "--min-backoff", "1"]) { record.served.load(ordering: .relaxed) >= 12 }
+        _ = try watch(spool, ["--concurrency", "4", "--min-backoff", "1"]) {
+            record.served.load(ordering: .relaxed) >= 12
+        }
         let paused = pausedAt.withLock { $0 } ?? 0
         let during = record.arrivals.withLock { $0 }.filter { $0 > paused + 0.05 && $0 < paused + 1.95 }
         #expect(record.served.load(ordering: .relaxed) == 12)
@@ -179,7 +200,9 @@ import Testing
         try spool.send(["--concurrency", "1", "--min-backoff", "0", "--flush"])
         #expect(record.arrivals.withLock { $0.count } == 1, "the next cron run keeps the pause the origin asked for")
         let stats = try Command.run("spool-ctl", ["--spool", spool.path, "stats"])
-        #expect(stats.stdout.contains("http://127.0.0.1:\(server.port): window") && stats.stdout.contains("1 answers 429") && stats.stdout.contains("paused until"),
-                "\(stats.stdout)")
+        #expect(
+            stats.stdout.contains("http://127.0.0.1:\(server.port): window") && stats.stdout.contains("1 answers 429")
+                && stats.stdout.contains("paused until"),
+            "\(stats.stdout)")
     }
 }

@@ -86,7 +86,9 @@ import Testing
     }
 
     @Test func whatAnOriginSaysIsBounded() {
-        #expect(RetryAfter.seconds("9223372036854775807", nowSeconds: 0) == RetryAfter.longest, "a Retry-After of 2^63 s is 30 days")
+        #expect(
+            RetryAfter.seconds("9223372036854775807", nowSeconds: 0) == RetryAfter.longest,
+            "a Retry-After of 2^63 s is 30 days")
         var window = OriginWindow(maximum: 4)
         window.pause(until: 1e300, nowSeconds: 100)
         #expect(window.pausedUntil == 100 + 86400, "a pause is a day at most")
@@ -99,8 +101,14 @@ import Testing
     }
 
     @Test func aHostileRecordCannotOverflowACount() throws {
-        let record = OriginRecord(line: "http://a.example window=99999 pushbacks=9223372036854775807 too-many-requests=-5 pauses=x announced-rate=inf ceiling=nan paused-until=9223372036854775807")
-        #expect(record?.window == 256 && record?.pushbacks == OriginRecord.largestCount && record?.tooManyRequests == 0 && record?.pauses == 0)
+        let record = OriginRecord(
+            line:
+                "http://a.example window=99999 pushbacks=9223372036854775807 too-many-requests=-5 pauses=x "
+                    + "announced-rate=inf ceiling=nan paused-until=9223372036854775807"
+        )
+        #expect(
+            record?.window == 256 && record?.pushbacks == OriginRecord.largestCount && record?.tooManyRequests == 0
+                && record?.pauses == 0)
         #expect(record?.announcedRate == 0 && record?.ceiling == 0 && record?.pausedUntil == 1 << 40)
         var window = OriginWindow(maximum: 8)
         window.restore(try #require(record), nowSeconds: 0)
@@ -108,12 +116,18 @@ import Testing
         let ticket = try #require(go(&window, nowSeconds: 86400))
         _ = window.finish(ticket: ticket, .pushedBack)
         #expect(window.pushbacks == OriginRecord.largestCount)
-        #expect(OriginRecord(line: "/etc/passwd window=1") == nil && OriginRecord(line: "https://a.example/path window=1") == nil)
+        #expect(
+            OriginRecord(line: "/etc/passwd window=1") == nil
+                && OriginRecord(line: "https://a.example/path window=1") == nil)
     }
 
     @Test func networkNewsRetriesAtMostOncePerTenSeconds() {
         var retry = NetworkRetry()
-        let answers = [(true, 100.0), (true, 103), (false, 109), (false, 110), (false, 200)].map { retry.due(changed: $0.0, nowSeconds: $0.1) }
-        #expect(answers == [true, false, false, true, false], "at once, held back, then done at the end of the spacing, once")
+        let answers = [(true, 100.0), (true, 103), (false, 109), (false, 110), (false, 200)].map {
+            retry.due(changed: $0.0, nowSeconds: $0.1)
+        }
+        #expect(
+            answers == [true, false, false, true, false],
+            "at once, held back, then done at the end of the spacing, once")
     }
 }

@@ -13,7 +13,9 @@ import Testing
 
 @Suite struct OutcomeTests {
     func classify(_ method: String, _ status: Int, _ headers: [String: String] = [:]) -> Outcome {
-        Outcome.classify(method: method, result: .success(HTTPResponse(status: status, headers: headers, body: [])), nowSeconds: 1000)
+        Outcome.classify(
+            method: method, result: .success(HTTPResponse(status: status, headers: headers, body: [])), nowSeconds: 1000
+        )
     }
 
     @Test func statusTable() {
@@ -23,7 +25,11 @@ import Testing
         if case .failed = classify("PUT", 404) {} else { Issue.record("404 to a PUT fails") }
         if case .conflict = classify("PUT", 412) {} else { Issue.record("412 is a conflict") }
         if case .conflict = classify("PUT", 409) {} else { Issue.record("409 is a conflict") }
-        #expect(classify("PUT", 409, ["retry-after": "3"]) == .retry(token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)", retryAfter: 3, blocksOrigin: false, details: [Outcome.Field("status", "409")]))
+        #expect(
+            classify("PUT", 409, ["retry-after": "3"])
+                == .retry(
+                    token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)",
+                    retryAfter: 3, blocksOrigin: false, details: [Outcome.Field("status", "409")]))
         for status in [408, 425, 429, 500, 502, 503, 504] {
             if case .retry = classify("POST", status) {} else { Issue.record("\(status) is retried") }
         }
@@ -34,9 +40,18 @@ import Testing
 
     @Test func transportFailures() {
         let lost = Outcome.classify(method: "PUT", result: .failure(.lost("Empty reply from server")), nowSeconds: 0)
-        #expect(lost == .retry(token: "lost", reason: "connection lost without an answer: Empty reply from server", retryAfter: nil, blocksOrigin: false))
-        let tls = Outcome.classify(method: "PUT", result: .failure(.tls("unable to get local issuer certificate")), nowSeconds: 0)
-        #expect(tls == .retry(token: "tls", reason: "TLS error: unable to get local issuer certificate", retryAfter: nil, blocksOrigin: true))
+        #expect(
+            lost
+                == .retry(
+                    token: "lost", reason: "connection lost without an answer: Empty reply from server",
+                    retryAfter: nil, blocksOrigin: false))
+        let tls = Outcome.classify(
+            method: "PUT", result: .failure(.tls("unable to get local issuer certificate")), nowSeconds: 0)
+        #expect(
+            tls
+                == .retry(
+                    token: "tls", reason: "TLS error: unable to get local issuer certificate", retryAfter: nil,
+                    blocksOrigin: true))
         // An answer whose head is too large would be too large on every retry: filed, never re-sent forever.
         guard case .failed = Outcome.classify(method: "PUT", result: .failure(.tooLarge("head")), nowSeconds: 0) else {
             Issue.record("an answer too large is filed")

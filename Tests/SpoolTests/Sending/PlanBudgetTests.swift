@@ -18,15 +18,18 @@ import Testing
     func queue(_ spool: TemporarySpool, keys: Int, each: Int) throws -> Spool {
         let library = try spool.open()
         for i in 0..<(keys * each) {
-            let document = JSON.object([("method", .string("PUT")), ("url", .string("http://127.0.0.1:9/item/\(i % keys)")),
-                                        ("priority", .number(i % keys == keys - 1 ? "3" : "0"))])
+            let document = JSON.object([
+                ("method", .string("PUT")), ("url", .string("http://127.0.0.1:9/item/\(i % keys)")),
+                ("priority", .number(i % keys == keys - 1 ? "3" : "0"))
+            ])
             _ = try library.enqueue(try Operation(document: document))
         }
         return library
     }
 
     /// One round planned by `builder` over `spool`: the keys it chose, and the plan.
-    func plan(_ builder: inout PlanBuilder, _ spool: Spool) throws -> (due: Set<UInt64>, more: Bool, plan: Worker.Plan) {
+    func plan(_ builder: inout PlanBuilder, _ spool: Spool) throws -> (due: Set<UInt64>, more: Bool, plan: Worker.Plan)
+    {
         _ = try builder.listWaiting(spool)
         try builder.listHeld(spool)
         let due = builder.dueKeys()
@@ -46,7 +49,9 @@ import Testing
         #expect(plan.more, "the rest waits for the next round")
         let all = temporary.names("new").compactMap { QueueName(FileName($0)) }
         for lane in plan.lanes {
-            let mine = all.filter { $0.state!.keyHash == lane[0].state.keyHash }.sorted { $0.state!.orderMicroseconds < $1.state!.orderMicroseconds }
+            let mine = all.filter { $0.state!.keyHash == lane[0].state.keyHash }.sorted {
+                $0.state!.orderMicroseconds < $1.state!.orderMicroseconds
+            }
             #expect(lane.map(\.id) == mine.prefix(4).map(\.id), "the first four of the key, in order")
         }
         #expect(plan.lanes[0][0].state.priority == 3, "the urgent key first")

@@ -25,14 +25,23 @@ import Testing
         #expect(RateLimitHeaders(["ratelimit": #""default";r=3;t=5"#], nowSeconds: 0).pauseSeconds == nil)
         #expect(RateLimitHeaders(["ratelimit": "limit=10, remaining=0, reset=7"], nowSeconds: 0).pauseSeconds == 7)
         #expect(RateLimitHeaders(["ratelimit-remaining": "0", "ratelimit-reset": "3"], nowSeconds: 0).pauseSeconds == 3)
-        #expect(RateLimitHeaders(["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000030"], nowSeconds: 1_800_000_000).pauseSeconds == 30,
-                "an epoch reset, as GitHub sends")
-        #expect(RateLimitHeaders(["x-ratelimit-remaining": "0", "x-ratelimit-reset": "999999"], nowSeconds: 0).pauseSeconds == 86400, "at most a day")
-        #expect(RateLimitHeaders(["x-ratelimit-remaining": "5", "x-ratelimit-reset": "30"], nowSeconds: 0).pauseSeconds == nil)
+        #expect(
+            RateLimitHeaders(
+                ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000030"], nowSeconds: 1_800_000_000
+            ).pauseSeconds == 30,
+            "an epoch reset, as GitHub sends")
+        #expect(
+            RateLimitHeaders(["x-ratelimit-remaining": "0", "x-ratelimit-reset": "999999"], nowSeconds: 0).pauseSeconds
+                == 86400, "at most a day")
+        #expect(
+            RateLimitHeaders(["x-ratelimit-remaining": "5", "x-ratelimit-reset": "30"], nowSeconds: 0).pauseSeconds
+                == nil)
     }
 
     @Test func whatEachAnswerSaysAboutTheLoad() {
-        func answer(_ status: Int) -> Result<HTTPResponse, TransportError> { .success(HTTPResponse(status: status, headers: [:], body: [])) }
+        func answer(_ status: Int) -> Result<HTTPResponse, TransportError> {
+            .success(HTTPResponse(status: status, headers: [:], body: []))
+        }
         #expect(OriginLimits.signal(answer(204)) == .answered)
         #expect(OriginLimits.signal(answer(404)) == .answered)
         #expect(OriginLimits.signal(answer(429)) == .pushedBack)

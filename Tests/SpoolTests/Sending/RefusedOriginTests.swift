@@ -24,8 +24,12 @@ import Testing
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         return UInt16(bigEndian: address.sin_port)
     }
 
@@ -36,7 +40,9 @@ import Testing
         for run in 1...3 {
             #expect(try Command.run("spool-ctl", ["--spool", spool.path, "retry", "--now"]).status == 0)
             let result = try spool.send(["-v", "--concurrency", "4"])
-            let sent = result.stderr.split(separator: "\n").filter { $0.contains("sending ") && $0.contains("127.0.0.1:\(port)") }
+            let sent = result.stderr.split(separator: "\n").filter {
+                $0.contains("sending ") && $0.contains("127.0.0.1:\(port)")
+            }
             #expect(sent.count == 1, "run \(run) tried one key: \(sent)")
             let attempts = spool.waiting().map { $0.state?.attempts ?? -1 }.reduce(0, +)
             #expect(attempts == run, "run \(run): one attempt per run in all, \(spool.waiting().map(\.fileName))")

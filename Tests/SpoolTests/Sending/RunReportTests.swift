@@ -23,10 +23,15 @@ import Testing
         for key in 0..<3 { try spool.enqueue(["PUT", "http://127.0.0.1:\(port)/k\(key)"]) }
         let quiet = try spool.send()
         let lines = quiet.stderr.split(separator: "\n").filter { $0.contains("127.0.0.1:\(port)") }
-        #expect(lines == ["spool-send: http://127.0.0.1:\(port): refused; nothing more is sent to it in this run (2 more operation(s) held back)"],
-                "\(quiet.stderr)")
+        #expect(
+            lines == [
+                "spool-send: http://127.0.0.1:\(port): refused; nothing more is sent to it in this run (2 more "
+                    + "operation(s) held back)"
+            ],
+            "\(quiet.stderr)")
         let verbose = try spool.send(["-v", "--flush"])
-        #expect(verbose.stderr.contains("1 sent: 0 done, 1 deferred, 0 failed, 0 conflict; next at "), "\(verbose.stderr)")
+        #expect(
+            verbose.stderr.contains("1 sent: 0 done, 1 deferred, 0 failed, 0 conflict; next at "), "\(verbose.stderr)")
         spool.names("new").forEach { try? FileManager.default.removeItem(atPath: "\(spool.path)/new/\($0)") }
         let idle = try spool.send(["-v"])
         #expect(idle.stderr == "spool-send: nothing due\n", "\(idle.stderr)")
@@ -41,14 +46,18 @@ import Testing
         try spool.enqueue(["PUT", server.baseURL + "/b"])
         let paused = try spool.send()
         let origin = try Operation.origin(of: server.baseURL)
-        #expect(paused.stderr.contains("\(origin): paused until ") && paused.stderr.contains("1 operation(s) held back; 'spool-ctl flush --origin \(origin)' lifts it"),
-                "\(paused.stderr)")
+        #expect(
+            paused.stderr.contains("\(origin): paused until ")
+                && paused.stderr.contains("1 operation(s) held back; 'spool-ctl flush --origin \(origin)' lifts it"),
+            "\(paused.stderr)")
         #expect(server.requests.count == 1)
     }
 
     @Test func filingsNameTheRequestAndAWatcherSaysWhenItStartsAndStops() throws {
         let spool = TemporarySpool()
-        let server = try TestServer { request in request.path == "/bad" ? .respond(400, [:], "no") : .respond(204, [:], "") }
+        let server = try TestServer { request in
+            request.path == "/bad" ? .respond(400, [:], "no") : .respond(204, [:], "")
+        }
         defer { server.stop() }
         let id = try spool.enqueue(["PUT", server.baseURL + "/bad"])
         let filed = try spool.send()
@@ -63,7 +72,10 @@ import Testing
         watcher.waitUntilExit()
         let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(watcher.terminationStatus == 0, "\(log)")
-        #expect(log.hasPrefix("spool-send: watching \(spool.path)/new (pid \(watcher.processIdentifier), --concurrency 4)\n"), "\(log)")
+        #expect(
+            log.hasPrefix(
+                "spool-send: watching \(spool.path)/new (pid \(watcher.processIdentifier), --concurrency 4)\n"),
+            "\(log)")
         #expect(log.contains("1 sent: 1 done, 0 deferred"), "\(log)")
         #expect(log.hasSuffix("spool-send: stopped; every operation is in its place\n"), "\(log)")
     }

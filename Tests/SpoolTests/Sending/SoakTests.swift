@@ -83,7 +83,9 @@ import Testing
                 """])
         }
         let workers = try (0..<4).map { _ in
-            try Command.start("spool-send", ["--spool", spool.path, "--watch", "--min-backoff", "0", "--max-backoff", "1", "--concurrency", "4"])
+            try Command.start(
+                "spool-send",
+                ["--spool", spool.path, "--watch", "--min-backoff", "0", "--max-backoff", "1", "--concurrency", "4"])
         }
         let watched = workers[0].0.processIdentifier
         Thread.sleep(forTimeInterval: Self.seconds * 0.2)
@@ -93,21 +95,28 @@ import Testing
         _ = FileManager.default.createFile(atPath: stop, contents: Data())
         var enqueued = Set<String>()
         for (process, out, _) in producers {
-            enqueued.formUnion(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init))
+            enqueued.formUnion(
+                String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+                    .map(String.init))
             process.waitUntilExit()
         }
         // Draining: a key whose write fails waits for its retry time before the next write of that key goes.
         let deadline = Date(timeIntervalSinceNow: 300)
-        while (!spool.names("new").isEmpty || !spool.names("cur").isEmpty), Date() < deadline { Thread.sleep(forTimeInterval: 0.5) }
+        while (!spool.names("new").isEmpty || !spool.names("cur").isEmpty), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.5)
+        }
         for (process, _, _) in workers { kill(process.processIdentifier, SIGTERM) }
         for (process, _, _) in workers {
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
         }
         let state = flaky.state.withLock { $0 }
-        print("soak: \(Int(Self.seconds)) s, \(enqueued.count) operations enqueued, \(state.applied.count) applied, \(state.requests) requests, "
-              + "\(state.failures) 503s and \(state.drops) dropped connections injected, \(enqueued.subtracting(state.applied.keys).count) lost; "
-              + "watcher RSS \(warmRSS) KB after warm-up, \(endRSS) KB at the end; fds \(warmFDs) then \(endFDs)")
+        print(
+            "soak: \(Int(Self.seconds)) s, \(enqueued.count) operations enqueued, \(state.applied.count) applied, "
+                + "\(state.requests) requests, "
+                + "\(state.failures) 503s and \(state.drops) dropped connections injected, "
+                    + "\(enqueued.subtracting(state.applied.keys).count) lost; "
+                + "watcher RSS \(warmRSS) KB after warm-up, \(endRSS) KB at the end; fds \(warmFDs) then \(endFDs)")
         #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty && spool.names("failed").isEmpty)
         #expect(enqueued.subtracting(state.applied.keys).isEmpty, "nothing lost")
         #expect(state.applied.count == enqueued.count)

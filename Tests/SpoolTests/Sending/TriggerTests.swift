@@ -32,7 +32,8 @@ import Testing
     @Test func installPutsBinariesAndManPagesInPlace() throws {
         let spool = TemporarySpool()
         let prefix = spool.directory + "/prefix"
-        let install = try Command.run("\(Self.root)/bin/install", [prefix], environment: ["SPOOL_BINARIES": Command.products])
+        let install = try Command.run(
+            "\(Self.root)/bin/install", [prefix], environment: ["SPOOL_BINARIES": Command.products])
         #expect(install.status == 0, "\(install.stderr)")
         for program in ["spool-send", "spool-send-http", "spool-enqueue", "spool-ctl"] {
             #expect(FileManager.default.isExecutableFile(atPath: "\(prefix)/bin/\(program)"), "\(program)")
@@ -44,7 +45,8 @@ import Testing
         // The installed front finds its sending half beside it.
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
-        let queued = try Command.run("\(prefix)/bin/spool-enqueue", ["--spool", spool.path, "PUT", server.baseURL + "/installed"])
+        let queued = try Command.run(
+            "\(prefix)/bin/spool-enqueue", ["--spool", spool.path, "PUT", server.baseURL + "/installed"])
         #expect(queued.status == 0)
         let sent = try Command.run("\(prefix)/bin/spool-send", ["--spool", spool.path])
         #expect(sent.status == 0, "\(sent.stderr)")

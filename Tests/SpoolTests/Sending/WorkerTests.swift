@@ -81,7 +81,10 @@ extension WorkerTests {
         #expect(spool.names("new").isEmpty)
         #expect(resource.writes == 1)
         #expect(server.requests.count == 2)
-        #expect(server.requests.map { $0.header("Idempotency-Key") }.allSatisfy { $0 == server.requests[0].header("Idempotency-Key") })
+        #expect(
+            server.requests.map { $0.header("Idempotency-Key") }.allSatisfy {
+                $0 == server.requests[0].header("Idempotency-Key")
+            })
         _ = id
     }
 
@@ -106,7 +109,9 @@ extension WorkerTests {
 
     @Test func retryAfterIsHonoured() throws {
         let spool = TemporarySpool()
-        let resource = VersionedResource(inject: { number, _ in number == 1 ? .respond(503, ["Retry-After": "2"], "busy") : nil })
+        let resource = VersionedResource(inject: { number, _ in
+            number == 1 ? .respond(503, ["Retry-After": "2"], "busy") : nil
+        })
         let server = try TestServer { resource.handle($0) }
         defer { server.stop() }
         try spool.enqueue(["PUT", server.baseURL + "/notes/1", "--body", "edit"])
@@ -126,7 +131,9 @@ extension WorkerTests {
 
     @Test func badRequestFailsAndOtherKeysStillGo() throws {
         let spool = TemporarySpool()
-        let server = try TestServer { request in request.path == "/bad" ? .respond(400, [:], "title too long") : .respond(204, [:], "") }
+        let server = try TestServer { request in
+            request.path == "/bad" ? .respond(400, [:], "title too long") : .respond(204, [:], "")
+        }
         defer { server.stop() }
         let bad = try spool.enqueue(["PUT", server.baseURL + "/bad", "--body", "x"])
         for i in 1...3 { try spool.enqueue(["PUT", server.baseURL + "/good/\(i)", "--body", "\(i)"]) }
@@ -168,7 +175,10 @@ extension WorkerTests {
         defer { server.stop() }
         let temporary = try spool.open()
         for i in 0..<1000 {
-            let document = JSON.object([("method", .string("PUT")), ("url", .string("\(server.baseURL)/item/\(i % 100)")), ("body", .string("\(i)"))])
+            let document = JSON.object([
+                ("method", .string("PUT")), ("url", .string("\(server.baseURL)/item/\(i % 100)")),
+                ("body", .string("\(i)"))
+            ])
             var operation = try Operation(document: document)
             if case var .object(members) = document {
                 members.append(("idempotency_key", .string("key-\(i)")))
@@ -176,7 +186,9 @@ extension WorkerTests {
             }
             _ = try temporary.enqueue(operation)
         }
-        let workers = try (0..<2).map { _ in try Command.start("spool-send", ["--spool", spool.path, "--once", "--concurrency", "8"]) }
+        let workers = try (0..<2).map { _ in
+            try Command.start("spool-send", ["--spool", spool.path, "--once", "--concurrency", "8"])
+        }
         for (process, _, _) in workers {
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
@@ -245,7 +257,9 @@ extension WorkerTests {
 
     @Test func dependenciesWaitAndFailTogether() throws {
         let spool = TemporarySpool()
-        let server = try TestServer { request in request.path == "/fails" ? .respond(422, [:], "") : .respond(201, [:], "") }
+        let server = try TestServer { request in
+            request.path == "/fails" ? .respond(422, [:], "") : .respond(201, [:], "")
+        }
         defer { server.stop() }
         // Enqueued first, but depends on a later operation with another key: sent after it.
         let parent = "parent-op"
@@ -253,7 +267,9 @@ extension WorkerTests {
         spool.drop("tmp", parent, #"{"method":"POST","url":"\#(server.baseURL)/parent"}"#, modified: Date())
         try FileManager.default.moveItem(atPath: "\(spool.path)/tmp/\(parent)", toPath: "\(spool.path)/new/\(parent)")
         let orphan = try spool.enqueue(["POST", server.baseURL + "/orphan", "--depends-on", "will-fail"])
-        spool.drop("new", "will-fail", #"{"method":"POST","url":"\#(server.baseURL)/fails"}"#, modified: Date(timeIntervalSinceNow: -10))
+        spool.drop(
+            "new", "will-fail", #"{"method":"POST","url":"\#(server.baseURL)/fails"}"#,
+            modified: Date(timeIntervalSinceNow: -10))
         let selfish = try spool.enqueue(["POST", server.baseURL + "/self", "--depends-on", "placeholder"])
         _ = selfish
         try spool.send()
@@ -271,8 +287,12 @@ extension WorkerTests {
         defer { server.stop() }
         let auth = spool.directory + "/auth"
         try FileManager.default.createDirectory(atPath: auth, withIntermediateDirectories: false)
-        _ = FileManager.default.createFile(atPath: auth + "/api", contents: Data("Authorization: Bearer s3cret-token\n".utf8), attributes: [.posixPermissions: 0o600])
-        _ = FileManager.default.createFile(atPath: auth + "/open", contents: Data("Authorization: Bearer other\n".utf8), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(
+            atPath: auth + "/api", contents: Data("Authorization: Bearer s3cret-token\n".utf8),
+            attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: auth + "/open", contents: Data("Authorization: Bearer other\n".utf8),
+            attributes: [.posixPermissions: 0o644])
         try spool.enqueue(["PUT", server.baseURL + "/a", "--auth", "api"])
         try spool.enqueue(["PUT", server.baseURL + "/b", "--auth", "open"])
         let result = try spool.send(["--auth-dir", auth, "-v"])

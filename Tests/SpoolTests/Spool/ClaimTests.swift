@@ -18,16 +18,21 @@ import Testing
         let spool = try temporary.open()
         var ids = Set<String>()
         for i in 0..<10_000 {
-            let operation = try Operation(document: .object([("method", .string("PUT")), ("url", .string("http://h/\(i)"))]))
+            let operation = try Operation(
+                document: .object([("method", .string("PUT")), ("url", .string("http://h/\(i)"))]))
             ids.insert(try spool.enqueue(operation))
         }
         let workers = try (0..<4).map { _ in try Command.start("spool-testhelper", ["claim-all", temporary.path]) }
         var claimed: [String] = []
         var perWorker: [Int] = []
         for (process, out, err) in workers {
-            let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+            let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(
+                separator: "\n"
+            ).map(String.init)
             process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+            #expect(
+                process.terminationStatus == 0,
+                "\(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
             claimed += lines
             perWorker.append(lines.count)
         }
@@ -40,7 +45,8 @@ import Testing
     @Test func claimNamesTheOwnerAndOnlyOneClaimWins() throws {
         let temporary = TemporarySpool()
         let spool = try temporary.open()
-        let id = try spool.enqueue(try Operation(document: .object([("method", .string("DELETE")), ("url", .string("http://h/1"))])))
+        let id = try spool.enqueue(
+            try Operation(document: .object([("method", .string("DELETE")), ("url", .string("http://h/1"))])))
         var entries: [QueueEntry] = []
         try spool.scanNew { entries.append($0) }
         let entry = try #require(entries.first)

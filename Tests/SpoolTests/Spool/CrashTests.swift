@@ -49,15 +49,18 @@ import Testing
         let library = try spool.open()
         let operations = 2000, keys = 8, concurrency = 4
         for i in 0..<operations {
-            let document = JSON.object([("method", .string("PUT")), ("url", .string("\(server.baseURL)/key/\(i % keys)")),
-                                        ("body", .string("\(i)")), ("idempotency_key", .string("op-\(i)"))])
+            let document = JSON.object([
+                ("method", .string("PUT")), ("url", .string("\(server.baseURL)/key/\(i % keys)")),
+                ("body", .string("\(i)")), ("idempotency_key", .string("op-\(i)"))
+            ])
             _ = try library.enqueue(try Operation(document: document))
         }
         var kills = 0
         var generator = SystemRandomNumberGenerator()
         while kills < 200, !spool.names("new").isEmpty || !spool.names("cur").isEmpty {
             let before = server.requests.count
-            let (process, _, _) = try Command.start("spool-send", ["--spool", spool.path, "--once", "--concurrency", "\(concurrency)"])
+            let (process, _, _) = try Command.start(
+                "spool-send", ["--spool", spool.path, "--once", "--concurrency", "\(concurrency)"])
             // A random moment while it sends: after a random number of requests, plus a random fraction of one.
             let wanted = before + Int.random(in: 1...8, using: &generator)
             let deadline = Date(timeIntervalSinceNow: 5)
@@ -76,8 +79,13 @@ import Testing
             runs += 1
         }
         let (applied, duplicates) = deduper.state.withLock { ($0.applied, $0.duplicates) }
-        print("crash test: \(operations) operations, \(kills) kills, \(appliedUnderKills) applied while being killed, \(duplicates) duplicate requests, \(applied.count) applied in all")
-        #expect(appliedUnderKills >= 200 && duplicates > 0, "the kills must land while requests are in flight, not only during start-up")
+        print(
+            "crash test: \(operations) operations, \(kills) kills, \(appliedUnderKills) applied while being killed, "
+                + "\(duplicates) duplicate requests, \(applied.count) applied in all"
+        )
+        #expect(
+            appliedUnderKills >= 200 && duplicates > 0,
+            "the kills must land while requests are in flight, not only during start-up")
         #expect(kills >= 200)
         #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty)
         #expect(applied.count == operations, "every operation applied exactly once")
@@ -96,7 +104,9 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for batch in 0..<60 {
             let processes = try (0..<4).map { i in
-                try Command.start("spool-enqueue", ["--spool", spool.path, "PUT", "http://127.0.0.1:9/batch/\(batch)/\(i)", "--body", "x"])
+                try Command.start(
+                    "spool-enqueue",
+                    ["--spool", spool.path, "PUT", "http://127.0.0.1:9/batch/\(batch)/\(i)", "--body", "x"])
             }
             for (i, (process, out, _)) in processes.enumerated() {
                 if i % 2 == 0 {
@@ -107,7 +117,8 @@ import Testing
                     }
                 }
                 process.waitUntilExit()
-                let id = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .newlines)
+                let id = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    .trimmingCharacters(in: .newlines)
                 if !id.isEmpty { printed.append(id) }
             }
         }
@@ -124,7 +135,8 @@ import Testing
         try spool.send()
         #expect(spool.names("tmp") == leftovers)
         for name in leftovers {
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -37 * 3600)], ofItemAtPath: "\(spool.path)/tmp/\(name)")
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -37 * 3600)], ofItemAtPath: "\(spool.path)/tmp/\(name)")
         }
         try spool.send()
         #expect(spool.names("tmp").isEmpty)

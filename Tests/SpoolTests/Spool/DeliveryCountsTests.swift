@@ -41,14 +41,17 @@ import Testing
         let labels = "{spool=\"\(spool.path)\",origin=\"\(origin)\"}"
         for (name, value) in [("delivered", 3), ("failed", 1), ("conflicted", 1), ("deferred", 1), ("retried", 1)] {
             #expect(prometheus.stdout.contains("# TYPE spool_origin_\(name)_total counter\n"), "\(name)")
-            #expect(prometheus.stdout.contains("spool_origin_\(name)_total\(labels) \(value)\n"), "\(name) = \(value) in \(prometheus.stdout)")
+            #expect(
+                prometheus.stdout.contains("spool_origin_\(name)_total\(labels) \(value)\n"),
+                "\(name) = \(value) in \(prometheus.stdout)")
         }
         let stats = try Command.run("spool-ctl", ["--spool", spool.path, "stats"])
         #expect(stats.stdout.contains("3 delivered, 1 failed, 1 conflicted, 1 deferred, 1 retried"), "\(stats.stdout)")
     }
 
     @Test func hostileCountsAreBounded() {
-        let record = OriginRecord(line: "http://a.example delivered=9223372036854775807 failed=-3 conflicted=x deferred=12 retried=4")
+        let record = OriginRecord(
+            line: "http://a.example delivered=9223372036854775807 failed=-3 conflicted=x deferred=12 retried=4")
         #expect(record?.deliveries[.delivered] == OriginRecord.largestCount)
         #expect(record?.deliveries[.failed] == 0 && record?.deliveries[.conflicted] == 0)
         #expect(record?.deliveries[.deferred] == 12 && record?.deliveries[.retried] == 4)

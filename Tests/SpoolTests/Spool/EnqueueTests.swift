@@ -15,9 +15,13 @@ import Testing
 @Suite struct EnqueueTests {
     @Test func enqueueThenListShowsTheOperationInNew() throws {
         let spool = TemporarySpool()
-        let result = try Command.run("spool-enqueue", ["--spool", spool.path, "PUT", "http://127.0.0.1:9/notes/1",
-                                                       "--header", "Content-Type: text/plain", "--body", "hello",
-                                                       "--if-match", "\"v1\"", "--key", "note-1", "--max-attempts", "5"])
+        let result = try Command.run(
+            "spool-enqueue",
+            [
+                "--spool", spool.path, "PUT", "http://127.0.0.1:9/notes/1",
+                "--header", "Content-Type: text/plain", "--body", "hello",
+                "--if-match", "\"v1\"", "--key", "note-1", "--max-attempts", "5"
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         let id = result.stdout.trimmingCharacters(in: .newlines)
         #expect(OperationID.isValid(id))
@@ -40,7 +44,8 @@ import Testing
         #expect(key.count == 36)
         let name = try #require(QueueName(FileName(files[0])))
         #expect(name.state?.keyHash == OrderingKey.hash("note-1"))
-        let mode = try FileManager.default.attributesOfItem(atPath: "\(spool.path)/new/\(files[0])")[.posixPermissions] as? Int
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: "\(spool.path)/new/\(files[0])")[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
 
@@ -64,7 +69,9 @@ import Testing
 
     @Test func usageErrorsExit64WithAHint() throws {
         let spool = TemporarySpool()
-        for arguments in [["PUT"], ["--bogus"], ["PUT", "http://x/", "--body", "a", "--body-file", "/dev/null"], ["--max-attempts"]] {
+        for arguments in [
+            ["PUT"], ["--bogus"], ["PUT", "http://x/", "--body", "a", "--body-file", "/dev/null"], ["--max-attempts"]
+        ] {
             let result = try Command.run("spool-enqueue", ["--spool", spool.path] + arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderr.hasPrefix("spool-enqueue: error: "), "\(arguments)")
@@ -99,7 +106,8 @@ import Testing
         let spool = try temporary.open()
         var ids: [String] = []
         for i in 0..<200 {
-            let operation = try Operation(document: .object([("method", .string("PUT")), ("url", .string("http://h/\(i % 3)"))]))
+            let operation = try Operation(
+                document: .object([("method", .string("PUT")), ("url", .string("http://h/\(i % 3)"))]))
             ids.append(try spool.enqueue(operation))
         }
         var entries: [QueueEntry] = []
@@ -109,7 +117,9 @@ import Testing
 
     @Test func readerNeverSeesAPartialFile() throws {
         let temporary = TemporarySpool()
-        let producers = try (0..<4).map { _ in try Command.start("spool-testhelper", ["enqueue-many", temporary.path, "500"]) }
+        let producers = try (0..<4).map { _ in
+            try Command.start("spool-testhelper", ["enqueue-many", temporary.path, "500"])
+        }
         var seen = Set<String>()
         var running = true
         while running {
@@ -155,9 +165,13 @@ import Testing
 
     @Test func oneBodyOnly() throws {
         let spool = TemporarySpool()
-        for pair in [["--body", "a", "--body", "b"], ["--body", "a", "--body-file", "-"], ["--body-file", "-", "--body-file", "-"]] {
+        for pair in [
+            ["--body", "a", "--body", "b"], ["--body", "a", "--body-file", "-"],
+            ["--body-file", "-", "--body-file", "-"]
+        ] {
             let result = try Command.run("spool-enqueue", ["--spool", spool.path, "PUT", "http://127.0.0.1:9/x"] + pair)
-            #expect(result.status == 64 && result.stderr.contains("cannot be used together"), "\(pair): \(result.stderr)")
+            #expect(
+                result.status == 64 && result.stderr.contains("cannot be used together"), "\(pair): \(result.stderr)")
         }
         #expect(spool.names("new").isEmpty)
     }

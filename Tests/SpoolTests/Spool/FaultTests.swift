@@ -37,7 +37,9 @@ import Testing
         var queued: [String] = []
         var refusal: CommandResult?
         for _ in 0..<200 {
-            let result = try Command.run("spool-enqueue", ["--spool", spool, "--min-free", "0", "PUT", server.baseURL + "/x/\(queued.count)", "--body", body])
+            let result = try Command.run(
+                "spool-enqueue",
+                ["--spool", spool, "--min-free", "0", "PUT", server.baseURL + "/x/\(queued.count)", "--body", body])
             if result.status != 0 {
                 refusal = result
                 break
@@ -47,10 +49,14 @@ import Testing
         let full = try #require(refusal, "the disk never filled")
         #expect(full.status == 75)
         // Refused before writing when the free space is visibly too small, or by the write itself (ENOSPC).
-        #expect(full.stderr.contains("No space left on device") || full.stderr.contains("bytes free on the spool's file system"), "\(full.stderr)")
+        #expect(
+            full.stderr.contains("No space left on device")
+                || full.stderr.contains("bytes free on the spool's file system"), "\(full.stderr)")
         #expect(full.stderr.contains("nothing was enqueued"), "\(full.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: spool + "/new")
-        #expect(names.compactMap { QueueName(FileName($0))?.id }.sorted() == queued.sorted(), "every printed id and nothing else")
+        #expect(
+            names.compactMap { QueueName(FileName($0))?.id }.sorted() == queued.sorted(),
+            "every printed id and nothing else")
         for name in names {
             let data = try #require(FileManager.default.contents(atPath: "\(spool)/new/\(name)"))
             #expect(throws: Never.self) { _ = try Operation(bytes: [UInt8](data)) }
@@ -62,7 +68,9 @@ import Testing
         let result = try Command.run("spool-send", ["--spool", spool, "--once", "--min-backoff", "0"])
         #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stderr.contains("No space left on device (ENOSPC)"), "\(result.stderr)")
-        let inNew = try FileManager.default.contentsOfDirectory(atPath: spool + "/new").compactMap { QueueName(FileName($0))?.id }
+        let inNew = try FileManager.default.contentsOfDirectory(atPath: spool + "/new").compactMap {
+            QueueName(FileName($0))?.id
+        }
         let filed = try FileManager.default.contentsOfDirectory(atPath: spool + "/failed")
         let inFailed = filed.filter { !$0.hasSuffix(".why") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool + "/cur").isEmpty)
@@ -93,7 +101,9 @@ import Testing
         defer { Mounts.remount(disk, readOnly: false) }
         let enqueue = try Command.run("spool-enqueue", ["--spool", spool, "PUT", "http://127.0.0.1:9/y"])
         #expect(enqueue.status == 73, "the missing conflict/ cannot be created")
-        #expect(enqueue.stderr.contains("conflict") && enqueue.stderr.contains("Read-only file system"), "\(enqueue.stderr)")
+        #expect(
+            enqueue.stderr.contains("conflict") && enqueue.stderr.contains("Read-only file system"), "\(enqueue.stderr)"
+        )
         Mounts.remount(disk, readOnly: false)
         try FileManager.default.createDirectory(atPath: spool + "/conflict", withIntermediateDirectories: false)
         Mounts.remount(disk, readOnly: true)
@@ -121,10 +131,13 @@ import Testing
     @Test func queueLimitsMakeProducersBackOff() throws {
         let spool = TemporarySpool()
         for _ in 0..<3 { try spool.enqueue(["PUT", "http://127.0.0.1:9/x", "--max-queue", "3"]) }
-        let fourth = try Command.run("spool-enqueue", ["--spool", spool.path, "PUT", "http://127.0.0.1:9/x"], environment: ["SPOOL_MAX_QUEUE": "3"])
+        let fourth = try Command.run(
+            "spool-enqueue", ["--spool", spool.path, "PUT", "http://127.0.0.1:9/x"],
+            environment: ["SPOOL_MAX_QUEUE": "3"])
         #expect(fourth.status == 75)
         #expect(fourth.stderr.contains("the queue is full (3 operations wait in new/"), "\(fourth.stderr)")
-        let roomless = try Command.run("spool-enqueue", ["--spool", spool.path, "--min-free", "\(Int.max / 2)", "PUT", "http://127.0.0.1:9/x"])
+        let roomless = try Command.run(
+            "spool-enqueue", ["--spool", spool.path, "--min-free", "\(Int.max / 2)", "PUT", "http://127.0.0.1:9/x"])
         #expect(roomless.status == 75)
         #expect(roomless.stderr.contains("--min-free"))
         #expect(spool.names("new").count == 3)
@@ -149,7 +162,8 @@ import Testing
         let spool = TemporarySpool()
         let id = try spool.enqueue(["PUT", "http://127.0.0.1:9/x"])
         for folder in ["tmp", "new", "cur", "failed", "conflict"] {
-            let mode = try FileManager.default.attributesOfItem(atPath: "\(spool.path)/\(folder)")[.posixPermissions] as? Int
+            let mode =
+                try FileManager.default.attributesOfItem(atPath: "\(spool.path)/\(folder)")[.posixPermissions] as? Int
             #expect(mode == 0o700, "\(folder)")
         }
         #expect(try Command.run("spool-ctl", ["--spool", spool.path, "check"]).status == 0)

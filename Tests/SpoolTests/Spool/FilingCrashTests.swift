@@ -26,12 +26,17 @@ import Testing
         let temporary = TemporarySpool()
         let folder = status == 409 ? "conflict" : "failed"
         let id = try temporary.enqueue(["PUT", server.baseURL + "/item"])
-        let crashed = try Command.run("spool-send", ["--spool", temporary.path, "--once"], environment: ["SPOOL_CRASH_AT": point])
+        let crashed = try Command.run(
+            "spool-send", ["--spool", temporary.path, "--once"], environment: ["SPOOL_CRASH_AT": point])
         #expect(crashed.status == SIGKILL, "killed at \(point): \(crashed.stderr)")
         let filedBefore = temporary.names(folder)
-        #expect(!filedBefore.contains(id) || filedBefore.contains(id + ".why"), "at \(point): never an operation without its reason")
-        #expect(temporary.operations("cur").count + temporary.operations("new").count + temporary.operations(folder).count == 1,
-                "at \(point): the operation is in exactly one place")
+        #expect(
+            !filedBefore.contains(id) || filedBefore.contains(id + ".why"),
+            "at \(point): never an operation without its reason")
+        #expect(
+            temporary.operations("cur").count + temporary.operations("new").count + temporary.operations(folder).count
+                == 1,
+            "at \(point): the operation is in exactly one place")
 
         let after = try temporary.send()
         #expect(temporary.names(folder) == [id, id + ".why"], "at \(point): \(after.stderr)")

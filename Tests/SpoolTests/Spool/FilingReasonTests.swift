@@ -22,7 +22,9 @@ import Testing
     }
 
     @Test func whatIsWrittenIsReadBack() {
-        let reason = FilingReason([("reason", "the server rejected the write (HTTP 400)"), ("body", "line one\nline two"), ("attempts", "1")])
+        let reason = FilingReason([
+            ("reason", "the server rejected the write (HTTP 400)"), ("body", "line one\nline two"), ("attempts", "1")
+        ])
         let source = FileName(bytes: Array("id:o=1,k=2@host,3,4,5".utf8))
         let fields = FilingReason.parse(reason.text(id: "id", folder: .failed, source: .cur, name: source, at: 0))
         #expect(fields.map(\.0) == ["id", "folder", "at", "source", "reason", "body", "attempts"])

@@ -45,19 +45,29 @@ import Testing
         }
         // Entries no corpus file can be: links out of the spool, a FIFO, a directory, a sparse 100 MB file, odd names.
         let outside = spool.directory + "/outside.json"
-        _ = FileManager.default.createFile(atPath: outside, contents: Data(#"{"method":"PUT","url":"\#(server.baseURL)/outside"}"#.utf8))
-        try FileManager.default.createSymbolicLink(atPath: spool.path + "/new/symlink-out", withDestinationPath: outside)
-        try FileManager.default.createSymbolicLink(atPath: spool.path + "/new/symlink-dangling", withDestinationPath: "/nonexistent/x")
+        _ = FileManager.default.createFile(
+            atPath: outside, contents: Data(#"{"method":"PUT","url":"\#(server.baseURL)/outside"}"#.utf8))
+        try FileManager.default.createSymbolicLink(
+            atPath: spool.path + "/new/symlink-out", withDestinationPath: outside)
+        try FileManager.default.createSymbolicLink(
+            atPath: spool.path + "/new/symlink-dangling", withDestinationPath: "/nonexistent/x")
         try FileManager.default.linkItem(atPath: outside, toPath: spool.path + "/new/hardlink-out")
         #expect(mkfifo(spool.path + "/new/fifo", 0o600) == 0)
-        try FileManager.default.createDirectory(atPath: spool.path + "/new/directory", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            atPath: spool.path + "/new/directory", withIntermediateDirectories: false)
         let huge = open(spool.path + "/new/huge-100MB", O_WRONLY | O_CREAT, 0o600)
         #expect(ftruncate(huge, 100 << 20) == 0)
         close(huge)
-        let oddNames: [[UInt8]] = [Array("new\nline".utf8), Array("with space".utf8), [0x62, 0x61, 0x64, 0xFF, 0xFE], Array("tab\there".utf8)]
+        let oddNames: [[UInt8]] = [
+            Array("new\nline".utf8), Array("with space".utf8), [0x62, 0x61, 0x64, 0xFF, 0xFE], Array("tab\there".utf8)
+        ]
         for name in oddNames {
             let path = Array("\(spool.path)/new/".utf8) + name + [0]
-            let fd = path.withUnsafeBufferPointer { $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: path.count) { open($0, O_WRONLY | O_CREAT, 0o600) } }
+            let fd = path.withUnsafeBufferPointer {
+                $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: path.count) {
+                    open($0, O_WRONLY | O_CREAT, 0o600)
+                }
+            }
             _ = #"{"method":"PUT","url":"\#(server.baseURL)/odd-name"}"#.withCString { write(fd, $0, strlen($0)) }
             close(fd)
         }
@@ -65,23 +75,34 @@ import Testing
 
         let result = try Command.run("spool-send", ["--spool", spool.path, "--once"], timeout: 60)
         #expect(result.status == 0, "the worker neither crashes nor hangs: \(result.stderr)")
-        #expect(Set(server.requests.map(\.path)) == ["/good/1", "/good/2", "/good/3"], "only the good operations were sent")
+        #expect(
+            Set(server.requests.map(\.path)) == ["/good/1", "/good/2", "/good/3"], "only the good operations were sent")
         let failed = Set(spool.names("failed"))
         for (name, expected) in cases {
             #expect(failed.contains(name), "\(name) is in failed/")
             let why = spool.read("failed", name + ".why")
             #expect(why.contains(expected), "\(name).why should say \(expected): \(why)")
         }
-        let special = [("symlink-out", "symbolic link"), ("symlink-dangling", "symbolic link"), ("hardlink-out", "hard links"),
-                       ("fifo", "FIFO"), ("directory", "directory"), ("huge-100MB", "more than the limit")]
+        let special = [
+            ("symlink-out", "symbolic link"), ("symlink-dangling", "symbolic link"), ("hardlink-out", "hard links"),
+            ("fifo", "FIFO"), ("directory", "directory"), ("huge-100MB", "more than the limit")
+        ]
         for (name, expected) in special {
-            #expect(spool.read("failed", name + ".why").contains(expected), "\(name): \(spool.read("failed", name + ".why"))")
+            #expect(
+                spool.read("failed", name + ".why").contains(expected),
+                "\(name): \(spool.read("failed", name + ".why"))")
         }
-        let badNames = spool.names("failed").filter { $0.hasSuffix(".why") }.map { spool.read("failed", $0) }.filter { $0.contains("bad file name") }
-        #expect(badNames.count == oddNames.count, "each odd name is filed under a clean name with its original in the reason")
+        let badNames = spool.names("failed").filter { $0.hasSuffix(".why") }.map { spool.read("failed", $0) }.filter {
+            $0.contains("bad file name")
+        }
+        #expect(
+            badNames.count == oddNames.count,
+            "each odd name is filed under a clean name with its original in the reason")
         // Nothing was followed: the link target is intact and was never sent; the links moved as links.
         #expect(FileManager.default.contents(atPath: outside)?.isEmpty == false)
-        let linkType = try FileManager.default.attributesOfItem(atPath: spool.path + "/failed/symlink-out")[.type] as? FileAttributeType
+        let linkType =
+            try FileManager.default.attributesOfItem(atPath: spool.path + "/failed/symlink-out")[.type]
+            as? FileAttributeType
         #expect(linkType == .typeSymbolicLink)
         #expect(spool.names("new").isEmpty)
         #expect(spool.names("cur").isEmpty)

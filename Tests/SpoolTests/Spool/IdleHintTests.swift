@@ -20,7 +20,10 @@ import Testing
     static func setModified(_ path: String, secondsAgo seconds: Double? = nil, nanoseconds: Int64? = nil) {
         let value = nanoseconds ?? Int64((Date().timeIntervalSince1970 - seconds!) * 1e9)
         // UTIME_OMIT ((1 << 30) - 2): leave the access time alone.
-        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: Int(value / 1_000_000_000), tv_nsec: Int(value % 1_000_000_000))]
+        var times = [
+            timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),
+            timespec(tv_sec: Int(value / 1_000_000_000), tv_nsec: Int(value % 1_000_000_000))
+        ]
         #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
     }
 
@@ -49,7 +52,9 @@ import Testing
         Self.setModified(spool.path + "/cur", secondsAgo: 10)
         try spool.send()
         let recorded = try #require(IdleHint.read(try spool.open()))
-        spool.drop("new", "planted", #"{"method":"PUT","url":"\#(server.baseURL)/planted"}"#, modified: Date(timeIntervalSinceNow: -60))
+        spool.drop(
+            "new", "planted", #"{"method":"PUT","url":"\#(server.baseURL)/planted"}"#,
+            modified: Date(timeIntervalSinceNow: -60))
         Self.setModified(spool.path + "/new", nanoseconds: recorded.newModifiedNanoseconds)
         try spool.send()
         #expect(server.requests.count == 1, "an unchanged idle queue is not listed")
@@ -72,7 +77,9 @@ extension IdleHintTests {
         #expect(server.requests.isEmpty, "a young unparsable file is left for later")
         #expect(IdleHint.read(try spool.open()) == nil, "no hint while a producer may still be writing")
         // The producer finishes writing in place: no folder time changes, yet the next run must send it.
-        spool.drop("new", "being-written", #"{"method":"PUT","url":"\#(server.baseURL)/finished"}"#, modified: Date(timeIntervalSinceNow: -10))
+        spool.drop(
+            "new", "being-written", #"{"method":"PUT","url":"\#(server.baseURL)/finished"}"#,
+            modified: Date(timeIntervalSinceNow: -10))
         Self.setModified(spool.path + "/new", nanoseconds: folderTime)
         try spool.send()
         #expect(server.requests.map(\.path) == ["/finished"])

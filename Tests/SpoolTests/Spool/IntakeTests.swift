@@ -24,14 +24,20 @@ import Testing
         temporary.drop("new", "not-json", "{\"method\": ", modified: old)
         temporary.drop("new", "not-an-operation", #"{"method":"PUT"}"#, modified: old)
         temporary.drop("new", "array", "[1,2]", modified: old)
-        temporary.drop("new", "too-large", #"{"method":"PUT","url":"http://h/","body":""# + String(repeating: "a", count: 1 << 20) + "\"}", modified: old)
-        try FileManager.default.createSymbolicLink(atPath: temporary.path + "/new/symlink", withDestinationPath: outside)
+        temporary.drop(
+            "new", "too-large",
+            #"{"method":"PUT","url":"http://h/","body":""# + String(repeating: "a", count: 1 << 20) + "\"}",
+            modified: old)
+        try FileManager.default.createSymbolicLink(
+            atPath: temporary.path + "/new/symlink", withDestinationPath: outside)
         try FileManager.default.linkItem(atPath: outside, toPath: temporary.path + "/new/hardlink")
         #expect(mkfifo(temporary.path + "/new/fifo", 0o600) == 0)
-        try FileManager.default.createDirectory(atPath: temporary.path + "/new/directory", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            atPath: temporary.path + "/new/directory", withIntermediateDirectories: false)
         temporary.drop("new", "bad name", good, modified: old)
         return [
-            "not-json": "not valid JSON", "not-an-operation": "missing required field \"url\"", "array": "must be a JSON object",
+            "not-json": "not valid JSON", "not-an-operation": "missing required field \"url\"",
+            "array": "must be a JSON object",
             "too-large": "more than the limit", "symlink": "symbolic link", "hardlink": "hard links", "fifo": "FIFO",
             "directory": "directory", "bad_name": "bad file name",
         ]

@@ -32,7 +32,8 @@ import Testing
         let spool = TemporarySpool()
         for i in 0..<Self.count {
             let name = String(format: "drop-%06d", i)
-            spool.drop("tmp", name, #"{"method":"PUT","url":"\#(server.baseURL)/item/\#(i % Self.keys)","body":"\#(i)"}"#)
+            spool.drop(
+                "tmp", name, #"{"method":"PUT","url":"\#(server.baseURL)/item/\#(i % Self.keys)","body":"\#(i)"}"#)
             rename("\(spool.path)/tmp/\(name)", "\(spool.path)/new/\(name)")
         }
 
@@ -41,9 +42,13 @@ import Testing
         let lines = listed.stdout.split(separator: "\n")
         #expect(listed.status == 0 && lines.count == Self.count, "\(lines.count) listed")
         // Plain names are ordered by their files' times, which the file system keeps in coarse steps.
-        let stamps = lines.map { line in line.firstRange(of: #""enqueued_at":""#).map { String(line[$0.upperBound...].prefix(20)) } ?? "" }
+        let stamps = lines.map { line in
+            line.firstRange(of: #""enqueued_at":""#).map { String(line[$0.upperBound...].prefix(20)) } ?? ""
+        }
         #expect(stamps == stamps.sorted(), "in enqueue order")
-        let ids = Set(lines.compactMap { line in line.firstRange(of: #""id":""#).map { String(line[$0.upperBound...].prefix(11)) } })
+        let ids = Set(
+            lines.compactMap { line in line.firstRange(of: #""id":""#).map { String(line[$0.upperBound...].prefix(11)) }
+            })
         #expect(ids.count == Self.count, "each once")
 
         let sent = try Command.run("spool-send", ["--spool", spool.path, "--once", "--concurrency", "8"])

@@ -22,7 +22,9 @@ import Testing
 struct LinkMoveTests {
     /// Links on the FUSE mount: each operation file's link count, by folder.
     static func linkCounts(_ spool: String, _ folder: String) -> [Int] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter { !$0.hasPrefix(".") }.map { name in
+        ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter {
+            !$0.hasPrefix(".")
+        }.map { name in
             var st = stat()
             return lstat("\(spool)/\(folder)/\(name)", &st) == 0 ? Int(st.st_nlink) : -1
         }
@@ -42,7 +44,8 @@ struct LinkMoveTests {
         defer { server.stop() }
         for path in ["/a", "/b", "/bad", "/taken"] {
             let result = try Command.run("spool-enqueue", ["--spool", spool, "PUT", server.baseURL + path])
-            #expect(result.status == 0, "spool-enqueue on a FUSE file system without RENAME_NOREPLACE: \(result.stderr)")
+            #expect(
+                result.status == 0, "spool-enqueue on a FUSE file system without RENAME_NOREPLACE: \(result.stderr)")
         }
         // The shell protocol too: dropped under a plain name, admitted by a link in the same folder.
         let document = #"{"method": "PUT", "url": "\#(server.baseURL)/dropped"}"#
@@ -52,7 +55,11 @@ struct LinkMoveTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(Set(server.requests.map(\.path)) == ["/a", "/b", "/bad", "/taken", "/dropped"])
         #expect(server.requests.count == 5, "each sent once")
-        let names = { (folder: String) in ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter { !$0.hasPrefix(".") } }
+        let names = { (folder: String) in
+            ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter {
+                !$0.hasPrefix(".")
+            }
+        }
         #expect(names("new").isEmpty && names("cur").isEmpty && names("tmp").isEmpty)
         #expect(names("failed").count == 2 && names("conflict").count == 2, "each filed with its reason")
         for folder in ["failed", "conflict"] { #expect(LinkMoveTests.linkCounts(spool, folder).allSatisfy { $0 == 1 }) }
@@ -63,9 +70,12 @@ struct LinkMoveTests {
         #expect(link(mount.path + "/secret", spool + "/new/linked-in") == 0)
         let young = try Command.run("spool-send", ["--spool", spool, "--once"])
         #expect(young.status == 0 && names("new") == ["linked-in"], "just linked: maybe a move in progress, left alone")
-        let settled = try Command.run("spool-send", ["--spool", spool, "--once"], environment: ["SPOOL_TEST_TWIN_SETTLE": "0"])
+        let settled = try Command.run(
+            "spool-send", ["--spool", spool, "--once"], environment: ["SPOOL_TEST_TWIN_SETTLE": "0"])
         #expect(settled.status == 0 && names("new").isEmpty, "\(settled.stderr)")
-        #expect(((try? String(contentsOfFile: spool + "/failed/linked-in.why", encoding: .utf8)) ?? "").contains("hard links"))
+        #expect(
+            ((try? String(contentsOfFile: spool + "/failed/linked-in.why", encoding: .utf8)) ?? "").contains(
+                "hard links"))
         #expect(server.requests.count == 5, "never sent")
         withExtendedLifetime(mount) {}
     }
@@ -103,10 +113,13 @@ struct LinkMoveTests {
         if scenario.crashInEnqueue {
             let killed = try Command.run("spool-enqueue", enqueue, environment: crash)
             #expect(killed.status == SIGKILL)
-            #expect(LinkMoveTests.linkCounts(spool, "tmp") == [2] && LinkMoveTests.linkCounts(spool, "new") == [2], "both names left")
+            #expect(
+                LinkMoveTests.linkCounts(spool, "tmp") == [2] && LinkMoveTests.linkCounts(spool, "new") == [2],
+                "both names left")
         } else {
             #expect(try Command.run("spool-enqueue", enqueue).status == 0)
-            let killed = try Command.run("spool-send", ["--spool", spool, "--once", "--min-backoff", "0"], environment: crash)
+            let killed = try Command.run(
+                "spool-send", ["--spool", spool, "--once", "--min-backoff", "0"], environment: crash)
             #expect(killed.status == SIGKILL, "\(killed.stderr)")
             let all = ["new", "cur", "failed"].flatMap { LinkMoveTests.linkCounts(spool, $0) }
             #expect(all.filter { $0 == 2 }.count == 2, "\(scenario.name): two names of one file")
@@ -114,8 +127,14 @@ struct LinkMoveTests {
         let requestsBefore = server.requests.count
         let again = try Command.run("spool-send", ["--spool", spool, "--once", "--flush"], environment: settled)
         #expect(again.status == 0, "\(again.stderr)")
-        let names = { (folder: String) in ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter { !$0.hasPrefix(".") } }
-        #expect(names("cur").isEmpty && names("new").isEmpty && names("tmp").filter { !$0.hasSuffix(".why") }.isEmpty, "\(scenario.name)")
+        let names = { (folder: String) in
+            ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter {
+                !$0.hasPrefix(".")
+            }
+        }
+        #expect(
+            names("cur").isEmpty && names("new").isEmpty && names("tmp").filter { !$0.hasSuffix(".why") }.isEmpty,
+            "\(scenario.name)")
         if scenario.status == 400 {
             #expect(names("failed").count == 2, "filed once, with its reason")
             #expect(server.requests.count == requestsBefore, "the filing was finished, not the request repeated")

@@ -17,13 +17,15 @@ import Testing
     @Test func claimOfAKilledWorkerIsRecoveredAndALiveOneIsNot() throws {
         let temporary = TemporarySpool()
         let spool = try temporary.open()
-        let id = try spool.enqueue(try Operation(document: .object([("method", .string("PUT")), ("url", .string("http://h/1"))])))
+        let id = try spool.enqueue(
+            try Operation(document: .object([("method", .string("PUT")), ("url", .string("http://h/1"))])))
         // Give it attempts already made, to see they survive recovery.
         let original = temporary.names("new")[0]
         var name = try #require(QueueName(FileName(original)))
         name.state?.attempts = 2
         name.state?.lastError = "503"
-        try FileManager.default.moveItem(atPath: "\(temporary.path)/new/\(original)", toPath: "\(temporary.path)/new/\(name.fileName.escaped)")
+        try FileManager.default.moveItem(
+            atPath: "\(temporary.path)/new/\(original)", toPath: "\(temporary.path)/new/\(name.fileName.escaped)")
 
         let (holder, out, _) = try Command.start("spool-testhelper", ["claim-and-hold", temporary.path])
         let claimedLine = out.fileHandleForReading.availableLine()
@@ -48,12 +50,18 @@ import Testing
         let temporary = TemporarySpool()
         let nowSeconds = Timestamp.nowSeconds()
         let state = RetryState(orderMicroseconds: 1, keyHash: 7, attempts: 1)
-        let old = QueueName(id: "old", state: state, claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: nowSeconds - 1000))
-        let young = QueueName(id: "young", state: state, claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: nowSeconds - 10))
+        let old = QueueName(
+            id: "old", state: state,
+            claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: nowSeconds - 1000))
+        let young = QueueName(
+            id: "young", state: state,
+            claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: nowSeconds - 10))
         temporary.drop("cur", old.fileName.escaped, "{}")
         temporary.drop("cur", young.fileName.escaped, "{}")
         let spool = try temporary.open()
-        let recovered = try spool.withLock { transaction throws(SystemCallError) in try transaction.recoverStaleClaims(leaseSeconds: 300) }
+        let recovered = try spool.withLock { transaction throws(SystemCallError) in
+            try transaction.recoverStaleClaims(leaseSeconds: 300)
+        }
         #expect(recovered == ["old"])
         #expect(temporary.names("new") == ["old:o=1,k=0000000000000007,a=1"])
         #expect(temporary.names("cur") == [young.fileName.escaped])

@@ -28,19 +28,25 @@ struct SharedSpoolTests {
 
     /// The same, with its standard output and error.
     func onHostWithOutput(_ host: String, _ program: String, _ arguments: [String]) throws -> (Process, Pipe, Pipe) {
-        try Command.start("/usr/bin/unshare", ["-u", "/bin/sh", "-c", "hostname \(host) && exec \"$0\" \"$@\"", Command.path(program)] + arguments)
+        try Command.start(
+            "/usr/bin/unshare",
+            ["-u", "/bin/sh", "-c", "hostname \(host) && exec \"$0\" \"$@\"", Command.path(program)] + arguments)
     }
 
     /// The names in one folder of a spool, without the dot files.
     func names(_ spool: String, _ folder: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? ["?"]).filter { !$0.hasPrefix(".") }
+        ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? ["?"]).filter {
+            !$0.hasPrefix(".")
+        }
     }
 
     /// Three producers and three `--watch` workers on `spools` (one path per host); returns seconds until
     /// the server has every write.
     func deliver(_ spools: [String], _ server: TestServer, perHost: Int) throws -> Double {
         let started = Date()
-        let watchers = try Self.hosts.indices.map { try onHost(Self.hosts[$0], "spool-send", ["--spool", spools[$0], "--watch"]) }
+        let watchers = try Self.hosts.indices.map {
+            try onHost(Self.hosts[$0], "spool-send", ["--spool", spools[$0], "--watch"])
+        }
         let producers = try Self.hosts.indices.map { i in
             try Command.start("/usr/bin/unshare", ["-u", "/bin/sh", "-c", """
                 hostname \(Self.hosts[i]) && for n in $(seq 1 \(perHost)); do
@@ -64,16 +70,22 @@ struct SharedSpoolTests {
         #expect(requests.count == total)
         #expect(Set(requests.compactMap { $0.header("Idempotency-Key") }).count == total, "each key once")
         for path in Set(requests.map(\.path)) {
-            let sequence = requests.filter { $0.path == path }.compactMap { Int(String(decoding: $0.body, as: UTF8.self)) }
+            let sequence = requests.filter { $0.path == path }.compactMap {
+                Int(String(decoding: $0.body, as: UTF8.self))
+            }
             #expect(sequence == sequence.sorted(), "\(path) in order: \(sequence)")
         }
         for folder in ["new", "cur", "failed"] {
-            #expect(((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? ["?"]).filter { !$0.hasPrefix(".") }.isEmpty, "\(folder)")
+            #expect(
+                ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? ["?"]).filter {
+                    !$0.hasPrefix(".")
+                }.isEmpty, "\(folder)")
         }
     }
 
     @Test func threeHostsShareOneSpool() throws {
-        let cluster = try #require(GlusterCluster.build(), "the GlusterFS cluster could not be built (its reason is printed above)")
+        let cluster = try #require(
+            GlusterCluster.build(), "the GlusterFS cluster could not be built (its reason is printed above)")
         let shared = cluster.mounts.map { $0 + "/spool" }
         _ = try Spool(path: shared[0])
         let server = try TestServer { _ in .respond(204, [:], "") }
@@ -83,7 +95,9 @@ struct SharedSpoolTests {
         checkDelivered(server, shared[0], total: perHost * 3)
 
         // Drops by a host with no watcher: the others see no inotify event for them, only their poll.
-        let started = try [0, 1].map { try onHostWithOutput(Self.hosts[$0], "spool-send", ["--spool", shared[$0], "--watch", "-v"]) }
+        let started = try [0, 1].map {
+            try onHostWithOutput(Self.hosts[$0], "spool-send", ["--spool", shared[$0], "--watch", "-v"])
+        }
         let watchers = started.map(\.0)
         for (n, (_, _, err)) in started.enumerated() {
             let output = OutputWatcher(err)
@@ -91,7 +105,9 @@ struct SharedSpoolTests {
         }
         let dropped = Date()
         for n in 1...10 {
-            let result = try Command.run("spool-enqueue", ["--spool", shared[2], "PUT", server.baseURL + "/unwatched/k\(n % 2)", "--body", "\(n)"])
+            let result = try Command.run(
+                "spool-enqueue",
+                ["--spool", shared[2], "PUT", server.baseURL + "/unwatched/k\(n % 2)", "--body", "\(n)"])
             #expect(result.status == 0)
         }
         while server.requests.count < perHost * 3 + 10, Date().timeIntervalSince(dropped) < 30 { usleep(100_000) }
@@ -99,31 +115,42 @@ struct SharedSpoolTests {
         for watcher in watchers { watcher.interrupt() }
         for watcher in watchers { watcher.waitUntilExit() }
         checkDelivered(server, shared[0], total: perHost * 3 + 10)
-        print("shared spool: 10 drops on an unwatched host delivered by the others' 2 s poll within \(String(format: "%.1f", found)) s")
+        print(
+            "shared spool: 10 drops on an unwatched host delivered by the others' 2 s poll within "
+                + "\(String(format: "%.1f", found)) s"
+        )
 
         let local = TemporarySpool()
         let baseline = try TestServer { _ in .respond(204, [:], "") }
         defer { baseline.stop() }
         let onLocal = try deliver(Array(repeating: local.path, count: 3), baseline, perHost: perHost)
         checkDelivered(baseline, local.path, total: perHost * 3)
-        print("shared spool: \(perHost * 3) operations from 3 hosts in \(String(format: "%.1f", onGluster)) s on GlusterFS "
-              + "(\(String(format: "%.1f", Double(perHost * 3) / onGluster))/s), \(String(format: "%.1f", onLocal)) s on the local disk "
-              + "(\(String(format: "%.1f", Double(perHost * 3) / onLocal))/s)")
+        print(
+            "shared spool: \(perHost * 3) operations from 3 hosts in "
+                + "\(String(format: "%.1f", onGluster)) s on GlusterFS "
+                + "(\(String(format: "%.1f", Double(perHost * 3) / onGluster))/s), "
+                    + "\(String(format: "%.1f", onLocal)) s on the local disk "
+                + "(\(String(format: "%.1f", Double(perHost * 3) / onLocal))/s)")
     }
 
     @Test func aDeadHostsClaimsAreReturnedAfterTheLease() throws {
-        let cluster = try #require(GlusterCluster.build(), "the GlusterFS cluster could not be built (its reason is printed above)")
+        let cluster = try #require(
+            GlusterCluster.build(), "the GlusterFS cluster could not be built (its reason is printed above)")
         let shared = cluster.mounts.map { $0 + "/spool" }
         _ = try Spool(path: shared[0])
         let server = try TestServer { _ in .delayed(3, 204) }
         defer { server.stop() }
         for i in 0..<4 {
-            let result = try Command.run("spool-enqueue", ["--spool", shared[0], "PUT", server.baseURL + "/slow/\(i)", "--body", "\(i)"])
+            let result = try Command.run(
+                "spool-enqueue", ["--spool", shared[0], "PUT", server.baseURL + "/slow/\(i)", "--body", "\(i)"])
             #expect(result.status == 0)
         }
-        let doomed = try onHost("host-a", "spool-send", ["--spool", shared[0], "--once", "--concurrency", "4", "--timeout", "10"])
+        let doomed = try onHost(
+            "host-a", "spool-send", ["--spool", shared[0], "--once", "--concurrency", "4", "--timeout", "10"])
         let cur = shared[1] + "/cur"
-        for _ in 0..<100 where ((try? FileManager.default.contentsOfDirectory(atPath: cur)) ?? []).count < 4 { usleep(50_000) }
+        for _ in 0..<100 where ((try? FileManager.default.contentsOfDirectory(atPath: cur)) ?? []).count < 4 {
+            usleep(50_000)
+        }
         kill(doomed.processIdentifier, SIGKILL)
         doomed.waitUntilExit()
         let killed = Date()
@@ -131,13 +158,23 @@ struct SharedSpoolTests {
         #expect(claims.count == 4 && claims.allSatisfy { $0.contains("@host-a,") }, "\(claims)")
         var returned: Double?
         while Date().timeIntervalSince(killed) < 60 {
-            let result = try Command.run("/usr/bin/unshare", ["-u", "/bin/sh", "-c", "hostname host-b && exec \"$0\" \"$@\"", Command.path("spool-send"),
-                                                           "--spool", shared[2], "--once", "--concurrency", "4", "--timeout", "10", "--lease", "12"])
+            let result = try Command.run(
+                "/usr/bin/unshare",
+                [
+                    "-u", "/bin/sh", "-c", "hostname host-b && exec \"$0\" \"$@\"", Command.path("spool-send"),
+                    "--spool", shared[2], "--once", "--concurrency", "4", "--timeout", "10", "--lease", "12"
+                ])
             #expect(result.status == 0, "\(result.stderr)")
-            if returned == nil, ((try? FileManager.default.contentsOfDirectory(atPath: shared[2] + "/cur")) ?? []).isEmpty {
+            if returned == nil,
+                ((try? FileManager.default.contentsOfDirectory(atPath: shared[2] + "/cur")) ?? []).isEmpty
+            {
                 returned = Date().timeIntervalSince(killed)
             }
-            if ((try? FileManager.default.contentsOfDirectory(atPath: shared[2] + "/new")) ?? ["?"]).filter({ !$0.hasPrefix(".") }).isEmpty, returned != nil { break }
+            if ((try? FileManager.default.contentsOfDirectory(atPath: shared[2] + "/new")) ?? ["?"]).filter({
+                !$0.hasPrefix(".")
+            }).isEmpty, returned != nil {
+                break
+            }
             sleep(1)
         }
         #expect(returned != nil, "host-a's claims were never returned")
@@ -147,19 +184,28 @@ struct SharedSpoolTests {
             #expect(keys.count == 1, "/slow/\(i): sent again with the same key, never another")
         }
         #expect(Set(requests.map(\.path)).count == 4)
-        print("shared spool: host-a killed with 4 claims; host-b returned them \(String(format: "%.1f", returned ?? -1)) s later (lease 12 s)")
+        print(
+            "shared spool: host-a killed with 4 claims; host-b returned them "
+                + "\(String(format: "%.1f", returned ?? -1)) s later (lease 12 s)"
+        )
     }
 
-    @Test(.enabled(if: GlusterCluster.partitionUnavailable == nil, "needs nftables to cut one host off: \(GlusterCluster.partitionUnavailable ?? "")"))
+    @Test(
+        .enabled(
+            if: GlusterCluster.partitionUnavailable == nil,
+            "needs nftables to cut one host off: \(GlusterCluster.partitionUnavailable ?? "")"))
     func aPartitionedHostClaimsNothingAndTheOthersTakeOver() throws {
-        let cluster = try #require(GlusterCluster.build(partitionable: true), "the GlusterFS cluster could not be built (its reason is printed above)")
+        let cluster = try #require(
+            GlusterCluster.build(partitionable: true),
+            "the GlusterFS cluster could not be built (its reason is printed above)")
         let shared = cluster.mounts.map { $0 + "/spool" }
         _ = try Spool(path: shared[0])
         let server = try TestServer { _ in .delayed(1, 204) }
         defer { server.stop() }
         let total = 30
         for n in 0..<total {
-            let result = try Command.run("spool-enqueue", ["--spool", shared[0], "PUT", server.baseURL + "/part/k\(n % 5)", "--body", "\(n)"])
+            let result = try Command.run(
+                "spool-enqueue", ["--spool", shared[0], "PUT", server.baseURL + "/part/k\(n % 5)", "--body", "\(n)"])
             #expect(result.status == 0)
         }
         let sending = ["--watch", "--concurrency", "4", "--timeout", "5", "--lease", "10"]
@@ -190,7 +236,9 @@ struct SharedSpoolTests {
         let healed = Date()
         var enqueued = 0
         while enqueued < 10, Date().timeIntervalSince(healed) < 60 {
-            let result = try Command.run("spool-enqueue", ["--spool", shared[2], "PUT", server.baseURL + "/healed/k\(enqueued % 2)", "--body", "\(enqueued)"])
+            let result = try Command.run(
+                "spool-enqueue",
+                ["--spool", shared[2], "PUT", server.baseURL + "/healed/k\(enqueued % 2)", "--body", "\(enqueued)"])
             if result.status == 0 { enqueued += 1 } else { usleep(250_000) }
         }
         let reconnected = Date().timeIntervalSince(healed)
@@ -198,8 +246,10 @@ struct SharedSpoolTests {
         for process in others + [cut] { process.interrupt() }
         for process in others + [cut] { process.waitUntilExit() }
         let stderr = String(decoding: cutErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(cut.terminationStatus == 0 && stderr.contains("ENOTCONN") && stderr.contains("out of reach"), "\(stderr)")
-        #expect(!stderr.contains("(EBADF)") && !stderr.contains("(EIO)"), "the healed mount is used as before: \(stderr)")
+        #expect(
+            cut.terminationStatus == 0 && stderr.contains("ENOTCONN") && stderr.contains("out of reach"), "\(stderr)")
+        #expect(
+            !stderr.contains("(EBADF)") && !stderr.contains("(EIO)"), "the healed mount is used as before: \(stderr)")
 
         let requests = server.requests
         #expect(delivered() == total + 10, "every write applied: each Idempotency-Key reached the server")
@@ -213,9 +263,11 @@ struct SharedSpoolTests {
         // Only what host-c held when it was cut off may reach the server twice (sent by it, then after the
         // lease by another host): a worker that went on claiming, or sending what it no longer held, shows here.
         #expect(requests.count - total - 10 <= claimedBeforeTheCut.count, "sent twice: \(requests.count - total - 10)")
-        print("shared spool: host-c cut off with \(claimedBeforeTheCut.count) claims; the others delivered all \(total) "
-              + "\(String(format: "%.1f", takenOver)) s after the cut (lease 10 s, ping timeout \(GlusterCluster.pingTimeout) s), "
-              + "\(requests.count - total - 10) sent twice with the same key; host-c's mount took writes again "
-              + "\(String(format: "%.1f", reconnected)) s after the partition healed")
+        print(
+            "shared spool: host-c cut off with \(claimedBeforeTheCut.count) claims; the others delivered all \(total) "
+                + "\(String(format: "%.1f", takenOver)) s after the cut (lease 10 s, ping timeout "
+                    + "\(GlusterCluster.pingTimeout) s), "
+                + "\(requests.count - total - 10) sent twice with the same key; host-c's mount took writes again "
+                + "\(String(format: "%.1f", reconnected)) s after the partition healed")
     }
 }

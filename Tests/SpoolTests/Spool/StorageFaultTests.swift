@@ -35,7 +35,9 @@ import Testing
 
     /// A server whose first request waits until `fault` has been done to the spool under the running
     /// worker, then answers `status`; six operations on six keys; the worker's exit status and stderr.
-    static func faultMidRun(spool: String, status: Int, _ fault: () -> Void) throws -> (ids: [String], server: TestServer, status: Int32, stderr: String) {
+    static func faultMidRun(spool: String, status: Int, _ fault: () -> Void) throws -> (
+        ids: [String], server: TestServer, status: Int32, stderr: String
+    ) {
         let answering = DispatchSemaphore(value: 0)
         let arrived = Atomic<Int>(0)
         let server = try TestServer { _ in
@@ -44,7 +46,8 @@ import Testing
         }
         var ids: [String] = []
         for index in 0..<6 {
-            let result = try Command.run("spool-enqueue", ["--spool", spool, "--min-free", "0", "PUT", server.baseURL + "/item/\(index)"])
+            let result = try Command.run(
+                "spool-enqueue", ["--spool", spool, "--min-free", "0", "PUT", server.baseURL + "/item/\(index)"])
             #expect(result.status == 0, "\(result.stderr)")
             ids.append(result.stdout.trimmingCharacters(in: .newlines))
         }
@@ -65,12 +68,19 @@ import Testing
         let temporary = TemporarySpool()
         let dropped = StorageFaultTests.drop(temporary, count: 40, url: server.baseURL).sorted()
         for limit in [8, 10, 11, 12, 14, 16, 24] {
-            let result = try Command.run("/bin/sh", ["-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", Command.path("spool-send"),
-                                                     "--spool", temporary.path, "--once", "--concurrency", "8"])
+            let result = try Command.run(
+                "/bin/sh",
+                [
+                    "-c", "ulimit -n \(limit) && exec \"$0\" \"$@\"", Command.path("spool-send"),
+                    "--spool", temporary.path, "--once", "--concurrency", "8"
+                ])
             #expect(result.status == 75, "ulimit -n \(limit): status \(result.status): \(result.stderr)")
-            #expect(result.stderr.contains("EMFILE") || result.stderr.contains("Too many open files") || result.stderr.contains("open-file limit"),
-                    "ulimit -n \(limit): \(result.stderr)")
-            #expect(StorageFaultTests.waitingIDs(temporary) == dropped, "ulimit -n \(limit): every operation still waits")
+            #expect(
+                result.stderr.contains("EMFILE") || result.stderr.contains("Too many open files")
+                    || result.stderr.contains("open-file limit"),
+                "ulimit -n \(limit): \(result.stderr)")
+            #expect(
+                StorageFaultTests.waitingIDs(temporary) == dropped, "ulimit -n \(limit): every operation still waits")
             #expect(temporary.names("failed").isEmpty && temporary.names("cur").isEmpty, "ulimit -n \(limit)")
         }
         #expect(server.requests.isEmpty)
@@ -97,12 +107,18 @@ import Testing
         defer { Mounts.unmount(disk) }
         let spool = disk + "/spool"
         let (ids, server, status, stderr) = try StorageFaultTests.faultMidRun(spool: spool, status: 400) {
-            #expect(Mounts.run(["mount", "-o", "remount,ro", disk]) == 0, "a running worker must not keep the spool from being remounted read-only")
+            #expect(
+                Mounts.run(["mount", "-o", "remount,ro", disk]) == 0,
+                "a running worker must not keep the spool from being remounted read-only")
         }
         defer { server.stop() }
         #expect(status == 74, "\(stderr)")
         #expect(stderr.contains("Read-only file system (EROFS)") && stderr.contains(spool), "\(stderr)")
-        let names = { (folder: String) in ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter { !$0.hasPrefix(".") } }
+        let names = { (folder: String) in
+            ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter {
+                !$0.hasPrefix(".")
+            }
+        }
         let queued = (names("new") + names("cur")).compactMap { QueueName(FileName($0))?.id }.sorted()
         #expect(queued == ids.sorted(), "every operation in new/ or cur/ exactly once")
         #expect(names("failed").isEmpty, "the 400 could not be filed, so nothing was")
@@ -122,7 +138,9 @@ import Testing
         let temporary = TemporarySpool()
         var mount = try BindMount(base: temporary.directory + "/fuse")
         let spool = mount.path + "/spool"
-        let (_, server, status, stderr) = try StorageFaultTests.faultMidRun(spool: spool, status: 204) { mount.killDaemon() }
+        let (_, server, status, stderr) = try StorageFaultTests.faultMidRun(spool: spool, status: 204) {
+            mount.killDaemon()
+        }
         defer { server.stop() }
         #expect(status == 75, "a mount out of reach passes: \(stderr)")
         #expect(stderr.contains("ENOTCONN"), "\(stderr)")
@@ -135,7 +153,9 @@ import Testing
         let delivered = Set(server.requests.map(\.path))
         #expect(delivered == Set((0..<6).map { "/item/\($0)" }))
         #expect(server.requests.count <= 7, "at most the interrupted request again")
-        let left = ((try? FileManager.default.contentsOfDirectory(atPath: spool + "/failed")) ?? []) + ((try? FileManager.default.contentsOfDirectory(atPath: spool + "/new")) ?? [])
+        let left =
+            ((try? FileManager.default.contentsOfDirectory(atPath: spool + "/failed")) ?? [])
+            + ((try? FileManager.default.contentsOfDirectory(atPath: spool + "/new")) ?? [])
         #expect(left.isEmpty, "\(left)")
         withExtendedLifetime(mount) {}
     }
@@ -152,7 +172,8 @@ import Testing
         try #require(made.status == 0, "\(made.stderr)")
         let (watcher, _, errPipe) = try Command.start("spool-send", ["--spool", spool, "--watch"])
         let err = OutputWatcher(errPipe)
-        let first = try Command.run("spool-enqueue", ["--spool", spool, "--min-free", "0", "PUT", server.baseURL + "/item/0"])
+        let first = try Command.run(
+            "spool-enqueue", ["--spool", spool, "--min-free", "0", "PUT", server.baseURL + "/item/0"])
         #expect(first.status == 0, "\(first.stderr)")
         for _ in 0..<100 where server.requests.isEmpty { usleep(50_000) }
         mount.killDaemon()
@@ -176,7 +197,9 @@ import Testing
 
     static let unprivileged: String? = {
         guard geteuid() == 0 else { return "not root, so cannot run spool-send as another user" }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return "setpriv (util-linux) is missing" }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            return "setpriv (util-linux) is missing"
+        }
         return nil
     }()
 
@@ -189,20 +212,30 @@ import Testing
         chmod("\(temporary.path)/new/\(dropped[2])", 0)
         chmod(temporary.directory, 0o755)
         _ = Mounts.run(["chown", "-R", "65534:65534", temporary.path])
-        let result = try Command.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Command.path("spool-send"),
-                                                          "--spool", temporary.path, "--once"])
+        let result = try Command.run(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", Command.path("spool-send"),
+                "--spool", temporary.path, "--once"
+            ])
         #expect(result.status == 74, "\(result.stderr)")
-        #expect(result.stderr.contains("Permission denied (EACCES)") && result.stderr.contains(dropped[2]), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("Permission denied (EACCES)") && result.stderr.contains(dropped[2]),
+            "\(result.stderr)")
         #expect(temporary.names("new") == [dropped[2]], "the unreadable file stays, untouched")
         #expect(temporary.names("failed").isEmpty)
         #expect(server.requests.count == 4, "the other keys went on")
     }
 
-    @Test(.enabled(if: FaultShim.available, "the LD_PRELOAD shim needs a C compiler"), arguments: ["EIO", "ESTALE", "ENOTCONN"])
+    @Test(
+        .enabled(if: FaultShim.available, "the LD_PRELOAD shim needs a C compiler"),
+        arguments: ["EIO", "ESTALE", "ENOTCONN"])
     func diskErrorsLeaveEveryOperationInPlace(errno name: String) throws {
         let temporary = TemporarySpool()
         let dropped = StorageFaultTests.drop(temporary, count: 8, url: "http://127.0.0.1:9")
-        let result = try Command.run("spool-send", ["--spool", temporary.path, "--once"], environment: FaultShim.environment(["FAULTSHIM_OPEN": "\(name):op-"]))
+        let result = try Command.run(
+            "spool-send", ["--spool", temporary.path, "--once"],
+            environment: FaultShim.environment(["FAULTSHIM_OPEN": "\(name):op-"]))
         #expect(result.status == (name == "EIO" ? 74 : 75), "\(result.stderr)")
         #expect(result.stderr.contains("(\(name))") && result.stderr.contains("/new/op-"), "\(result.stderr)")
         #expect(temporary.names("new") == dropped.sorted())

@@ -34,9 +34,11 @@ import Testing
     }
 
     @Test func headersStopLibcurlsDefaults() {
-        let plain = CurlOptions(Self.request("PUT", headers: [("Content-Type", "application/json"), ("X-Empty", "")]), TransportSettings())
+        let plain = CurlOptions(
+            Self.request("PUT", headers: [("Content-Type", "application/json"), ("X-Empty", "")]), TransportSettings())
         #expect(plain.headerLines == ["Content-Type: application/json", "X-Empty;", "Accept:", "Expect:"])
-        let own = CurlOptions(Self.request("GET", headers: [("accept", "text/plain"), ("expect", "100-continue")]), TransportSettings())
+        let own = CurlOptions(
+            Self.request("GET", headers: [("accept", "text/plain"), ("expect", "100-continue")]), TransportSettings())
         #expect(own.headerLines == ["accept: text/plain", "expect: 100-continue", "Content-Type:"])
     }
 
@@ -65,14 +67,21 @@ import Testing
         settings.timeoutSeconds = 2.5
         var request = Self.request("PUT", "https://example.test/a")
         var options = CurlOptions(request, settings)
-        #expect(options.caFile == "/cli/ca.pem" && options.proxy == "http://cli-proxy:3128" && options.noProxy == "cli.example")
+        #expect(
+            options.caFile == "/cli/ca.pem" && options.proxy == "http://cli-proxy:3128"
+                && options.noProxy == "cli.example")
         #expect(options.timeoutMilliseconds == 2500 && options.certificateFile == nil && options.keyFile == nil)
         request.route = Route(caFile: "/conf/ca.pem", proxy: "http://conf-proxy:3128", noProxy: "conf.example")
         options = CurlOptions(request, settings)
-        #expect(options.caFile == "/conf/ca.pem" && options.proxy == "http://conf-proxy:3128" && options.noProxy == "conf.example")
-        request.tls = TLSFiles(caFile: "/profile/ca.pem", certificateFile: "/profile/cert.pem", keyFile: "/profile/key.pem")
+        #expect(
+            options.caFile == "/conf/ca.pem" && options.proxy == "http://conf-proxy:3128"
+                && options.noProxy == "conf.example")
+        request.tls = TLSFiles(
+            caFile: "/profile/ca.pem", certificateFile: "/profile/cert.pem", keyFile: "/profile/key.pem")
         options = CurlOptions(request, settings)
-        #expect(options.caFile == "/profile/ca.pem" && options.certificateFile == "/profile/cert.pem" && options.keyFile == "/profile/key.pem")
+        #expect(
+            options.caFile == "/profile/ca.pem" && options.certificateFile == "/profile/cert.pem"
+                && options.keyFile == "/profile/key.pem")
         #expect(options.url == "https://example.test/a")
     }
 }

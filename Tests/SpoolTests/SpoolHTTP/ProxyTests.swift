@@ -28,7 +28,9 @@ struct ProxyTests {
         let spool = TemporarySpool()
         try spool.enqueue(["PUT", plain.baseURL + "/plain", "--body", "a"])
         try spool.enqueue(["PUT", "https://127.0.0.1:\(secure.port)/secure", "--body", "b"])
-        try spool.send(["--cacert", certificates.caFile], environment: ["http_proxy": proxy.url, "https_proxy": proxy.url, "no_proxy": ""])
+        try spool.send(
+            ["--cacert", certificates.caFile],
+            environment: ["http_proxy": proxy.url, "https_proxy": proxy.url, "no_proxy": ""])
         #expect(spool.names("new").isEmpty)
         #expect(proxy.log.contains("Request (file descriptor"), "\(proxy.log)")
         #expect(proxy.log.contains("PUT \(plain.baseURL)/plain HTTP/1.1"))

@@ -75,7 +75,8 @@ struct QuirkTests {
         let elapsed = Date().timeIntervalSince(started)
         let starts = server.requests(atLeast: 16).map(\.started)
         #expect(starts.count == 16)
-        #expect((starts.max() ?? 0) - (starts.min() ?? 0) < 0.1, "spread \((starts.max() ?? 0) - (starts.min() ?? 0)) s")
+        #expect(
+            (starts.max() ?? 0) - (starts.min() ?? 0) < 0.1, "spread \((starts.max() ?? 0) - (starts.min() ?? 0)) s")
         #expect(elapsed < 4, "took \(elapsed) s")
         #expect(spool.names("new").isEmpty)
     }
@@ -87,7 +88,9 @@ struct QuirkTests {
         let started = Date()
         try spool.send(["--concurrency", "1", "--cacert", certificates.caFile])
         let elapsed = Date().timeIntervalSince(started)
-        #expect(spool.names("new").isEmpty, "each dropped request went again at once on a fresh connection: \(spool.names("new"))")
+        #expect(
+            spool.names("new").isEmpty,
+            "each dropped request went again at once on a fresh connection: \(spool.names("new"))")
         #expect(elapsed < 2, "took \(elapsed) s")
         #expect(server.requests(atLeast: 16).count > 12, "the dropped ones were sent again")
     }

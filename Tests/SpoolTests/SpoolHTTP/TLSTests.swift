@@ -15,7 +15,9 @@ import Testing
 
 /// https against Debian's nginx with a private CA: HTTP/2 on one connection, the CA given by option, by
 /// environment or by auth profile, mutual TLS, and a certificate that cannot be verified.
-@Suite(.enabled(if: Nginx.binary != nil && TestCertificates.shared != nil, "needs nginx and openssl (.ci/run installs them)"))
+@Suite(
+    .enabled(
+        if: Nginx.binary != nil && TestCertificates.shared != nil, "needs nginx and openssl (.ci/run installs them)"))
 struct TLSTests {
     let certificates = TestCertificates.shared!
 
@@ -54,7 +56,9 @@ struct TLSTests {
         #expect(nginx.accessLog.count == 4 && Set(nginx.accessLog.map(\.httpProtocol)) == ["HTTP/1.1"])
         try spool.enqueue(["PUT", "\(origin)/without"])
         try spool.send([])
-        #expect(spool.waiting().compactMap { $0.state?.lastError } == ["tls"], "without the file, the system's CAs do not know the test CA")
+        #expect(
+            spool.waiting().compactMap { $0.state?.lastError } == ["tls"],
+            "without the file, the system's CAs do not know the test CA")
     }
 
     @Test func unverifiableCertificateIsDeferredAsTLSAndNeverSent() throws {
@@ -65,12 +69,16 @@ struct TLSTests {
         let result = try spool.send(["--concurrency", "1"])
         #expect(nginx.accessLog.isEmpty)
         #expect(spool.waiting().compactMap { $0.state?.lastError } == ["tls"], "the origin is stopped after the first")
-        #expect(result.stderr.contains("TLS error with https://127.0.0.1:\(nginx.port)"), "logged without -v: \(result.stderr)")
+        #expect(
+            result.stderr.contains("TLS error with https://127.0.0.1:\(nginx.port)"),
+            "logged without -v: \(result.stderr)")
         #expect(result.stderr.contains("certificate"), "names the problem: \(result.stderr)")
         // The TLS error's text is kept with the operation, for spool-ctl show without the run's stderr.
         let deferred = try #require(spool.waiting().first { $0.state?.lastError == "tls" })
         let show = try Command.run("spool-ctl", ["--spool", spool.path, "show", deferred.id])
-        #expect(show.stdout.contains("why last-error:") && show.lines.contains { $0.hasPrefix("why reason:") && $0.contains("certificate") }, "\(show.stdout)")
+        #expect(
+            show.stdout.contains("why last-error:")
+                && show.lines.contains { $0.hasPrefix("why reason:") && $0.contains("certificate") }, "\(show.stdout)")
     }
 
     @Test func mutualTLSFromAnAuthProfile() throws {
@@ -78,13 +86,17 @@ struct TLSTests {
         let spool = TemporarySpool()
         let auth = spool.directory + "/auth"
         try FileManager.default.createDirectory(atPath: auth, withIntermediateDirectories: false)
-        let profile = "# mutual TLS\ncacert = \(certificates.caFile)\ncert = \(certificates.clientCertificate)\nkey = \(certificates.clientKey)\nX-Team: ops\n"
-        _ = FileManager.default.createFile(atPath: auth + "/mtls", contents: Data(profile.utf8), attributes: [.posixPermissions: 0o600])
+        let profile =
+            "# mutual TLS\ncacert = \(certificates.caFile)\ncert = \(certificates.clientCertificate)\nkey = "
+                + "\(certificates.clientKey)\nX-Team: ops\n"
+        _ = FileManager.default.createFile(
+            atPath: auth + "/mtls", contents: Data(profile.utf8), attributes: [.posixPermissions: 0o600])
         let openKey = spool.directory + "/open.key"
         try FileManager.default.copyItem(atPath: certificates.clientKey, toPath: openKey)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: openKey)
         let careless = profile.replacingOccurrences(of: certificates.clientKey, with: openKey)
-        _ = FileManager.default.createFile(atPath: auth + "/careless", contents: Data(careless.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: auth + "/careless", contents: Data(careless.utf8), attributes: [.posixPermissions: 0o600])
         try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/with-cert", "--auth", "mtls"])
         try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/open-key", "--auth", "careless"])
         let result = try spool.send(["--auth-dir", auth])

@@ -8,8 +8,12 @@ final class BindMount {
     /// Why bindfs cannot be used here, or nil; probed once.
     static let unavailable: String? = {
         guard geteuid() == 0 else { return "not root, so no FUSE file system can be mounted" }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/bindfs") else { return "bindfs is not installed (apt-get install bindfs; .ci/run does)" }
-        guard access("/dev/fuse", R_OK | W_OK) == 0 else { return "/dev/fuse is missing or not usable in this container" }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/bindfs") else {
+            return "bindfs is not installed (apt-get install bindfs; .ci/run does)"
+        }
+        guard access("/dev/fuse", R_OK | W_OK) == 0 else {
+            return "/dev/fuse is missing or not usable in this container"
+        }
         let base = NSTemporaryDirectory() + "spool-bindfs-probe-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: base) }
         do {
@@ -78,6 +82,8 @@ final class BindMount {
 
     static func isMounted(_ path: String) -> Bool {
         let mounts = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
-        return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
+        return mounts.split(separator: "\n").contains {
+            $0.split(separator: " ").dropFirst().first.map(String.init) == path
+        }
     }
 }

@@ -14,9 +14,11 @@ struct CommandResult {
 enum Command {
     /// The folder holding the built products: beside the test bundle.
     static let products: String = {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("spool-enqueue").path), url.path != "/" {
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("spool-enqueue").path), url.path != "/"
+        {
             url = url.deletingLastPathComponent()
         }
         return url.path
@@ -35,7 +37,10 @@ enum Command {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "SPOOL_DIR")
         // Test traffic stays on loopback: a proxy set for the machine running the tests is not used.
-        for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY", "SPOOL_CA_FILE"] {
+        for name in [
+            "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
+            "SPOOL_CA_FILE"
+        ] {
             env.removeValue(forKey: name)
         }
         env.merge(environment) { $1 }
@@ -55,9 +60,12 @@ enum Command {
     /// A program still running after `timeout` seconds is killed, and its status shows it (SIGKILL: 9),
     /// so a hang fails the test instead of stalling the run.
     @discardableResult
-    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil,
-                    timeout: Double = 120, workingDirectory: String? = nil) throws -> CommandResult {
-        let (process, out, err) = try start(program, arguments, environment: environment, stdin: stdin, workingDirectory: workingDirectory)
+    static func run(
+        _ program: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil,
+        timeout: Double = 120, workingDirectory: String? = nil
+    ) throws -> CommandResult {
+        let (process, out, err) = try start(
+            program, arguments, environment: environment, stdin: stdin, workingDirectory: workingDirectory)
         let pid = process.processIdentifier
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak process] in
             if process?.isRunning == true { kill(pid, SIGKILL) }
@@ -74,7 +82,9 @@ enum Command {
         group.wait()
         let errData = errBox.data
         process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        return CommandResult(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }
 

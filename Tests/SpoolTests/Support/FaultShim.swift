@@ -9,11 +9,17 @@ enum FaultShim {
         let source = Repository.root + "/Tests/Shims/faultshim.c"
         let output = NSTemporaryDirectory() + "spool-faultshim-\(getpid()).so"
         let compiler = ["cc", "gcc", "clang"].first { name in
-            ["/usr/bin/", "/usr/local/bin/", "/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + name) }
+            ["/usr/bin/", "/usr/local/bin/", "/bin/"].contains {
+                FileManager.default.isExecutableFile(atPath: $0 + name)
+            }
         }
-        guard let compiler else { return .failure(ShimUnavailable(reason: "no C compiler (cc, gcc or clang) to build the LD_PRELOAD shim")) }
+        guard let compiler else {
+            return .failure(ShimUnavailable(reason: "no C compiler (cc, gcc or clang) to build the LD_PRELOAD shim"))
+        }
         let status = Mounts.run([compiler, "-shared", "-fPIC", "-O2", "-o", output, source, "-ldl"])
-        guard status == 0 else { return .failure(ShimUnavailable(reason: "\(compiler) could not build \(source) (status \(status))")) }
+        guard status == 0 else {
+            return .failure(ShimUnavailable(reason: "\(compiler) could not build \(source) (status \(status))"))
+        }
         return .success(output)
     }()
 

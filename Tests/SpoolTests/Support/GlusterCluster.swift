@@ -17,7 +17,9 @@ final class GlusterCluster {
 
     /// Why the cluster cannot be built here, or nil.
     static let unavailable: String? = {
-        guard ProcessInfo.processInfo.environment["SPOOL_GLUSTER"] == "1" else { return "opt-in: set SPOOL_GLUSTER=1 (.ci/run does when it can)" }
+        guard ProcessInfo.processInfo.environment["SPOOL_GLUSTER"] == "1" else {
+            return "opt-in: set SPOOL_GLUSTER=1 (.ci/run does when it can)"
+        }
         guard getuid() == 0 else { return "needs root (glusterd, FUSE mounts)" }
         for tool in ["/usr/sbin/glusterd", "/usr/sbin/gluster", "/usr/sbin/glusterfs", "/usr/bin/unshare"]
         where !FileManager.default.isExecutableFile(atPath: tool) {
@@ -34,7 +36,9 @@ final class GlusterCluster {
 
     /// Why the last mount cannot be cut off from the bricks here, or nil.
     static let partitionUnavailable: String? = {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft") else { return "needs nft (Debian's nftables)" }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft") else {
+            return "needs nft (Debian's nftables)"
+        }
         guard cgroup2Mount != nil else { return "needs a cgroup2 file system mounted under /sys/fs/cgroup" }
         return nil
     }()
@@ -44,7 +48,9 @@ final class GlusterCluster {
         guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return nil }
         for line in mounts.split(separator: "\n") {
             let fields: [Substring] = line.split(separator: " ")
-            if fields.count > 2, fields[2] == "cgroup2", fields[1].hasPrefix("/sys/fs/cgroup") { return String(fields[1]) }
+            if fields.count > 2, fields[2] == "cgroup2", fields[1].hasPrefix("/sys/fs/cgroup") {
+                return String(fields[1])
+            }
         }
         return nil
     }()
@@ -91,19 +97,27 @@ final class GlusterCluster {
             end-volume
             """
         try configuration.write(toFile: directory + "/glusterd.vol", atomically: true, encoding: .utf8)
-        try shell("glusterd -f \(directory)/glusterd.vol --log-file=\(directory)/log/glusterd.log -p \(directory)/glusterd.pid")
+        try shell(
+            "glusterd -f \(directory)/glusterd.vol --log-file=\(directory)/log/glusterd.log -p "
+                + "\(directory)/glusterd.pid"
+        )
         var created = false
         for _ in 0..<50 where !created {
             usleep(200_000)
-            created = (try? shell("gluster --mode=script volume create \(volume) replica 3 "
-                                  + (1...3).map { "\(host):\(directory)/b\($0)" }.joined(separator: " ") + " force")) != nil
+            created =
+                (try? shell(
+                    "gluster --mode=script volume create \(volume) replica 3 "
+                        + (1...3).map { "\(host):\(directory)/b\($0)" }.joined(separator: " ") + " force")) != nil
         }
         guard created else { throw Skip.missing("gluster volume create failed; see \(directory)/log") }
         try shell("gluster --mode=script volume set \(volume) performance.stat-prefetch off")
         // Both ends notice a silent peer within seconds: the client by its ping, a brick (which then drops
         // the client's locks) by keepalive and TCP_USER_TIMEOUT.
-        for (option, value) in [("network.ping-timeout", GlusterCluster.pingTimeout), ("server.tcp-user-timeout", GlusterCluster.pingTimeout),
-                                ("server.keepalive-time", 2), ("server.keepalive-interval", 1), ("server.keepalive-count", 3)] {
+        for (option, value) in [
+            ("network.ping-timeout", GlusterCluster.pingTimeout),
+            ("server.tcp-user-timeout", GlusterCluster.pingTimeout),
+            ("server.keepalive-time", 2), ("server.keepalive-interval", 1), ("server.keepalive-count", 3)
+        ] {
             try shell("gluster --mode=script volume set \(volume) \(option) \(value)")
         }
         if partitionable, let root = GlusterCluster.cgroup2Mount {
@@ -114,7 +128,8 @@ final class GlusterCluster {
         try shell("gluster --mode=script volume start \(volume)")
         for i in 1...3 {
             let mount = "\(directory)/m\(i)"
-            let client = "glusterfs --volfile-server=\(host) --volfile-id=\(volume) --attribute-timeout=0 --entry-timeout=0 "
+            let client =
+                "glusterfs --volfile-server=\(host) --volfile-id=\(volume) --attribute-timeout=0 --entry-timeout=0 "
                 + "--negative-timeout=0 --log-file=\(directory)/log/m\(i).log \(mount)"
             // The client forks into the background: started by a shell moved into the cgroup, it stays in it.
             if i == 3, let group = partitionGroup {
@@ -132,9 +147,13 @@ final class GlusterCluster {
     func partition() throws {
         guard let group = partitionGroup else { throw Skip.missing("the cluster was not built partitionable") }
         // `level` counts from the kernel's root, which a cgroup namespace hides: match the cgroup at any depth.
-        let rules = (1...8).map { "nft add rule inet \(volume) out socket cgroupv2 level \($0) '\"\(group.nftPath)\"' drop" }
-        try shell("nft add table inet \(volume) && nft add chain inet \(volume) out '{ type filter hook output priority 0; }' && "
-                  + rules.joined(separator: " && "))
+        let rules = (1...8).map {
+            "nft add rule inet \(volume) out socket cgroupv2 level \($0) '\"\(group.nftPath)\"' drop"
+        }
+        try shell(
+            "nft add table inet \(volume) && nft add chain inet \(volume) out '{ type filter hook output priority 0; "
+                + "}' && "
+                + rules.joined(separator: " && "))
     }
 
     /// Ends the partition.
@@ -145,7 +164,8 @@ final class GlusterCluster {
     deinit {
         heal()
         for mount in mounts { _ = try? shell("umount -l \(mount)") }
-        _ = try? shell("gluster --mode=script volume stop \(volume) force; gluster --mode=script volume delete \(volume)")
+        _ = try? shell(
+            "gluster --mode=script volume stop \(volume) force; gluster --mode=script volume delete \(volume)")
         _ = try? shell("kill $(cat \(directory)/glusterd.pid); pkill -f 'glusterfsd.*\(volume)'")
         usleep(500_000)
         if let group = partitionGroup { rmdir(group.path) }
@@ -156,6 +176,8 @@ final class GlusterCluster {
     /// behind, which Foundation's Process does not always see past.
     func shell(_ script: String) throws {
         let status = system("(\(script)) </dev/null >>\(directory)/log/commands.log 2>&1")
-        guard status == 0 else { throw Skip.missing("`\(script)` failed (status \(status)); see \(directory)/log/commands.log") }
+        guard status == 0 else {
+            throw Skip.missing("`\(script)` failed (status \(status)); see \(directory)/log/commands.log")
+        }
     }
 }

@@ -33,7 +33,8 @@ final class HandlerFixture {
 
     /// The lines a script appended to `WORK/name`.
     func lines(_ name: String) -> [String] {
-        ((try? String(contentsOfFile: "\(work)/\(name)", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        ((try? String(contentsOfFile: "\(work)/\(name)", encoding: .utf8)) ?? "").split(separator: "\n").map(
+            String.init)
     }
 
     /// Whether `WORK/name` exists.

@@ -9,7 +9,10 @@ final class NetworkNamespace {
     /// Why namespaces cannot be made here, or nil.
     static let unavailable: String? = {
         guard getuid() == 0 else { return "needs root to make a network namespace" }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") || FileManager.default.isExecutableFile(atPath: "/usr/bin/ip") else {
+        guard
+            FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
+                || FileManager.default.isExecutableFile(atPath: "/usr/bin/ip")
+        else {
             return "needs ip (Debian's iproute2)"
         }
         let probe = "spool-probe-\(getpid())"
@@ -41,5 +44,7 @@ final class NetworkNamespace {
     func run(_ command: String) -> Int32 { system("ip netns exec \(name) \(command)") }
 
     /// The arguments that start `program` inside the namespace.
-    func arguments(_ program: String, _ arguments: [String]) -> [String] { ["netns", "exec", name, program] + arguments }
+    func arguments(_ program: String, _ arguments: [String]) -> [String] {
+        ["netns", "exec", name, program] + arguments
+    }
 }

@@ -12,7 +12,9 @@ final class Nginx {
 
     /// The path to nginx, or nil with the reason printed.
     static let binary: String? = {
-        for path in ["/usr/sbin/nginx", "/usr/bin/nginx"] where FileManager.default.isExecutableFile(atPath: path) { return path }
+        for path in ["/usr/sbin/nginx", "/usr/bin/nginx"] where FileManager.default.isExecutableFile(atPath: path) {
+            return path
+        }
         print("skipped: these tests need nginx (Debian's nginx-light); .ci/run installs it")
         return nil
     }()
@@ -27,7 +29,8 @@ final class Nginx {
         var listen = "listen 127.0.0.1:\(port)\(tls ? " ssl" : "")\(http2 ? " http2" : "");"
         if tls {
             guard let certificates = TestCertificates.shared else { throw Skip.missing("openssl") }
-            listen += "\n ssl_certificate \(certificates.serverCertificate);\n ssl_certificate_key \(certificates.serverKey);"
+            listen +=
+                "\n ssl_certificate \(certificates.serverCertificate);\n ssl_certificate_key \(certificates.serverKey);"
             if clientCertificates {
                 listen += "\n ssl_client_certificate \(certificates.caFile);\n ssl_verify_client on;"
             }
@@ -45,7 +48,8 @@ final class Nginx {
             if Nginx.listening(port) { return }
             usleep(20_000)
         }
-        throw Skip.missing("nginx did not start: \((try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "")")
+        throw Skip.missing(
+            "nginx did not start: \((try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "")")
     }
 
     deinit {
@@ -78,7 +82,9 @@ final class Nginx {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 }

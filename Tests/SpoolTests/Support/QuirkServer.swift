@@ -23,7 +23,10 @@ final class QuirkServer {
     init(host: String = "127.0.0.1", tls: Bool = false, namespace: String? = nil) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = (namespace.map { ["ip", "netns", "exec", $0] } ?? []) + ["python3", Repository.root + "/Tests/Support/quirks.py", host]
+        var arguments =
+            (namespace.map { ["ip", "netns", "exec", $0] } ?? []) + [
+                "python3", Repository.root + "/Tests/Support/quirks.py", host
+            ]
         if tls {
             guard let certificates = TestCertificates.shared else { throw Skip.missing("openssl") }
             arguments += [certificates.serverCertificate, certificates.serverKey]
@@ -34,7 +37,9 @@ final class QuirkServer {
         process.standardError = err
         try process.run()
         let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        guard let port = UInt16(line.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw Skip.missing("quirks.py did not start") }
+        guard let port = UInt16(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw Skip.missing("quirks.py did not start")
+        }
         self.port = port
         let shown = host.contains(":") ? "[\(host)]" : host
         baseURL = "\(tls ? "https" : "http")://\(shown):\(port)"

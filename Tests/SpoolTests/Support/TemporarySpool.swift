@@ -31,7 +31,9 @@ final class TemporarySpool {
 
     /// Names in a folder, hidden ones excluded, sorted.
     func names(_ folder: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "\(path)/\(folder)")) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: "\(path)/\(folder)")) ?? []).filter {
+            !$0.hasPrefix(".")
+        }.sorted()
     }
 
     /// Names in a folder that are operations (not `.why` reasons).

@@ -11,7 +11,8 @@ final class Tinyproxy {
 
     /// The path to tinyproxy, or nil with the reason printed.
     static let binary: String? = {
-        for path in ["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy"] where FileManager.default.isExecutableFile(atPath: path) { return path }
+        for path in ["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy"]
+        where FileManager.default.isExecutableFile(atPath: path) { return path }
         print("skipped: the proxy tests need tinyproxy (Debian's tinyproxy); .ci/run installs it")
         return nil
     }()

@@ -20,15 +20,20 @@ import Testing
         }
         for error in [EMFILE, ENFILE, ENOMEM, ENOBUFS, EAGAIN, ENOSPC, EDQUOT] {
             let kind = Errno(rawValue: error).faultClass
-            #expect(kind == .resource && kind.exitCode == 75 && !kind.stopsRun, "\(Errno(rawValue: error).symbolicName)")
+            #expect(
+                kind == .resource && kind.exitCode == 75 && !kind.stopsRun, "\(Errno(rawValue: error).symbolicName)")
         }
         for error in [EIO, EROFS, ENODEV, EBADF, EUCLEAN] {
             let kind = Errno(rawValue: error).faultClass
-            #expect(kind == .storage && kind.exitCode == 74 && kind.stopsRun && !kind.passes, "\(Errno(rawValue: error).symbolicName)")
+            #expect(
+                kind == .storage && kind.exitCode == 74 && kind.stopsRun && !kind.passes,
+                "\(Errno(rawValue: error).symbolicName)")
         }
         for error in [ENOTCONN, ESTALE, EHOSTDOWN] {
             let kind = Errno(rawValue: error).faultClass
-            #expect(kind == .disconnected && kind.exitCode == 75 && kind.stopsRun && kind.passes, "\(Errno(rawValue: error).symbolicName)")
+            #expect(
+                kind == .disconnected && kind.exitCode == 75 && kind.stopsRun && kind.passes,
+                "\(Errno(rawValue: error).symbolicName)")
         }
         #expect(Errno(rawValue: EACCES).faultClass == .permission)
         #expect(Errno(rawValue: EPERM).faultClass == .permission)
@@ -39,7 +44,9 @@ import Testing
     @Test func faultsSayWhatAndWhere() {
         let fault = SystemCallError("read", "spool/new/x", Errno(rawValue: ESTALE))
         #expect(fault.exitCode == 75)
-        #expect(fault.description.contains("spool/new/x") && fault.description.contains("ESTALE") && fault.description.contains("stays where it is"))
+        #expect(
+            fault.description.contains("spool/new/x") && fault.description.contains("ESTALE")
+                && fault.description.contains("stays where it is"))
         #expect(SystemCallError("read", "p", Errno(rawValue: EMFILE)).exitCode == 75)
         #expect(SystemCallError("read", "p", Errno(rawValue: EMFILE)).description.contains("ulimit -n"))
         #expect(SystemCallError("read", "p", Errno(rawValue: EIO)).exitCode == 74)
