@@ -280,7 +280,11 @@ import Testing
             try spool.send(fixture.options + ["--flush", "--concurrency", "4"])
             runs += 1
         }
-        usleep(300_000)  // a killed run's handler has gone with it (parent-death signal): nothing more is written
+        // A killed run's handler goes with it (parent-death signal): wait until none is left, so nothing more is
+        // written while the log is read.
+        let deadline = Date().addingTimeInterval(10)
+        while Mounts.run(["pgrep", "-f", fixture.handlers + "/slowlog"]) == 0, Date() < deadline { usleep(20_000) }
+        #expect(Mounts.run(["pgrep", "-f", fixture.handlers + "/slowlog"]) == 1, "no handler outlives its worker")
         let ran = fixture.lines("log").map { String($0.split(separator: " ")[0]) }
         print(
             "handler crash test: \(ids.count) jobs, \(kills) kills, \(ran.count) runs, \(ran.count - Set(ran).count) "

@@ -214,8 +214,14 @@ struct SharedSpoolTests {
         for _ in 0..<200 where ofC().count < 2 { usleep(25_000) }
         try cluster.partition()
         let partitioned = Date()
-        sleep(1)
-        let claimedBeforeTheCut = Set(ofC())
+        // Claims that reached the volume before the cut show in the listing: wait until two looks agree.
+        var claimedBeforeTheCut = Set(ofC())
+        for _ in 0..<25 {
+            usleep(200_000)
+            let again = Set(ofC())
+            if again == claimedBeforeTheCut { break }
+            claimedBeforeTheCut = again
+        }
         #expect(!claimedBeforeTheCut.isEmpty, "host-c held claims when it was cut off")
         let others = try [0, 1].map { try onHost(Self.hosts[$0], "spool-send", ["--spool", shared[$0]] + sending) }
 
