@@ -20,6 +20,8 @@ public enum UniqueName {
         let random = String(UInt32.random(in: .min ... .max), radix: 16).leftPadded(to: 8)
         let micro = String(micros % 1_000_000).leftPadded(to: 6)
         let id = "\(micros / 1_000_000).M\(micro)P\(getpid())Q\(sequence)R\(random).\(host)"
-        return (String(id.prefix(OperationID.maxLength)), micros)
+        let cut = String(id.prefix(OperationID.maxLength))
+        // A host name may end in `.why` or hold bytes an id may not: the id must be one all the same.
+        return (OperationID.isValid(cut) ? cut : OperationID.sanitized(FileName(cut)), micros)
     }
 }

@@ -31,7 +31,10 @@ public struct SpoolShape: Sendable {
         let columns = SpoolShape.bucketMinutes.count + 1
         // Groups by origin hash (the high bit clear) or, for names without one, by key hash.
         var groups: [UInt64: Group] = [:]
-        for folder in folders {
+        for folder in folders where folder == .failed || folder == .conflict {
+            try countFiled(spool, folder, nowSeconds: nowSeconds)
+        }
+        for folder in folders where folder != .failed && folder != .conflict {
             try spool.directory(folder).forEachRawEntry { name, _ in
                 guard let first = name.first, first != UInt8(ascii: ".") else { return }
                 guard let facts = QueueName.Facts(name) else {
@@ -53,6 +56,22 @@ public struct SpoolShape: Sendable {
             var row = rows[origin, default: Array(repeating: 0, count: columns)]
             for (i, count) in group.counts.enumerated() { row[i] += count }
             rows[origin] = row
+        }
+    }
+
+    /// Counts the operations filed in `folder`, named by their bare id beside their `ID.why`: each one's age is
+    /// its document's (written at enqueue), its origin read from it.
+    private mutating func countFiled(_ spool: Spool, _ folder: Spool.Folder, nowSeconds: Int64) throws(Errno) {
+        var names: [FileName] = []
+        try spool.directory(folder).forEachEntry { name, _ in
+            if !name.isHidden, name.string?.hasSuffix(".why") == false { names.append(name) }
+        }
+        for name in names {
+            guard let status = try? spool.directory(folder).status(of: name) else { continue }
+            let read = try? spool.readOperation(folder, name, maxSize: Spool.defaultMaxDocumentSize)
+            let origin = read?.operation.origin ?? SpoolShape.unreadable
+            let column = SpoolShape.column(ageSeconds: nowSeconds - status.modifiedMicroseconds / 1_000_000)
+            rows[origin, default: Array(repeating: 0, count: SpoolShape.bucketMinutes.count + 1)][column] += 1
         }
     }
 

@@ -19,8 +19,10 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// Whether the name is safe to show and to use as an operation id:
     /// valid UTF-8, no control characters, no slash, not `.` or `..`.
     public var isPlain: Bool {
-        guard string != nil, !bytes.isEmpty, bytes != [0x2E], bytes != [0x2E, 0x2E] else { return false }
+        guard let string, !bytes.isEmpty, bytes != [0x2E], bytes != [0x2E, 0x2E] else { return false }
+        // C1 controls (U+0080 to U+009F, CSI among them) steer a terminal as the ASCII ones do.
         return !bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0x2F }
+            && !string.unicodeScalars.contains { (0x80...0x9F).contains($0.value) }
     }
 
     /// Whether the name starts with a dot; such entries are ignored, as maildir readers do.
@@ -28,7 +30,8 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// The name with every byte that is not printable ASCII escaped as `\xNN`, for messages.
     public var escaped: String {
-        if isPlain, let string { return string }
+        // A backslash is escaped too, so that a name holding `\x0a` reads apart from one holding a line feed.
+        if isPlain, let string, !bytes.contains(0x5C) { return string }
         var out = ""
         for byte in bytes {
             if byte >= 0x20, byte < 0x7F, byte != 0x5C {

@@ -106,9 +106,7 @@ import Testing
         spool.drop("failed", "op-1", #"{"method":"PUT","url":"http://a.example/x"}"#)
         spool.drop("failed", "op-1.why", "id: op-1\nfolder: failed\nreason: rejected: 400\n")
         let shape = try SpoolShape(spool: spool.open(), folders: [.failed], nowSeconds: Self.nowSeconds)
-        withKnownIssue("names in failed/ carry no state: each operation and each .why count as a dropped file") {
-            #expect(shape.rows.values.map { $0.reduce(0, +) }.reduce(0, +) == 1, "\(shape.rows)")
-            #expect(shape.rows[SpoolShape.unadmitted] == nil, "\(shape.rows)")
-        }
+        #expect(shape.rows.values.map { $0.reduce(0, +) }.reduce(0, +) == 1, "\(shape.rows)")
+        #expect(shape.rows[SpoolShape.unadmitted] == nil, "\(shape.rows)")
     }
 }
