@@ -13,3 +13,4 @@ CURLMcode ccurl_multi_setopt_long(CURLM *multi, int option, long value) { return
 CURLcode ccurl_getinfo_long(CURL *handle, int info, long *value) { return curl_easy_getinfo(handle, info, value); }
 CURLcode ccurl_setopt_socket_callback(CURL *handle, int option, ccurl_socket_callback value) { return curl_easy_setopt(handle, option, value); }
 CURLcode ccurl_setopt_prerequest_callback(CURL *handle, int option, ccurl_prerequest_callback value) { return curl_easy_setopt(handle, option, value); }
+CURLcode ccurl_setopt_seek_callback(CURL *handle, int option, ccurl_seek_callback value) { return curl_easy_setopt(handle, option, value); }

@@ -35,6 +35,13 @@ struct CurlOptions: Equatable {
     var method: Method
     /// `CURLOPT_POSTFIELDS` and its size: the body, or an empty one for the methods that carry one.
     var body: [UInt8]?
+    /// `CURLOPT_UPLOAD` with `CURLOPT_INFILESIZE_LARGE` and the read callback: a body streamed from a file, sent
+    /// with its `Content-Length` under the request's own method (`CURLOPT_CUSTOMREQUEST`).
+    var upload: BodyFile?
+    /// Whether `--timeout` bounds the whole transfer (`CURLOPT_TIMEOUT_MS`); for an upload it bounds the
+    /// connection and any stall instead (`CURLOPT_LOW_SPEED_TIME` at 1 byte/s), since a large payload on a slow
+    /// link may rightly take longer.
+    var boundsWholeTransfer: Bool
     /// `CURLOPT_HTTPHEADER`: the operation's headers, plus empty ones (`Name:`) that stop libcurl adding its own
     /// defaults (`Accept: */*`, a form `Content-Type` for a body, `Expect: 100-continue` for a large one) that a
     /// server could mistake; `Name;` sends a header with an empty value.
@@ -55,8 +62,15 @@ struct CurlOptions: Equatable {
         proxy = request.route.proxy ?? settings.proxy
         noProxy = request.route.noProxy ?? settings.noProxy
         let upper = request.method.uppercased()
-        method = upper == "HEAD" ? .head : upper != "GET" || request.body != nil ? .custom(request.method) : .get
-        body = request.body ?? (["POST", "PUT", "PATCH"].contains(upper) ? [] : nil)
+        upload = request.bodyFile
+        boundsWholeTransfer = request.bodyFile == nil
+        if request.bodyFile != nil {
+            method = .custom(request.method)
+            body = nil
+        } else {
+            method = upper == "HEAD" ? .head : upper != "GET" || request.body != nil ? .custom(request.method) : .get
+            body = request.body ?? (["POST", "PUT", "PATCH"].contains(upper) ? [] : nil)
+        }
         let names = Set(request.headers.map { $0.name.lowercased() })
         headerLines = request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         for name in ["Accept", "Expect", "Content-Type"] where !names.contains(name.lowercased()) {

@@ -28,6 +28,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// The request's `onConnected`, called from the same callback.
     var onConnected: (@Sendable () -> Void)?
     private var retriedFresh = false
+    /// The body streamed from a file, how much of it libcurl took, and why it could not have the rest
+    /// (CurlTransfer+Upload.swift).
+    var upload: BodyFile?
+    var uploaded: Int64 = 0
+    var uploadProblem: String?
     private var kept: [UInt8] = []
     /// How much of a response body is kept for reasons; the rest is read and dropped.
     static let bodyLimit = 4096
@@ -60,7 +65,13 @@ final class CurlTransfer: @unchecked Sendable {
         string(CCURLOPT_PROTOCOLS_STR, "http,https")
         long(CCURLOPT_PATH_AS_IS, 1)
         long(CCURLOPT_FOLLOWLOCATION, 0)
-        long(CCURLOPT_TIMEOUT_MS, options.timeoutMilliseconds)
+        if options.boundsWholeTransfer {
+            long(CCURLOPT_TIMEOUT_MS, options.timeoutMilliseconds)
+        } else {
+            // An upload may rightly take long: what ends it is a stall of --timeout (under 1 byte/s).
+            long(CCURLOPT_LOW_SPEED_LIMIT, 1)
+            long(CCURLOPT_LOW_SPEED_TIME, max(1, options.timeoutMilliseconds / 1000))
+        }
         long(CCURLOPT_CONNECTTIMEOUT_MS, options.timeoutMilliseconds)
         long(CCURLOPT_TCP_KEEPALIVE, 1)
         long(CCURLOPT_PIPEWAIT, options.waitsForMultiplexing ? 1 : 0)
@@ -85,6 +96,7 @@ final class CurlTransfer: @unchecked Sendable {
         case .head: long(CCURLOPT_NOBODY, 1)
         case let .custom(method): string(CCURLOPT_CUSTOMREQUEST, method)
         }
+        if let file = options.upload { configureUpload(file, context) }
         if let bytes = options.body {
             let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 1)
             copy.copyBytes(from: bytes)
@@ -116,10 +128,13 @@ final class CurlTransfer: @unchecked Sendable {
             headerBytes = 0
             headComplete = false
             kept = []
+            uploaded = 0
             long(CCURLOPT_FRESH_CONNECT, 1)
             return false
         }
-        if code == CURLcode(CCURLE_OK) && status > 0 || answeredEarly(code) {
+        if let problem = uploadProblem {
+            continuation.resume(returning: .failure(.bodyUnreadable(problem)))
+        } else if code == CURLcode(CCURLE_OK) && status > 0 || answeredEarly(code) {
             continuation.resume(returning: .success(HTTPResponse(status: status, headers: headers, body: kept)))
         } else if headTooLarge {
             continuation.resume(

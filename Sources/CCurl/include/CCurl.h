@@ -35,6 +35,15 @@ typedef struct {
 // Option numbers: type base (long 0, pointer 10000, function 20000, off_t 30000) plus the option's number.
 enum {
     CCURLOPT_WRITEDATA = 10001,
+    CCURLOPT_READDATA = 10009,
+    CCURLOPT_READFUNCTION = 20012,
+    CCURLOPT_LOW_SPEED_LIMIT = 19,
+    CCURLOPT_LOW_SPEED_TIME = 20,
+    CCURLOPT_UPLOAD = 46,
+    CCURLOPT_INFILESIZE_LARGE = 30115,
+    CCURLOPT_MAX_SEND_SPEED_LARGE = 30145,
+    CCURLOPT_SEEKFUNCTION = 20167,
+    CCURLOPT_SEEKDATA = 10168,
     CCURLOPT_URL = 10002,
     CCURLOPT_PROXY = 10004,
     CCURLOPT_ERRORBUFFER = 10010,
@@ -83,6 +92,9 @@ enum {
     CCURL_HTTP_VERSION_1_1 = 2,
     CCURL_HTTP_VERSION_2TLS = 4,
     CCURL_ERROR_SIZE = 256,
+    CCURL_READFUNC_ABORT = 0x10000000,
+    CCURL_SEEKFUNC_OK = 0,
+    CCURL_SEEKFUNC_FAIL = 1,
 };
 
 // The result codes spool tells apart (curl/curl.h, enum CURLcode).
@@ -135,6 +147,10 @@ char *curl_version(void);
 
 /// The callback type of CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION.
 typedef size_t (*ccurl_data_callback)(char *data, size_t size, size_t count, void *context);
+
+/// The callback type of CURLOPT_SEEKFUNCTION: `offset` from `origin` (SEEK_SET only, from libcurl).
+typedef int (*ccurl_seek_callback)(void *context, int64_t offset, int origin);
+CURLcode ccurl_setopt_seek_callback(CURL *handle, int option, ccurl_seek_callback value);
 
 /// The callback types of CURLOPT_SOCKOPTFUNCTION and CURLOPT_PREREQFUNCTION.
 typedef int (*ccurl_socket_callback)(void *context, int socket, int purpose);

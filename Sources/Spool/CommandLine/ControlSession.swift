@@ -151,6 +151,8 @@ package struct ControlSession {
         if let operation = item.operation {
             rows.append(operation.handler == nil ? ["request:", operation.summary] : ["job:", operation.summary])
             if operation.key != operation.url { rows.append(["key:", operation.key]) }
+            // A payload's size, never its bytes: it may be binary, and gigabytes long.
+            if let payload = operation.payload { rows.append(["payload:", "\(payload.length) bytes"]) }
         }
         if let problem = item.problem { rows.append(["problem:", problem]) }
         for (field, value) in item.reason.fields where field != "id" && field != "folder" {

@@ -19,10 +19,10 @@ extension EnqueueCommand {
         exit status 0 means it survives a crash or power cut. spool-send delivers it later.
 
         USAGE: spool-enqueue [--spool DIR] METHOD URL [--header 'Name: value']...
-                             [--body TEXT | --body-file FILE] [--if-match ETAG] [--key KEY]
+                             [--body TEXT | --body-file FILE | --payload FILE] [--if-match ETAG] [--key KEY]
                              [--idempotency-key KEY] [--depends-on ID]... [--coalesce] [--allow-get]
                              [--not-before TIME] [--expires TIME] [--max-attempts N] [--priority N] [--auth NAME]
-                             [--max-size BYTES] [--max-queue COUNT] [--min-free BYTES]
+                             [--max-size BYTES] [--max-payload BYTES] [--max-queue COUNT] [--min-free BYTES]
                spool-enqueue [--spool DIR] --handler NAME [--key KEY] [--body TEXT | --body-file FILE]
                              [OPTIONS] [--] [ARG]...
                spool-enqueue [--spool DIR] --json FILE|-
@@ -37,6 +37,9 @@ extension EnqueueCommand {
           --header 'Name: value'  Add a request header; repeat for more.
           --body TEXT             Send TEXT as the request body.
           --body-file FILE        Send the contents of FILE (- for standard input) as the body.
+          --payload FILE          Copy FILE (- for standard input), of any size, into the spool after the
+                                  document as its payload; spool-send streams it from there, never whole
+                                  in memory. Content-Length is its size; no Content-Type unless a --header.
           --json FILE             Read a whole operation document from FILE (- for standard input)
                                   and check it instead of building one from arguments.
           --if-match ETAG         Send If-Match: ETAG; a 412 answer files the operation in conflict/.
@@ -56,6 +59,8 @@ extension EnqueueCommand {
                                   directory with the ARGs, the body on its standard input (default key:
                                   handler:NAME, so one handler's jobs run one after another).
           --max-size BYTES        Refuse documents larger than BYTES (default: 1048576).
+          --max-payload BYTES     Refuse (exit 65) a payload larger than BYTES, with k, M or G for KiB,
+                                  MiB or GiB (default: 1G).
           --max-queue COUNT       Refuse (exit 75) when COUNT operations already wait in new/
                                   (default: $SPOOL_MAX_QUEUE, else 100000).
           --min-free BYTES        Refuse (exit 75) when less than BYTES would stay free on the spool's

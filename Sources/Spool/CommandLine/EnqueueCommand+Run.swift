@@ -1,3 +1,4 @@
+import Glibc
 import SpoolConfiguration
 import SpoolControl
 import SpoolDocument
@@ -56,7 +57,25 @@ extension EnqueueCommand {
         } catch {
             throw .spool(error)
         }
-        do { return try spool.enqueue(operation, maxSize: maxSize, limits: limits) } catch { throw .enqueue(error) }
+        guard let payload else {
+            do { return try spool.enqueue(operation, maxSize: maxSize, limits: limits) } catch { throw .enqueue(error) }
+        }
+        let input: FileDescriptor
+        if payload == "-" {
+            input = FileDescriptor(rawValue: 0)
+        } else {
+            do throws(Errno) { input = try FileDescriptor.currentDirectory.open(FileName(payload), O_RDONLY) } catch {
+                throw .unreadableInput(path: payload, error)
+            }
+        }
+        defer { if payload != "-" { input.close() } }
+        do {
+            return try spool.enqueue(
+                operation, maxSize: maxSize, limits: limits, payload: (input, payload == "-" ? "standard input" : payload),
+                maxPayload: maxPayload)
+        } catch {
+            throw .enqueue(error)
+        }
     }
 
     /// The document: read from `--json`, or built from the arguments; with an Idempotency-Key either way,
@@ -92,6 +111,7 @@ extension EnqueueCommand {
         if !headers.isEmpty { members.append(("headers", .object(headers.map { (key: $0.0, value: $0.1) }))) }
         var extra = fields
         if let body { members.append(("body", .string(body))) }
+        if payload != nil { members.append(("payload", .bool(true))) }
         if let bodyFile {
             let bytes = try read(bodyFile)
             if let text = String(validating: bytes, as: UTF8.self) { members.append(("body", .string(text))) }

@@ -30,6 +30,10 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     public var bodyFile: String?
     /// `--json FILE`.
     public var jsonInput: String?
+    /// `--payload FILE|-`: the body, copied into the spool after the document's line.
+    public var payload: String?
+    /// `--max-payload`: the largest payload copied, in bytes.
+    public var maxPayload = Spool.defaultMaxPayloadSize
     /// Document fields from the other options, by document name.
     public var fields: [String: JSON] = [:]
     /// `--depends-on` ids.
@@ -75,13 +79,23 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                         String(line[..<colon]).trimmingWhitespace(),
                         .string(String(line[line.index(after: colon)...]).trimmingWhitespace())
                     ))
-            case let .option(name) where name == "--body" || name == "--body-file":
-                // One body: a second one, of either kind, is refused rather than silently winning.
-                if let given = body != nil ? "--body" : bodyFile != nil ? "--body-file" : nil {
+            case let .option(name) where name == "--body" || name == "--body-file" || name == "--payload":
+                // One body: a second one, of any kind, is refused rather than silently winning.
+                if let given = body != nil ? "--body" : bodyFile != nil ? "--body-file" : payload != nil ? "--payload" : nil {
                     throw .conflicting(given, name)
                 }
                 let value = try arguments.value(for: name)
-                if name == "--body" { body = value } else { bodyFile = value }
+                switch name {
+                case "--body": body = value
+                case "--body-file": bodyFile = value
+                default: payload = value
+                }
+            case .option("--max-payload"):
+                let text = try arguments.value(for: "--max-payload")
+                guard let n = EnqueueCommand.byteCount(text) else {
+                    throw .invalidValue(option: "--max-payload", value: text, expected: "bytes, or a number with k, M or G")
+                }
+                maxPayload = n
             case .option("--json"): jsonInput = try arguments.value(for: "--json")
             case .option("--if-match"): fields["if_match"] = .string(try arguments.value(for: "--if-match"))
             case .option("--key"): fields["key"] = .string(try arguments.value(for: "--key"))
@@ -150,6 +164,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
         } else if fields["handler"] != nil {
             // A job for a handler: the positionals are its arguments, and HTTP's options mean nothing.
             if !headers.isEmpty { throw .conflicting("--handler", "--header") }
+            if payload != nil { throw .conflicting("--handler", "--payload") }
             for field in ["if_match", "auth"] where fields[field] != nil {
                 throw .conflicting("--handler", "--" + EnqueueCommand.optionName(field))
             }
@@ -158,6 +173,15 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             if positionals.count < 2 { throw .missingArgument("URL") }
             if positionals.count > 2 { throw .unexpectedArgument(positionals[2]) }
         }
+    }
+
+    /// A size as curl writes one (`--limit-rate`, `--max-filesize`): bytes, or with `k`, `M` or `G` (powers of 1024).
+    package static func byteCount(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
+        let unit = text.last.flatMap { units[$0] }
+        guard let n = Int64(unit == nil ? Substring(text) : text.dropLast()), n >= 0,
+              n <= Int64.max / (unit ?? 1) else { return nil }
+        return n * (unit ?? 1)
     }
 
     /// The option that sets a document field.

@@ -17,7 +17,7 @@ extension SendCommand {
 
         USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS]
                           [--min-backoff DURATION] [--max-backoff DURATION] [--lifetime DURATION]
-                          [--warn-after DURATION]
+                          [--warn-after DURATION] [--max-payload BYTES]
                           [--auth-dir DIR] [--handler-dir DIR] [--max-size BYTES] [--allow-origin ORIGIN]...
                           [--lease DURATION] [--poll DURATION]
                           [--cacert FILE] [--proxy URL] [--noproxy HOSTS] [--http1.1] [--config FILE]
@@ -45,6 +45,8 @@ extension SendCommand {
           --handler-dir DIR       The programs that jobs with "handler" may run (default: $SPOOL_HANDLER_DIR,
                                   else handler-dir in spool.conf, else none: such jobs wait).
           --max-size BYTES        Fail documents larger than BYTES (default: 1048576).
+          --max-payload BYTES     Fail payloads larger than BYTES, with k, M or G (default: 1G); a payload is
+                                  streamed from the spool, and --timeout bounds its stalls, not its length.
           --allow-origin ORIGIN   Send only to this origin (scheme://host[:port]); repeat for more
                                   (default: $SPOOL_ALLOW_ORIGINS, separated by spaces, commas or
                                   newlines, else any origin).

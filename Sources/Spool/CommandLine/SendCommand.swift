@@ -108,6 +108,12 @@ public struct SendCommand: ParsedCommand, Sendable {
                     throw .invalidValue(option: "--max-size", value: text, expected: "a positive number of bytes")
                 }
                 options.maxSize = n
+            case .option("--max-payload"):
+                let text = try arguments.value(for: "--max-payload")
+                guard let n = EnqueueCommand.byteCount(text) else {
+                    throw .invalidValue(option: "--max-payload", value: text, expected: "bytes, or a number with k, M or G")
+                }
+                options.maxPayload = n
             case .option("--allow-origin"):
                 let text = try arguments.value(for: "--allow-origin")
                 guard let origin = try? Operation.origin(of: text) else {

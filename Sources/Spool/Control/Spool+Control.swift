@@ -33,7 +33,8 @@ extension Spool {
             }
             do throws(Errno) {
                 try rewriteFiled(
-                    item.fileName, in: item.folder, document: Array((operation!.document.text + "\n").utf8))
+                    item.fileName, in: item.folder, document: Array((operation!.document.text + "\n").utf8),
+                    payload: item.operation?.payload)
             } catch {
                 throw .io(path: displayPath(item.folder, item.fileName), error)
             }

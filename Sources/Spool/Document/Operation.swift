@@ -24,6 +24,11 @@ public struct Operation: Sendable {
     public let body: [UInt8]?
     /// Whether `body` was a JSON value other than a string (sent as JSON text).
     public let bodyIsJSON: Bool
+    /// Whether the body is the file's payload (`"payload": true`): every byte after the document's line,
+    /// streamed from the spool when sent, never held in memory.
+    public let hasPayload: Bool
+    /// Where the payload lies in the operation's file, set by the reader that found it there.
+    public var payload: PayloadSpan?
     /// The document's `idempotency_key`, if any.
     public let idempotencyKey: String?
     /// The document's `if_match`, if any.
@@ -127,6 +132,7 @@ public struct Operation: Sendable {
             arguments = []
         }
         headers = try fields.headers()
+        hasPayload = try fields.payload(handler: handler)
         (body, bodyIsJSON) = try fields.body()
         idempotencyKey = try fields.idempotencyKey()
         ifMatch = try fields.ifMatch()
@@ -189,6 +195,17 @@ public struct Operation: Sendable {
         }
         return "\(scheme)://\(host.lowercased())\(portSuffix)"
     }
+}
+
+/// Where an operation's payload lies in its file: after the document's line, to the end.
+public struct PayloadSpan: Sendable, Equatable {
+    /// The byte where the payload starts: just after the first newline.
+    public var offset: Int64
+    /// Its length in bytes.
+    public var length: Int64
+
+    /// A span of `length` bytes from `offset`.
+    public init(offset: Int64, length: Int64) { (self.offset, self.length) = (offset, length) }
 }
 
 /// Character classes from RFC 9110.

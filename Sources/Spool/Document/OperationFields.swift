@@ -81,6 +81,21 @@ package struct OperationFields {
         }
     }
 
+    /// Whether the document says the body is the file's payload: everything after the document's line.
+    package func payload(handler: String?) throws(OperationError) -> Bool {
+        guard let value = document["payload"] else { return false }
+        guard case let .bool(flag) = value else {
+            throw .wrongType(field: "payload", expected: "true or false", found: value.typeName)
+        }
+        guard flag else { return false }
+        if document["body"] != nil { throw .conflictingFields("payload", "body") }
+        if document["body_base64"] != nil { throw .conflictingFields("payload", "body_base64") }
+        if handler != nil {
+            throw .invalidName(field: "payload", value: "true", why: "is for HTTP writes; a handler job takes \"body\"")
+        }
+        return true
+    }
+
     package func idempotencyKey() throws(OperationError) -> String? {
         guard let key = try string("idempotency_key") else { return nil }
         guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {

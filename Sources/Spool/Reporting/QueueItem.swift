@@ -72,6 +72,7 @@ public struct QueueItem: Sendable {
             ("reason", optional(reasonLine)),
             ("size", .number(String(size))),
         ]
+        if let payload = operation?.payload { members.append(("payload_bytes", .number(String(payload.length)))) }
         if let handler = operation?.handler {
             members.append(("handler", .string(handler)))
             members.append(("args", .array(operation!.arguments.map(JSON.string))))

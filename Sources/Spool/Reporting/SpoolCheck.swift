@@ -113,7 +113,7 @@ public struct SpoolCheck: Sendable {
             }
         }
         do {
-            _ = try spool.readOperation(folder, name, maxSize: Spool.defaultMaxDocumentSize)
+            _ = try spool.readOperation(folder, name, maxSize: Spool.defaultMaxDocumentSize, maxPayload: .max)
         } catch {
             switch error {
             case let .rejected(rejection):

@@ -51,7 +51,7 @@ public struct SpoolShape: Sendable {
             }
         }
         for group in groups.values {
-            let read = try? spool.readOperation(group.folder, group.name, maxSize: Spool.defaultMaxDocumentSize)
+            let read = try? spool.readOperation(group.folder, group.name, maxSize: Spool.defaultMaxDocumentSize, maxPayload: .max)
             let origin = read?.operation.origin ?? SpoolShape.unreadable
             var row = rows[origin, default: Array(repeating: 0, count: columns)]
             for (i, count) in group.counts.enumerated() { row[i] += count }
@@ -68,7 +68,7 @@ public struct SpoolShape: Sendable {
         }
         for name in names {
             guard let status = try? spool.directory(folder).status(of: name) else { continue }
-            let read = try? spool.readOperation(folder, name, maxSize: Spool.defaultMaxDocumentSize)
+            let read = try? spool.readOperation(folder, name, maxSize: Spool.defaultMaxDocumentSize, maxPayload: .max)
             let origin = read?.operation.origin ?? SpoolShape.unreadable
             let column = SpoolShape.column(ageSeconds: nowSeconds - status.modifiedMicroseconds / 1_000_000)
             rows[origin, default: Array(repeating: 0, count: SpoolShape.bucketMinutes.count + 1)][column] += 1

@@ -33,16 +33,35 @@ extension Worker {
     /// Sends one request and says how it went; nil when the system, not the request, failed before sending.
     package func send(_ claimed: QueueEntry, _ operation: Operation, ticket: Int) async -> Outcome? {
         let outcome: Outcome
+        var payload: FileDescriptor?
+        defer { payload?.close() }
         do {
             var request = HTTPRequest(
                 operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
                 userAgent: options.userAgent, profile: try profile(for: operation))
             request.route = options.configuration.settings(for: operation.origin).route
             request.onConnected = { [limits, origin = operation.origin] in limits.connected(origin) }
+            if let span = operation.payload {
+                switch openPayload(claimed, span) {
+                case let .opened(fd): payload = fd
+                case let .refused(outcome):
+                    limits.finish(operation.origin, ticket: ticket, nil)
+                    return outcome
+                }
+                request.bodyFile = BodyFile(descriptor: payload!.rawValue, offset: span.offset, length: span.length)
+            }
             state.withLock { $0.summary.attempts += 1 }
             log.detail("sending \(claimed.id): \(operation.method) \(operation.url)")
             guard let transport else { preconditionFailure("Worker.run needs a transport") }
+            let keeper = payload.map { keepClaimAlive($0) }
             let result = await transport.send(request)
+            keeper?.cancel()
+            if case .failure(.bodyUnreadable) = result, let span = operation.payload,
+               case let .refused(outcome) = openPayload(claimed, span) {
+                // The file shrank under the upload: the operation is filed, never retried short.
+                limits.finish(operation.origin, ticket: ticket, result)
+                return outcome
+            }
             // Blocked before the window wakes the lanes waiting behind this request (the origin's probe): they
             // must find the origin blocked, not send.
             if case let .failure(failure) = result, failure.blocksOrigin {
@@ -66,6 +85,45 @@ extension Worker {
             outcome = .retry(token: "auth", reason: error.description, retryAfter: nil, blocksOrigin: false)
         }
         return outcome
+    }
+
+    /// What opening a claimed operation's payload gave: the file to stream, or the outcome instead (`nil`: a
+    /// fault of the system, the claim returned unchanged).
+    package enum PayloadOpening {
+        case opened(FileDescriptor)
+        case refused(Outcome?)
+    }
+
+    /// Opens the payload of a claimed operation, checking that the file still holds all of it.
+    package func openPayload(_ claimed: QueueEntry, _ span: PayloadSpan) -> PayloadOpening {
+        do {
+            return .opened(try spool.openPayload(claimed, span))
+        } catch {
+            switch error {
+            case let .rejected(rejection):
+                return .refused(.failed(reason: [Outcome.Field("reason", rejection.description),
+                                                 Outcome.Field("error", rejection.token)]))
+            case let .fault(fault):
+                record(fault)
+                return .refused(nil)
+            case .twin:
+                return .refused(nil)
+            }
+        }
+    }
+
+    /// Touches a claimed file while its payload is sent, a quarter of `--lease` apart, so that another host's
+    /// recovery sees its worker alive however long the upload takes (`recoverStaleClaims` counts the claim's
+    /// age from the later of its stamp and the file's modification time).
+    package func keepClaimAlive(_ fd: FileDescriptor) -> Task<Void, Never> {
+        let interval = UInt64(max(1, options.leaseSeconds / 4)) * 1_000_000_000
+        return Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: interval)
+                if Task.isCancelled { return }
+                try? fd.touch()
+            }
+        }
     }
 
     /// Carries out what `AttemptDecision` makes of an outcome; returns whether the lane may go on.

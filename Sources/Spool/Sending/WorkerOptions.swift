@@ -20,6 +20,8 @@ public struct WorkerOptions: Sendable {
     public var leaseSeconds = Spool.defaultLeaseSeconds(timeoutSeconds: TransportSettings().timeoutSeconds)
     /// Largest document read.
     public var maxSize = Spool.defaultMaxDocumentSize
+    /// Largest payload sent (`--max-payload`); a larger one is filed with `too-large`.
+    public var maxPayload = Spool.defaultMaxPayloadSize
     /// `User-Agent` sent unless an operation sets its own.
     public var userAgent = "spool-send/\(Version.current)"
     /// Where credential profiles live, if anywhere.

@@ -9,6 +9,10 @@ public enum EnqueueError: Error, CustomStringConvertible {
     case write(path: String, Errno)
     case queueFull(String)
     case otherFileSystem(path: String)
+    /// The payload read from its input grew past `limit`.
+    case payloadTooLarge(size: Int64, limit: Int64)
+    /// The payload's input could not be read.
+    case payloadUnreadable(source: String, Errno)
 
     public var description: String {
         switch self {
@@ -24,13 +28,17 @@ public enum EnqueueError: Error, CustomStringConvertible {
         case let .otherFileSystem(path):
             "\(path) is on another mount than new/ (a bind mount?), so the rename into new/ cannot be atomic; nothing "
                 + "was enqueued"
+        case let .payloadTooLarge(size, limit):
+            "the payload is \(size) bytes or more, over the limit of \(limit) bytes (--max-payload); nothing was enqueued"
+        case let .payloadUnreadable(source, error): "cannot read the payload from \(source): \(error); nothing was enqueued"
         }
     }
 
     /// The sysexits code: 65 for a bad document, 75 when retrying later may work, 74 otherwise.
     public var exitCode: Int32 {
         switch self {
-        case .invalid: ExitCode.dataError
+        case .invalid, .payloadTooLarge: ExitCode.dataError
+        case .payloadUnreadable: ExitCode.noInput
         case .queueFull: ExitCode.temporaryFailure
         case .otherFileSystem: ExitCode.ioError
         case let .write(_, error): error.isTemporary ? ExitCode.temporaryFailure : ExitCode.ioError

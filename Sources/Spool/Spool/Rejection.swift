@@ -10,6 +10,8 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
     case notRegularFile(kind: String)
     case hardLinked(count: Int)
     case tooLarge(size: Int, limit: Int)
+    case payloadTooLarge(size: Int64, limit: Int64)
+    case payloadChanged(size: Int64, expected: Int64)
     case unreadable(Errno)
     case invalid(OperationError)
 
@@ -22,6 +24,11 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
             "the file has \(count) hard links; a queue file must have exactly one so that it cannot alias a file "
                 + "outside the spool"
         case let .tooLarge(size, limit): "the file is \(size) bytes, more than the limit of \(limit) bytes"
+        case let .payloadTooLarge(size, limit):
+            "the payload is \(size) bytes, more than the limit of \(limit) bytes (--max-payload, max-payload in spool.conf)"
+        case let .payloadChanged(size, expected):
+            "the file changed under the sender: it is \(size) bytes where its document and payload were \(expected); "
+                + "a producer must not write a file after its rename into new/, and nothing short was sent"
         case let .unreadable(error): "cannot read the file: \(error)"
         case let .invalid(error): "invalid operation: \(error)"
         }
@@ -34,7 +41,8 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
         case .symbolicLink: "symlink"
         case .notRegularFile: "not-regular"
         case .hardLinked: "hard-link"
-        case .tooLarge: "too-large"
+        case .tooLarge, .payloadTooLarge: "too-large"
+        case .payloadChanged: "payload-changed"
         case .unreadable: "unreadable"
         case .invalid: "invalid"
         }

@@ -7,6 +7,8 @@ import SpoolTransport
 extension Spool {
     /// Default largest document accepted, in bytes.
     public static let defaultMaxDocumentSize = 1 << 20
+    /// Default largest payload accepted, in bytes (`--max-payload`): 1 GiB.
+    public static let defaultMaxPayloadSize: Int64 = 1 << 30
 
     /// Writes `operation` durably and makes it visible in `new/`, returning its id.
     ///
@@ -15,13 +17,23 @@ extension Spool {
     /// survives a power cut.
     ///
     /// With `limits`, a spool that is too full refuses the operation before anything is written.
-    public func enqueue(_ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil)
-        throws(EnqueueError) -> String
-    {
+    ///
+    /// With `payload`, an open input (a file, standard input) whose bytes follow the document's line: the
+    /// document must say `"payload": true`, and the payload is copied in pieces, at most `maxPayload` bytes,
+    /// before the same fsync and rename, so that the operation and its payload appear in `new/` together.
+    public func enqueue(
+        _ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil,
+        payload: (input: FileDescriptor, source: String)? = nil, maxPayload: Int64 = Spool.defaultMaxPayloadSize
+    ) throws(EnqueueError) -> String {
         var text = operation.document.text
         text += "\n"
         let bytes = Array(text.utf8)
         guard bytes.count <= maxSize else { throw .invalid(.tooLarge(size: bytes.count, limit: maxSize)) }
+        guard (payload != nil) == operation.hasPayload else {
+            throw .invalid(.invalidName(
+                field: "payload", value: operation.hasPayload ? "true" : "absent",
+                why: operation.hasPayload ? "needs the payload's input" : "must be true when a payload is given"))
+        }
         if let limits, let refusal = limits.refusal(self, size: bytes.count) { throw .queueFull(refusal) }
         let (id, order) = UniqueName.next()
         let state = RetryState(for: operation, orderMicroseconds: order)
@@ -29,17 +41,24 @@ extension Spool {
         let final = QueueName(id: id, state: state).fileName
         let tmp = directory(.tmp), new = directory(.new)
         var stage = displayPath(.tmp, temporary)
+        let fd: FileDescriptor
         do throws(Errno) {
-            let fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
-            do throws(Errno) {
-                try fd.writeAll(bytes)
-                try fd.sync()
-                fd.close()
-            } catch {
-                fd.close()
-                throw error
-            }
-            stage = displayPath(.new, final)
+            fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
+        } catch {
+            throw .write(path: stage, error)
+        }
+        do throws(EnqueueError) {
+            defer { fd.close() }
+            do throws(Errno) { try fd.writeAll(bytes) } catch { throw .write(path: stage, error) }
+            if let payload { try copyPayload(from: payload, to: fd, at: stage, limit: maxPayload) }
+            // Complete on the disk before its name appears in new/.
+            do throws(Errno) { try fd.sync() } catch { throw .write(path: stage, error) }
+        } catch {
+            try? removeTemporary(temporary)
+            throw error
+        }
+        stage = displayPath(.new, final)
+        do throws(Errno) {
             try publish(temporary, as: final)
         } catch .crossDevice {
             try? removeTemporary(temporary)
@@ -54,6 +73,29 @@ extension Spool {
             throw .write(path: "\(path)/new", error)
         }
         return id
+    }
+}
+
+extension Spool {
+    /// Copies a payload from its input to the file being enqueued, in pieces, refusing past `limit` bytes.
+    func copyPayload(from payload: (input: FileDescriptor, source: String), to fd: FileDescriptor, at path: String,
+                     limit: Int64) throws(EnqueueError) {
+        let capacity = 256 * 1024
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { buffer.deallocate() }
+        var copied: Int64 = 0
+        while true {
+            let count: Int
+            do throws(Errno) { count = try payload.input.read(into: buffer, count: capacity) } catch {
+                throw .payloadUnreadable(source: payload.source, error)
+            }
+            if count == 0 { return }
+            copied += Int64(count)
+            guard copied <= limit else { throw .payloadTooLarge(size: copied, limit: limit) }
+            do throws(Errno) { try fd.writeAll(Array(UnsafeRawBufferPointer(start: buffer, count: count))) } catch {
+                throw .write(path: path, error)
+            }
+        }
     }
 }
 

@@ -56,6 +56,7 @@ extension Spool.Transaction {
     /// Throws when the spool, not the file, is at fault: the file then stays where it is.
     public func intake(
         _ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize,
+        maxPayload: Int64 = Spool.defaultMaxPayloadSize,
         nowMicroseconds: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent
     ) throws(SystemCallError) -> QueueEntry? {
         guard let name = QueueName(fileName), name.claim == nil else {
@@ -68,15 +69,16 @@ extension Spool.Transaction {
             return nil
         }
         if name.state != nil { return QueueEntry(fileName: fileName, name: name) }
-        return try intakeDropped(fileName, id: name.id, maxSize: maxSize, nowMicroseconds: nowMicroseconds, log: log)
+        return try intakeDropped(
+            fileName, id: name.id, maxSize: maxSize, maxPayload: maxPayload, nowMicroseconds: nowMicroseconds, log: log)
     }
 
     /// Checks a plain-named file in `new/` and admits it with a retry state, or files it in `failed/`.
-    private func intakeDropped(_ fileName: FileName, id: String, maxSize: Int, nowMicroseconds: Int64,
-                               log: Log) throws(SystemCallError) -> QueueEntry? {
+    private func intakeDropped(_ fileName: FileName, id: String, maxSize: Int, maxPayload: Int64,
+                               nowMicroseconds: Int64, log: Log) throws(SystemCallError) -> QueueEntry? {
         let read: (operation: Operation, modified: Int64)?
         do {
-            read = try spool.readOperation(.new, fileName, maxSize: maxSize)
+            read = try spool.readOperation(.new, fileName, maxSize: maxSize, maxPayload: maxPayload)
         } catch {
             guard case let .rejected(rejection) = error else {
                 if case let .fault(fault) = error { throw fault }

@@ -10,9 +10,14 @@ extension Spool {
     /// Only the file's content rejects it; any other error is a `SystemCallError`. A file with a second name in
     /// the spool (a move cut short) is `.twin`, for the caller to resolve under the lock; with `keptTwin`,
     /// the name that resolution would keep is read as it is.
-    public func readOperation(_ folder: Folder, _ name: FileName, maxSize: Int, keptTwin: Bool = false)
-        throws(ReadError) -> (operation: Operation, modified: Int64)?
-    {
+    ///
+    /// A document that says `"payload": true` is the file's first line, and the payload every byte after it:
+    /// `maxSize` bounds the line, `maxPayload` the rest, which is not read here (`operation.payload` says
+    /// where it lies). Any other document is the whole file.
+    public func readOperation(
+        _ folder: Folder, _ name: FileName, maxSize: Int, maxPayload: Int64 = Spool.defaultMaxPayloadSize,
+        keptTwin: Bool = false
+    ) throws(ReadError) -> (operation: Operation, modified: Int64)? {
         // The path is built only for a message: reading is the per-operation path.
         func failure(_ error: Errno) -> ReadError {
             switch error.faultClass {
@@ -57,14 +62,61 @@ extension Spool {
                 }
             }
         }
-        guard status.size <= maxSize else { throw .rejected(.tooLarge(size: status.size, limit: maxSize)) }
         let read: (bytes: [UInt8], truncated: Bool)
         do { read = try fd.readAll(limit: maxSize) } catch { throw failure(error) }
-        if read.truncated { throw .rejected(.tooLarge(size: max(status.size, maxSize + 1), limit: maxSize)) }
-        do {
-            return (try Operation(bytes: read.bytes), status.modifiedMicroseconds)
-        } catch {
-            throw .rejected(.invalid(error))
+        let operation = try Spool.operation(
+            read.bytes, truncated: read.truncated || status.size > maxSize, fileSize: Int64(status.size),
+            maxSize: maxSize, maxPayload: maxPayload)
+        return (operation, status.modifiedMicroseconds)
+    }
+
+    /// The operation in a file's first bytes (`bytes`, all of it unless `truncated`): the whole file, or the
+    /// first line of one with a payload.
+    static func operation(_ bytes: [UInt8], truncated: Bool, fileSize: Int64, maxSize: Int, maxPayload: Int64)
+        throws(ReadError) -> Operation
+    {
+        var whole: OperationError?
+        if !truncated {
+            do {
+                let operation = try Operation(bytes: bytes)
+                if !operation.hasPayload { return operation }
+            } catch {
+                whole = error
+            }
         }
+        // A payload's document is the first line; without one, the file is what it was read as.
+        guard let newline = bytes.firstIndex(of: 0x0A), var operation = try? Operation(bytes: Array(bytes[..<newline])),
+              operation.hasPayload
+        else {
+            if let whole { throw .rejected(.invalid(whole)) }
+            if truncated { throw .rejected(.tooLarge(size: Int(max(fileSize, Int64(maxSize) + 1)), limit: maxSize)) }
+            throw .rejected(.invalid(.invalidName(
+                field: "payload", value: "true", why: "needs the document on the file's first line, the payload after it")))
+        }
+        let span = PayloadSpan(offset: Int64(newline) + 1, length: fileSize - Int64(newline) - 1)
+        guard span.length <= maxPayload else { throw .rejected(.payloadTooLarge(size: span.length, limit: maxPayload)) }
+        operation.payload = span
+        return operation
+    }
+
+    /// Opens the payload of a claimed operation to stream it: the file must still be the size it was read at,
+    /// or a producer wrote it after its rename into `new/` and it is rejected, never sent short.
+    public func openPayload(_ claimed: QueueEntry, _ span: PayloadSpan) throws(ReadError) -> FileDescriptor {
+        let fd: FileDescriptor
+        do {
+            fd = try directory(.cur).open(claimed.fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+        } catch {
+            throw .fault(SystemCallError("open the payload of", displayPath(.cur, claimed.fileName), error))
+        }
+        let size: Int64
+        do { size = try Int64(fd.status().size) } catch {
+            fd.close()
+            throw .fault(SystemCallError("read", displayPath(.cur, claimed.fileName), error))
+        }
+        guard size == span.offset + span.length else {
+            fd.close()
+            throw .rejected(.payloadChanged(size: size, expected: span.offset + span.length))
+        }
+        return fd
     }
 }

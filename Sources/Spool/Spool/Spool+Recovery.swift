@@ -60,19 +60,23 @@ extension Spool.Transaction {
     public func recoverStaleClaims(leaseSeconds: Int64, nowSeconds: Int64 = Timestamp.nowSeconds(),
                                    log: Log = .silent) throws(SystemCallError) -> [String] {
         let cur = spool.directory(.cur)
-        var stale: [(FileName, QueueName, Claim)] = []
+        var staleClaims: [(FileName, QueueName, Claim)] = []
         do {
             try cur.forEachEntry { name, _ in
                 guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
-                if claim.owner.isAlive.map({ !$0 }) ?? (nowSeconds - claim.since > leaseSeconds) {
-                    stale.append((name, queued, claim))
-                }
+                // Another host's claim is stale once both its stamp and the file's last touch are older than
+                // the lease: a worker uploading a payload touches the file while it sends.
+                let stale = claim.owner.isAlive.map { !$0 }
+                    ?? (nowSeconds - claim.since > leaseSeconds
+                        && (try? cur.status(of: name)).map { nowSeconds - $0.modifiedMicroseconds / 1_000_000 > leaseSeconds }
+                            ?? true)
+                if stale { staleClaims.append((name, queued, claim)) }
             }
         } catch {
             throw SystemCallError("list", "\(spool.path)/cur", error)
         }
         var recovered: [String] = []
-        for (name, queued, claim) in stale {
+        for (name, queued, claim) in staleClaims {
             if let status = try? cur.status(of: name), status.linkCount > 1 {
                 let resolution: Spool.TwinResolution
                 switch resolveTwin(.cur, name, nowSeconds: nowSeconds, log: log) {

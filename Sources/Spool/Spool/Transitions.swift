@@ -133,13 +133,21 @@ extension Spool {
 
     /// failed/ID → failed/ID with a new document (`spool-ctl retry --if-match`): written in `tmp/`, fsynced,
     /// then renamed over the old one, so that the operation is in one place with one document at every step.
-    package func rewriteFiled(_ name: FileName, in folder: Folder, document: [UInt8]) throws(Errno) {
+    /// A payload (`payload`, where it lies in the old file) is copied after the new document's line.
+    package func rewriteFiled(_ name: FileName, in folder: Folder, document: [UInt8], payload: PayloadSpan? = nil)
+        throws(Errno)
+    {
         let temporary = FileName(UniqueName.next().id)
         let tmp = directory(.tmp)
         do {
             let fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
             defer { fd.close() }
             try fd.writeAll(document)
+            if let payload {
+                let old = try directory(folder).open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+                defer { old.close() }
+                try old.copy(payload.length, from: payload.offset, to: fd)
+            }
             try fd.sync()
             try tmp.replace(temporary, in: directory(folder), as: name)
         } catch {

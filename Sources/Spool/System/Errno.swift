@@ -50,6 +50,8 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     public static let invalidArgument = Errno(rawValue: EINVAL)
     /// ENOSYS.
     public static let notImplemented = Errno(rawValue: ENOSYS)
+    /// EIO: an input/output error, or a file that ended before its length.
+    public static let ioError = Errno(rawValue: EIO)
 
     /// Whether retrying later may succeed: the disk or a quota is full, the system is short of resources, or
     /// a network file system is out of reach.

@@ -43,6 +43,39 @@ public struct FileDescriptor: Sendable, Equatable {
         return (Array(result[0..<limit]), true)
     }
 
+    /// Reads at most `count` bytes from the file position into `buffer` (`read`): 0 at the end of the input.
+    public func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(Errno) -> Int {
+        try retryingInterrupts { Glibc.read(rawValue, buffer, count) }
+    }
+
+    /// Reads at most `count` bytes at `offset` into `buffer` without moving the file position (`pread`): 0 at the
+    /// end of the file.
+    public func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) throws(Errno) -> Int {
+        try retryingInterrupts { Glibc.pread(rawValue, buffer, count, off_t(offset)) }
+    }
+
+    /// Copies `count` bytes from `offset` of this file to the end of `target`, a piece at a time; EIO if this file
+    /// ends first.
+    public func copy(_ count: Int64, from offset: Int64, to target: FileDescriptor) throws(Errno) {
+        let capacity = 256 * 1024
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { buffer.deallocate() }
+        var done: Int64 = 0
+        while done < count {
+            let read = try self.read(into: buffer, count: Int(min(Int64(capacity), count - done)), at: offset + done)
+            if read == 0 { throw .ioError }
+            try target.writeAll(Array(UnsafeRawBufferPointer(start: buffer, count: read)))
+            done += Int64(read)
+        }
+    }
+
+    /// Sets the file's modification time to now (`futimens`): a claim's sign of life during a long upload.
+    public func touch() throws(Errno) {
+        let now = (1 << 30) - 1  // UTIME_NOW, a macro Swift does not import
+        var times = [timespec(tv_sec: 0, tv_nsec: now), timespec(tv_sec: 0, tv_nsec: now)]
+        _ = try retryingInterrupts { futimens(rawValue, &times) }
+    }
+
     /// Writes every byte, looping over short writes.
     public func writeAll(_ bytes: [UInt8]) throws(Errno) {
         var offset = 0

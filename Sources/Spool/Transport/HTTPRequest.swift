@@ -10,6 +10,8 @@ public struct HTTPRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// Body bytes, if any.
     public var body: [UInt8]?
+    /// A body streamed from a file the caller holds open instead (an operation's payload), never held whole.
+    public var bodyFile: BodyFile?
     /// The origin (`scheme://host:port`) the request goes to.
     public var origin: String
     /// TLS files from the operation's auth profile, if it names any.
@@ -30,6 +32,21 @@ public struct HTTPRequest: Sendable {
         (self.method, self.url, self.headers, self.body, self.origin, self.tls) = (
             method, url, headers, body, origin, tls
         )
+    }
+}
+
+/// `length` bytes from `offset` of an open file, read as they are sent: the engine never opens a path.
+public struct BodyFile: Sendable, Equatable {
+    /// The open file, which the caller keeps open until the request ends.
+    public var descriptor: Int32
+    /// Where the body starts.
+    public var offset: Int64
+    /// How many bytes it has: `Content-Length`.
+    public var length: Int64
+
+    /// A body of `length` bytes from `offset` of `descriptor`.
+    public init(descriptor: Int32, offset: Int64, length: Int64) {
+        (self.descriptor, self.offset, self.length) = (descriptor, offset, length)
     }
 }
 
@@ -66,6 +83,9 @@ public enum TransportError: Error, Equatable, Sendable {
     case tls(String)
     /// The answer is larger than the engine keeps (its head); retrying would get the same.
     case tooLarge(String)
+    /// A body streamed from a file ended before its length (or could not be read): the request was cut off,
+    /// never sent short as if complete.
+    case bodyUnreadable(String)
     /// Anything else the engine reports.
     case other(String)
 
@@ -82,6 +102,7 @@ public enum TransportError: Error, Equatable, Sendable {
         case .lost: "lost"
         case .tls: "tls"
         case .tooLarge: "too-large"
+        case .bodyUnreadable: "payload"
         case .other: "network"
         }
     }
@@ -95,6 +116,7 @@ public enum TransportError: Error, Equatable, Sendable {
         case let .lost(message): "connection lost without an answer: \(message)"
         case let .tls(message): "TLS error: \(message)"
         case let .tooLarge(message): "answer too large: \(message)"
+        case let .bodyUnreadable(message): "the payload could not be read to its end: \(message); nothing was sent whole"
         case let .other(message): "network error: \(message)"
         }
     }
@@ -103,7 +125,7 @@ public enum TransportError: Error, Equatable, Sendable {
     /// which says nothing about the next request, and an answer too large, which is this write's own.
     public var blocksOrigin: Bool {
         switch self {
-        case .lost, .tooLarge: false
+        case .lost, .tooLarge, .bodyUnreadable: false
         default: true
         }
     }

@@ -56,15 +56,22 @@ import Testing
         let young = QueueName(
             id: "young", state: state,
             claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: nowSeconds - 10))
-        temporary.drop("cur", old.fileName.escaped, "{}")
-        temporary.drop("cur", young.fileName.escaped, "{}")
+        // Written before they were claimed, as every queue file is; a file touched since (an upload in
+        // progress) keeps its claim, which the third one shows.
+        let written = Date(timeIntervalSince1970: Double(nowSeconds - 2000))
+        temporary.drop("cur", old.fileName.escaped, "{}", modified: written)
+        temporary.drop("cur", young.fileName.escaped, "{}", modified: written)
+        let touched = QueueName(
+            id: "touched", state: state,
+            claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: nowSeconds - 1000))
+        temporary.drop("cur", touched.fileName.escaped, "{}", modified: Date(timeIntervalSince1970: Double(nowSeconds - 5)))
         let spool = try temporary.open()
         let recovered = try spool.withLock { transaction throws(SystemCallError) in
             try transaction.recoverStaleClaims(leaseSeconds: 300)
         }
         #expect(recovered == ["old"])
         #expect(temporary.names("new") == ["old:o=1,k=0000000000000007,a=1"])
-        #expect(temporary.names("cur") == [young.fileName.escaped])
+        #expect(temporary.names("cur") == [touched.fileName.escaped, young.fileName.escaped])
     }
 
     @Test func oldTemporaryFilesAreRemovedYoungOnesKept() throws {
