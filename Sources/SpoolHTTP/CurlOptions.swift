@@ -42,6 +42,8 @@ struct CurlOptions: Equatable {
     /// connection and any stall instead (`CURLOPT_LOW_SPEED_TIME` at 1 byte/s), since a large payload on a slow
     /// link may rightly take longer.
     var boundsWholeTransfer: Bool
+    /// `CURLOPT_MAX_SEND_SPEED_LARGE`: the origin's `max-rate`, else `--max-rate`; nil: no cap.
+    var maxSendBytesPerSecond: Int64?
     /// `CURLOPT_HTTPHEADER`: the operation's headers, plus empty ones (`Name:`) that stop libcurl adding its own
     /// defaults (`Accept: */*`, a form `Content-Type` for a body, `Expect: 100-continue` for a large one) that a
     /// server could mistake; `Name;` sends a header with an empty value.
@@ -56,6 +58,7 @@ struct CurlOptions: Equatable {
         waitsForMultiplexing = secure && version == .automatic
         httpVersion = version == .http1_1 ? CCURL_HTTP_VERSION_1_1 : CCURL_HTTP_VERSION_2TLS
         checksReuse = !secure
+        maxSendBytesPerSecond = request.route.maxSendBytesPerSecond ?? settings.maxSendBytesPerSecond
         caFile = request.tls.caFile ?? request.route.caFile ?? settings.caFile
         certificateFile = request.tls.certificateFile
         keyFile = request.tls.keyFile

@@ -73,6 +73,9 @@ final class CurlTransfer: @unchecked Sendable {
             long(CCURLOPT_LOW_SPEED_TIME, max(1, options.timeoutMilliseconds / 1000))
         }
         long(CCURLOPT_CONNECTTIMEOUT_MS, options.timeoutMilliseconds)
+        if let rate = options.maxSendBytesPerSecond {
+            ccurl_setopt_offset(easy, Int32(CCURLOPT_MAX_SEND_SPEED_LARGE), rate)
+        }
         long(CCURLOPT_TCP_KEEPALIVE, 1)
         long(CCURLOPT_PIPEWAIT, options.waitsForMultiplexing ? 1 : 0)
         long(CCURLOPT_HTTP_VERSION, options.httpVersion)

@@ -92,7 +92,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                 }
             case .option("--max-payload"):
                 let text = try arguments.value(for: "--max-payload")
-                guard let n = EnqueueCommand.byteCount(text) else {
+                guard let n = ByteCount.parse(text) else {
                     throw .invalidValue(option: "--max-payload", value: text, expected: "bytes, or a number with k, M or G")
                 }
                 maxPayload = n
@@ -173,15 +173,6 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             if positionals.count < 2 { throw .missingArgument("URL") }
             if positionals.count > 2 { throw .unexpectedArgument(positionals[2]) }
         }
-    }
-
-    /// A size as curl writes one (`--limit-rate`, `--max-filesize`): bytes, or with `k`, `M` or `G` (powers of 1024).
-    package static func byteCount(_ text: String) -> Int64? {
-        let units: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
-        let unit = text.last.flatMap { units[$0] }
-        guard let n = Int64(unit == nil ? Substring(text) : text.dropLast()), n >= 0,
-              n <= Int64.max / (unit ?? 1) else { return nil }
-        return n * (unit ?? 1)
     }
 
     /// The option that sets a document field.

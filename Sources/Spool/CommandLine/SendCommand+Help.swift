@@ -20,7 +20,8 @@ extension SendCommand {
                           [--warn-after DURATION] [--max-payload BYTES]
                           [--auth-dir DIR] [--handler-dir DIR] [--max-size BYTES] [--allow-origin ORIGIN]...
                           [--lease DURATION] [--poll DURATION]
-                          [--cacert FILE] [--proxy URL] [--noproxy HOSTS] [--http1.1] [--config FILE]
+                          [--cacert FILE] [--proxy URL] [--noproxy HOSTS] [--http1.1] [--max-rate RATE]
+                          [--config FILE]
                           [-v | -q]
 
         OPTIONS:
@@ -56,6 +57,8 @@ extension SendCommand {
                                   all_proxy from the environment, as curl reads them).
           --noproxy HOSTS         Comma-separated hosts reached directly (default: $no_proxy).
           --http1.1               Use HTTP/1.1 only (default: HTTP/2 on https when the server offers it).
+          --max-rate RATE         Send each request's body at most RATE bytes a second, as curl's
+                                  --limit-rate (500k, 2M); per origin: max-rate in spool.conf.
           --config FILE           Per-origin limits and transport settings, spool.conf(5)
                                   (default: $SPOOL_CONFIG, else none).
           -v, --verbose           Say what happens to every operation.

@@ -35,6 +35,8 @@ public struct SendCommand: ParsedCommand, Sendable {
     public var configurationPath: String?
     /// `--lease`, if given: seconds after which another host's claim is presumed dead.
     public var leaseSeconds: Int64?
+    /// Whether `--max-payload` was given: it goes over spool.conf's `max-payload`.
+    public var maxPayloadGiven = false
     /// `--poll`: with `--watch`, look at `new/` at least this often (another host's drops raise no inotify
     /// event here).
     public var pollSeconds: Int64?
@@ -110,10 +112,11 @@ public struct SendCommand: ParsedCommand, Sendable {
                 options.maxSize = n
             case .option("--max-payload"):
                 let text = try arguments.value(for: "--max-payload")
-                guard let n = EnqueueCommand.byteCount(text) else {
+                guard let n = ByteCount.parse(text) else {
                     throw .invalidValue(option: "--max-payload", value: text, expected: "bytes, or a number with k, M or G")
                 }
                 options.maxPayload = n
+                maxPayloadGiven = true
             case .option("--allow-origin"):
                 let text = try arguments.value(for: "--allow-origin")
                 guard let origin = try? Operation.origin(of: text) else {
@@ -137,7 +140,7 @@ public struct SendCommand: ParsedCommand, Sendable {
     }
 
     /// The options of the HTTP engine, named as curl names them.
-    package static let transportOptions: Set<String> = ["--cacert", "--proxy", "--noproxy", "--http1.1"]
+    package static let transportOptions: Set<String> = ["--cacert", "--proxy", "--noproxy", "--http1.1", "--max-rate"]
 
     package mutating func parseTransportOption(_ name: String, _ arguments: inout Arguments) throws(UsageError) {
         switch name {
@@ -149,6 +152,12 @@ public struct SendCommand: ParsedCommand, Sendable {
             transport.caFile = file
         case "--proxy": transport.proxy = try arguments.value(for: name)
         case "--noproxy": transport.noProxy = try arguments.value(for: name)
+        case "--max-rate":
+            let text = try arguments.value(for: name)
+            guard let rate = ByteCount.parse(text), rate > 0 else {
+                throw .invalidValue(option: name, value: text, expected: "bytes per second, or with k, M or G (500k)")
+            }
+            transport.maxSendBytesPerSecond = rate
         default:
             try arguments.noValue(for: name)
             transport.version = .http1_1
@@ -194,6 +203,8 @@ public struct SendCommand: ParsedCommand, Sendable {
         given.noProxy = transport.noProxy
         if transport.version == .http1_1 { given.version = .http1_1 }
         given.warnAfterSeconds = warnAfterSeconds
+        given.maxSendBytesPerSecond = transport.maxSendBytesPerSecond
+        if !maxPayloadGiven, let bytes = configuration.maxPayload { options.maxPayload = bytes }
         configuration.defaults = given.over(configuration.defaults)
         options.configuration = configuration
         let handlers = HandlerDirectory.defaultPath(

@@ -24,12 +24,16 @@ public struct OriginSettings: Sendable, Equatable {
     public var version: TransportSettings.Version?
     /// Report an operation still waiting this many seconds after its enqueue, once (`warn-after`).
     public var warnAfterSeconds: Int64?
+    /// Bytes per second a body is sent to the origin at most (`max-rate`, as curl's `--limit-rate`).
+    public var maxSendBytesPerSecond: Int64?
 
     /// No settings.
     public init() {}
 
     /// The part of these settings the HTTP engine needs.
-    public var route: Route { Route(caFile: caFile, proxy: proxy, noProxy: noProxy, version: version) }
+    public var route: Route {
+        Route(caFile: caFile, proxy: proxy, noProxy: noProxy, version: version, maxSendBytesPerSecond: maxSendBytesPerSecond)
+    }
 
     /// These settings, with `fallback`'s where these have none.
     public func over(_ fallback: OriginSettings) -> OriginSettings {
@@ -43,6 +47,7 @@ public struct OriginSettings: Sendable, Equatable {
         merged.noProxy = noProxy ?? fallback.noProxy
         merged.version = version ?? fallback.version
         merged.warnAfterSeconds = warnAfterSeconds ?? fallback.warnAfterSeconds
+        merged.maxSendBytesPerSecond = maxSendBytesPerSecond ?? fallback.maxSendBytesPerSecond
         return merged
     }
 }

@@ -42,6 +42,11 @@ extension SpoolConfiguration {
                 throw bad("a duration such as 30m, 4h or 1d")
             }
             settings.warnAfterSeconds = seconds
+        case "max-rate":
+            guard let bytes = ByteCount.parse(value), bytes > 0 else {
+                throw bad("bytes per second as curl's --limit-rate writes them: 500k, 2M, 1G")
+            }
+            settings.maxSendBytesPerSecond = bytes
         case "noproxy":
             guard !value.utf8.contains(where: { $0 < 0x20 }) else { throw bad("host names separated by commas, or *") }
             settings.noProxy = value

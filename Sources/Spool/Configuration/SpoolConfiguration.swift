@@ -16,11 +16,13 @@ public struct SpoolConfiguration: Sendable, Equatable {
     /// The keys a section may set.
     public static let keys = [
         "max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version",
-        "warn-after", "handler-dir"
+        "warn-after", "handler-dir", "max-rate", "max-payload"
     ]
 
     /// The handler directory (`handler-dir`, in `[default]` only): where the programs that jobs name live.
     public var handlerDirectory: String?
+    /// The largest payload sent (`max-payload`, in `[default]` only), unless `--max-payload` says otherwise.
+    public var maxPayload: Int64?
 
     /// No settings: what spool-send uses without `--config` or `SPOOL_CONFIG`.
     public init() {}
@@ -89,6 +91,17 @@ public struct SpoolConfiguration: Sendable, Equatable {
             guard SpoolConfiguration.keys.contains(key) else { throw .unknownKey(path: path, line: line, key: key) }
             guard section != nil else { throw .outsideSection(path: path, line: line, key: key) }
             guard section!.keys.insert(key).inserted else { throw .repeatedKey(path: path, line: line, key: key) }
+            if key == "max-payload" {
+                guard section!.name == "default" else {
+                    throw .badValue(path: path, line: line, key: key, value: value,
+                                    expected: "a setting of [default]: it is spool-send's, not one origin's")
+                }
+                guard let bytes = ByteCount.parse(value), bytes > 0 else {
+                    throw .badValue(path: path, line: line, key: key, value: value, expected: "bytes, or a number with k, M or G")
+                }
+                configuration.maxPayload = bytes
+                continue
+            }
             if key == "handler-dir" {
                 configuration.handlerDirectory = try handlerDirectory(
                     value, section: section!.name, path: path, line: line)

@@ -24,6 +24,8 @@ public struct TransportSettings: Sendable, Equatable {
     public var noProxy: String?
     /// The HTTP version asked for.
     public var version = Version.automatic
+    /// Bytes per second a request's body is sent at most (`--max-rate`, curl's `--limit-rate`); nil: no cap.
+    public var maxSendBytesPerSecond: Int64?
     /// Largest response head accepted, in bytes; a larger one files the operation rather than retrying it.
     public var maxHeaderBytes = 256 * 1024
 
@@ -60,11 +62,15 @@ public struct Route: Sendable, Equatable {
     public var noProxy: String?
     /// The HTTP version to ask for.
     public var version: TransportSettings.Version?
+    /// Bytes per second a body is sent to the origin at most (`max-rate`).
+    public var maxSendBytesPerSecond: Int64?
 
     /// No settings.
     public init(
-        caFile: String? = nil, proxy: String? = nil, noProxy: String? = nil, version: TransportSettings.Version? = nil
+        caFile: String? = nil, proxy: String? = nil, noProxy: String? = nil, version: TransportSettings.Version? = nil,
+        maxSendBytesPerSecond: Int64? = nil
     ) {
         (self.caFile, self.proxy, self.noProxy, self.version) = (caFile, proxy, noProxy, version)
+        self.maxSendBytesPerSecond = maxSendBytesPerSecond
     }
 }

@@ -22,8 +22,11 @@ import Testing
             rate = 600/m   # ten a second
 
             handler-dir = /etc/spool/handlers
+            max-payload = 4G
+            max-rate = 500k
 
             [https://API.example.com:443]
+            max-rate = 2M
             max-concurrency = 2
             initial-concurrency = 1
             burst = 5
@@ -40,6 +43,9 @@ import Testing
         let other = configuration.settings(for: "http://127.0.0.1:8080")
         #expect(other.maxConcurrency == 8 && other.rate == 10 && other.caFile == nil && other.version == nil)
         #expect(configuration.handlerDirectory == "/etc/spool/handlers")
+        #expect(configuration.maxPayload == 4 << 30)
+        #expect(api.maxSendBytesPerSecond == 2 << 20 && other.maxSendBytesPerSecond == 500 << 10)
+        #expect(api.route.maxSendBytesPerSecond == 2 << 20)
     }
 
     @Test(arguments: [
@@ -49,6 +55,8 @@ import Testing
             "spool.conf line 2: max-concurrency = lots: expected an integer from 1 to 256"
         ),
         ("[default]\nrate = 10", "spool.conf line 2: rate = 10: expected requests per unit of time"),
+        ("[default]\nmax-rate = fast", "spool.conf line 2: max-rate = fast: expected bytes per second"),
+        ("[https://a.example]\nmax-payload = 1G", "spool.conf line 2: max-payload = 1G: expected a setting of [default]"),
         ("max-concurrency = 4", "spool.conf line 1: 'max-concurrency' comes before any section"),
         ("[default]\n[default]", "spool.conf line 2: section [default] appears twice"),
         ("[https://a.example/path]", "spool.conf line 1: section [https://a.example/path] names an origin"),

@@ -195,6 +195,21 @@ import Testing
         #expect(spool.names("new").isEmpty && spool.names("conflict").isEmpty)
     }
 
+    /// `--max-rate` caps how fast a body is sent, as curl's `--limit-rate` does.
+    @Test func maxRateCapsTheUpload() throws {
+        let spool = TemporarySpool()
+        let server = try UploadServer()
+        let file = try Self.randomFile(spool.directory, "payload", count: 3 << 20)
+        try spool.enqueue(["PUT", server.baseURL + "/capped", "--payload", file.path])
+        let started = Date()
+        try spool.send(["--max-rate", "1M"])
+        let seconds = Date().timeIntervalSince(started)
+        #expect(server.wait { $0.contains { $0.event == "end" } })
+        #expect(server.ended.first?.sha256 == file.sha256)
+        // 3 MiB at 1 MiB/s: about three seconds, certainly not the fraction of one that loopback takes.
+        #expect(seconds > 2, "took \(seconds) s")
+    }
+
     static let secondHost: String? = {
         guard geteuid() == 0 else { return "not root, so cannot give a worker another host name" }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return "unshare is missing" }

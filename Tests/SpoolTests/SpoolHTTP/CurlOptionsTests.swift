@@ -31,6 +31,12 @@ import Testing
         #expect(getWithBody.method == .custom("GET") && getWithBody.body == Array("x".utf8))
         let put = CurlOptions(Self.request("PUT", body: Array("{}".utf8)), settings)
         #expect(put.body == Array("{}".utf8))
+        // A payload streams from its file under the operation's own method, timed by its stalls.
+        var upload = Self.request("POST")
+        upload.bodyFile = BodyFile(descriptor: 7, offset: 40, length: 1 << 30)
+        let streamed = CurlOptions(upload, settings)
+        #expect(streamed.method == .custom("POST") && streamed.body == nil && streamed.upload == upload.bodyFile)
+        #expect(!streamed.boundsWholeTransfer && put.boundsWholeTransfer)
     }
 
     @Test func headersStopLibcurlsDefaults() {
@@ -83,5 +89,10 @@ import Testing
             options.caFile == "/profile/ca.pem" && options.certificateFile == "/profile/cert.pem"
                 && options.keyFile == "/profile/key.pem")
         #expect(options.url == "https://example.test/a")
+        #expect(options.maxSendBytesPerSecond == nil)
+        settings.maxSendBytesPerSecond = 1000
+        #expect(CurlOptions(request, settings).maxSendBytesPerSecond == 1000)
+        request.route.maxSendBytesPerSecond = 500
+        #expect(CurlOptions(request, settings).maxSendBytesPerSecond == 500, "the origin's max-rate goes over --max-rate")
     }
 }
