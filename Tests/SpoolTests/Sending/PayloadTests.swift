@@ -178,6 +178,41 @@ import Testing
         #expect(spool.names("new").isEmpty && spool.names("failed").isEmpty)
     }
 
+    /// The same gibibyte over HTTP/2: Debian's nginx terminates TLS and HTTP/2 and streams the body, unbuffered,
+    /// to the hashing server; its access log says which protocol the client spoke.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time") && Nginx.binary != nil,
+                   "needs GNU time and nginx"))
+    func aGibibyteOverHTTP2StaysInLittleMemory() throws {
+        let spool = TemporarySpool()
+        let upstream = try UploadServer()
+        let nginx = try Nginx(tls: true, http2: true, locations: """
+            location / {
+                proxy_pass \(upstream.baseURL);
+                proxy_http_version 1.1;
+                proxy_request_buffering off;
+                client_max_body_size 2g;
+            }
+            """)
+        let document = #"{"method":"PUT","url":"https://127.0.0.1:\#(nginx.port)/gib","payload":true}"# + "\n"
+        let path = "\(spool.path)/new/gib"
+        FileManager.default.createFile(atPath: path, contents: Data(document.utf8))
+        #expect(truncate(path, off_t(document.utf8.count) + (1 << 30)) == 0)
+        let expected = try Self.sha256(path, from: Int64(document.utf8.count))
+        let result = try Command.run(
+            "/usr/bin/time", ["-f", "maxrss=%M", Command.path("spool-send"), "--spool", spool.path, "--once",
+                              "--cacert", try #require(TestCertificates.shared).caFile], timeout: 300)
+        #expect(result.status == 0, "\(result.stderr)")
+        let kibibytes = result.stderr.split(separator: "\n").compactMap { line in
+            line.hasPrefix("maxrss=") ? Int(line.dropFirst(7)) : nil
+        }.last ?? .max
+        print("1 GiB payload over HTTP/2 (nginx): spool-send's peak RSS \(kibibytes / 1024) MiB")
+        #expect(kibibytes < 64 * 1024, "peak RSS \(kibibytes) KiB")
+        #expect(upstream.wait(seconds: 60) { $0.contains { $0.event == "end" } })
+        #expect(upstream.ended.first?.received == 1 << 30 && upstream.ended.first?.sha256 == expected)
+        #expect(nginx.accessLog.map(\.httpProtocol) == ["HTTP/2.0"], "\(nginx.accessLog.map(\.fields))")
+        #expect(spool.names("new").isEmpty && spool.names("failed").isEmpty)
+    }
+
     /// `spool-ctl retry --if-match` rewrites a filed operation's document: its payload comes along whole.
     @Test func aConflictRetriedWithIfMatchKeepsItsPayload() throws {
         let spool = TemporarySpool()
