@@ -20,6 +20,8 @@ struct Config {
     var drops: Int { quick ? 50 : 200 }
     /// Jobs in the handler case.
     var handlerJobs: Int { quick ? 300 : 2000 }
+    /// The payload of the upload case, in bytes.
+    var uploadBytes: Int { quick ? 64 << 20 : 256 << 20 }
     var wrkSeconds: Int { quick ? 1 : 3 }
     /// The spool's binaries: beside this one.
     let binaries: String
