@@ -69,6 +69,8 @@ public enum UsageError: Error, CustomStringConvertible {
     case missingArgument(String)
     case invalidValue(option: String, value: String, expected: String)
     case conflicting(String, String)
+    /// An option of curl's that has no meaning for a queued write, with what to do instead.
+    case unsupported(String, why: String)
 
     public var description: String {
         switch self {
@@ -80,6 +82,7 @@ public enum UsageError: Error, CustomStringConvertible {
         case let .invalidValue(option, value, expected):
             "the value '\(value)' is invalid for '\(option)': expected \(expected)"
         case let .conflicting(a, b): "'\(a)' and '\(b)' cannot be used together"
+        case let .unsupported(option, why): "'\(option)' is not for a queued write: \(why)"
         }
     }
 }

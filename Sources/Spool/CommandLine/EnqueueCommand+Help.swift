@@ -18,29 +18,29 @@ extension EnqueueCommand {
         The operation is written to tmp/, fsynced, renamed into new/, and new/ is fsynced:
         exit status 0 means it survives a crash or power cut. spool-send delivers it later.
 
-        USAGE: spool-enqueue [--spool DIR] METHOD URL [--header 'Name: value']...
+        USAGE: spool-enqueue [--spool DIR] [METHOD] URL [-H 'Name: value']... [CURL OPTIONS]
                              [--body TEXT | --body-file FILE | --payload FILE] [--if-match ETAG] [--key KEY]
                              [--idempotency-key KEY] [--depends-on ID]... [--coalesce] [--allow-get]
                              [--not-before TIME] [--expires TIME] [--max-attempts N] [--priority N] [--auth NAME]
                              [--max-size BYTES] [--max-payload BYTES] [--max-queue COUNT] [--min-free BYTES]
                spool-enqueue [--spool DIR] --handler NAME [--key KEY] [--body TEXT | --body-file FILE]
                              [OPTIONS] [--] [ARG]...
-               spool-enqueue [--spool DIR] --json FILE|-
+               spool-enqueue [--spool DIR] --document FILE|-
 
         ARGUMENTS:
-          METHOD                  The HTTP method (PUT, POST, PATCH, DELETE, ...), in upper case.
+          METHOD                  The HTTP method (PUT, POST, PATCH, DELETE, ...), in upper case; without
+                                  it, curl's: -X, else PUT with -T, POST with a body.
           URL                     The target, an http:// or https:// URL.
           ARG                     With --handler: an argument for the handler (after --, even one like -x).
 
         OPTIONS:
           --spool DIR             The spool directory (default: $SPOOL_DIR, else ./spool).
-          --header 'Name: value'  Add a request header; repeat for more.
           --body TEXT             Send TEXT as the request body.
           --body-file FILE        Send the contents of FILE (- for standard input) as the body.
           --payload FILE          Copy FILE (- for standard input), of any size, into the spool after the
                                   document as its payload; spool-send streams it from there, never whole
                                   in memory. Content-Length is its size; no Content-Type unless a --header.
-          --json FILE             Read a whole operation document from FILE (- for standard input)
+          --document FILE         Read a whole operation document from FILE (- for standard input)
                                   and check it instead of building one from arguments.
           --if-match ETAG         Send If-Match: ETAG; a 412 answer files the operation in conflict/.
           --key KEY               Ordering key (default: the URL): writes with one key go in order.
@@ -66,6 +66,29 @@ extension EnqueueCommand {
           --min-free BYTES        Refuse (exit 75) when less than BYTES would stay free on the spool's
                                   file system (default: $SPOOL_MIN_FREE, else 16777216; 0: no check).
           -h, --help              Show help information.
+
+        With curl's meaning, so that `curl` in a script can become `spool-enqueue`:
+
+        CURL OPTIONS:
+          -X, --request METHOD    The method.
+          -H, --header LINE       'Name: value' adds a header; 'Name;' sends it empty; 'Name:' removes one
+                                  spool or curl would add; repeat for more.
+          -d, --data DATA         A body piece, sent as application/x-www-form-urlencoded; pieces are joined
+                                  with &; @FILE (- for standard input) is read without CR and LF.
+          --data-binary DATA      The same, @FILE read as it is.
+          --data-raw DATA         The same, a leading @ taken as it is.
+          --data-urlencode DATA   content, =content, name=content, @FILE or name@FILE, percent-encoded.
+          --json DATA             A JSON body (@FILE as --data-binary; pieces joined as they are), with
+                                  Content-Type and Accept application/json.
+          -T, --upload-file FILE  PUT FILE (- for standard input) as the payload, streamed; a URL ending
+                                  in / gets the file's name.
+          -A, --user-agent NAME   The User-Agent header.
+          -e, --referer URL       The Referer header.
+          -b, --cookie NAME=VALUE A cookie for the Cookie header; repeat for more.
+          Refused, with what to do instead: -o, -O, -i, -w, -s, -S, -v, -L, --retry, -f, -I, -G, -k, -x,
+          -m, --limit-rate, -F (forms are not supported yet); -u, --oauth2-bearer and -H 'Authorization: ...'
+          (a secret must not enter the spool: --auth NAME). A body is kept in the document up to 64 KiB,
+          and as its payload beyond.
 
         EXIT STATUS:
           0 queued (the id is printed), 64 usage error, 65 invalid operation,

@@ -45,11 +45,8 @@ extension EnqueueCommand {
     /// Builds the operation, enqueues it durably and returns its id.
     public func run() throws(EnqueueInputError) -> String {
         let operation: Operation
-        do { operation = try Operation(document: try document()) } catch let error as EnqueueInputError {
-            throw error
-        } catch {
-            throw .invalid(source: jsonInput, error as! OperationError)
-        }
+        let (built, builtPayload) = try document()
+        do { operation = try Operation(document: built) } catch { throw .invalid(source: jsonInput, error) }
         let spool: Spool
         do {
             spool = try Spool(path: Spool.defaultPath(option: self.spool))
@@ -57,31 +54,32 @@ extension EnqueueCommand {
         } catch {
             throw .spool(error)
         }
-        guard let payload else {
-            do { return try spool.enqueue(operation, maxSize: maxSize, limits: limits) } catch { throw .enqueue(error) }
-        }
-        let input: FileDescriptor
-        if payload == "-" {
-            input = FileDescriptor(rawValue: 0)
-        } else {
-            do throws(Errno) { input = try FileDescriptor.currentDirectory.open(FileName(payload), O_RDONLY) } catch {
-                throw .unreadableInput(path: payload, error)
+        var source = builtPayload
+        var opened: FileDescriptor?
+        defer { opened?.close() }
+        if let path = payload ?? curl.uploadFile {
+            if path == "-" {
+                source = .input(FileDescriptor(rawValue: 0), source: "standard input")
+            } else {
+                do throws(Errno) { opened = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY) } catch {
+                    throw .unreadableInput(path: path, error)
+                }
+                source = .input(opened!, source: path)
             }
         }
-        defer { if payload != "-" { input.close() } }
         do {
-            return try spool.enqueue(
-                operation, maxSize: maxSize, limits: limits, payload: (input, payload == "-" ? "standard input" : payload),
-                maxPayload: maxPayload)
+            return try spool.enqueue(operation, maxSize: maxSize, limits: limits, payload: source, maxPayload: maxPayload)
         } catch {
             throw .enqueue(error)
         }
     }
 
-    /// The document: read from `--json`, or built from the arguments; with an Idempotency-Key either way,
-    /// so that every attempt of this write carries the same one.
-    func document() throws(EnqueueInputError) -> JSON {
+    /// The document: read from `--document`, or built from the arguments; with an Idempotency-Key either way,
+    /// so that every attempt of this write carries the same one. A body too large for the document comes
+    /// back as the payload to copy after it.
+    func document() throws(EnqueueInputError) -> (JSON, PayloadSource?) {
         var document: JSON
+        var payloadBytes: [UInt8]?
         if let jsonInput {
             do { document = try JSON.parse(try read(jsonInput)) } catch let error as EnqueueInputError {
                 throw error
@@ -89,13 +87,24 @@ extension EnqueueCommand {
                 throw .notJSON(path: jsonInput, error as! JSONError)
             }
         } else {
-            document = .object(try members())
+            var members = try members()
+            if let bytes = try curlBody() {
+                if bytes.count <= EnqueueCommand.inlineBodyLimit, let text = String(validating: bytes, as: UTF8.self) {
+                    members.append(("body", .string(text)))
+                } else if bytes.count <= EnqueueCommand.inlineBodyLimit {
+                    members.append(("body_base64", .string(Base64.encode(bytes))))
+                } else {
+                    members.append(("payload", .bool(true)))
+                    payloadBytes = bytes
+                }
+            }
+            document = .object(members)
         }
         if case var .object(members) = document, document["idempotency_key"] == nil {
             members.append(("idempotency_key", .string(IdempotencyKey.random())))
             document = .object(members)
         }
-        return document
+        return (document, payloadBytes.map(PayloadSource.bytes))
     }
 
     /// The members of a document built from the arguments, in the order spool(5) lists them.
@@ -105,13 +114,14 @@ extension EnqueueCommand {
             members = [("handler", handler)]
             if !positionals.isEmpty { members.append(("args", .array(positionals.map(JSON.string)))) }
         } else {
-            members = [("method", .string(positionals[0])), ("url", .string(positionals[1]))]
+            members = [("method", .string(requestMethod)), ("url", .string(requestURL))]
             if let allow = fields["allow_get"] { members.append(("allow_get", allow)) }
         }
-        if !headers.isEmpty { members.append(("headers", .object(headers.map { (key: $0.0, value: $0.1) }))) }
+        let headers = fields["handler"] == nil ? requestHeaders() : []
+        if !headers.isEmpty { members.append(("headers", .object(headers))) }
         var extra = fields
         if let body { members.append(("body", .string(body))) }
-        if payload != nil { members.append(("payload", .bool(true))) }
+        if payload != nil || curl.uploadFile != nil { members.append(("payload", .bool(true))) }
         if let bodyFile {
             let bytes = try read(bodyFile)
             if let text = String(validating: bytes, as: UTF8.self) { members.append(("body", .string(text))) }

@@ -16,19 +16,19 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     public static let program = "spool-enqueue"
     /// One-line usage for errors.
     public static let usage =
-        "spool-enqueue [--spool DIR] METHOD URL [OPTIONS] | --handler NAME [OPTIONS] [--] [ARG...] | --json FILE|-"
+        "spool-enqueue [--spool DIR] [METHOD] URL [OPTIONS] | --handler NAME [OPTIONS] [--] [ARG...] | --document FILE|-"
 
     /// `--spool`, if given.
     public var spool: String?
     /// METHOD and URL, or a handler's arguments.
     public var positionals: [String] = []
-    /// `--header` lines, in order.
-    public var headers: [(String, JSON)] = []
+    /// curl's options that describe the write: `-X`, `-H`, `-d` and the other bodies, `-T`, `-A`, `-e`, `-b`.
+    public var curl = CurlWrite()
     /// `--body TEXT`.
     public var body: String?
     /// `--body-file FILE`.
     public var bodyFile: String?
-    /// `--json FILE`.
+    /// `--document FILE`: a whole operation document.
     public var jsonInput: String?
     /// `--payload FILE|-`: the body, copied into the spool after the document's line.
     public var payload: String?
@@ -69,16 +69,15 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                 help = true
                 return
             case .option("--spool"): spool = try arguments.value(for: "--spool")
-            case .option("--header"):
-                let line = try arguments.value(for: "--header")
-                guard let colon = line.firstIndex(of: ":") else {
-                    throw .invalidValue(option: "--header", value: line, expected: "'Name: value'")
-                }
-                headers.append(
-                    (
-                        String(line[..<colon]).trimmingWhitespace(),
-                        .string(String(line[line.index(after: colon)...]).trimmingWhitespace())
-                    ))
+            case let .option(name) where CurlWrite.valued[name] != nil:
+                try curl.take(CurlWrite.valued[name]!, try arguments.value(for: name))
+            case let .option(name) where name.count > 2 && !name.hasPrefix("--")
+                && CurlWrite.valued[String(name.prefix(2))] != nil:
+                // curl's short options take their value attached too: -d@file, -HName:value.
+                try curl.take(CurlWrite.valued[String(name.prefix(2))]!, String(name.dropFirst(2)))
+            case .option("--json"): curl.takeJSON(try arguments.value(for: "--json"))
+            case let .option(name) where CurlWrite.refused[name] != nil:
+                throw .unsupported(name, why: CurlWrite.refused[name]!)
             case let .option(name) where name == "--body" || name == "--body-file" || name == "--payload":
                 // One body: a second one, of any kind, is refused rather than silently winning.
                 if let given = body != nil ? "--body" : bodyFile != nil ? "--body-file" : payload != nil ? "--payload" : nil {
@@ -96,7 +95,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                     throw .invalidValue(option: "--max-payload", value: text, expected: "bytes, or a number with k, M or G")
                 }
                 maxPayload = n
-            case .option("--json"): jsonInput = try arguments.value(for: "--json")
+            case .option("--document"): jsonInput = try arguments.value(for: "--document")
             case .option("--if-match"): fields["if_match"] = .string(try arguments.value(for: "--if-match"))
             case .option("--key"): fields["key"] = .string(try arguments.value(for: "--key"))
             case .option("--idempotency-key"):
@@ -154,24 +153,22 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     package func validate() throws(UsageError) {
         if jsonInput != nil {
             if let first = positionals.first { throw .unexpectedArgument(first) }
-            if body != nil { throw .conflicting("--json", "--body") }
-            if bodyFile != nil { throw .conflicting("--json", "--body-file") }
-            if !headers.isEmpty { throw .conflicting("--json", "--header") }
+            if body != nil { throw .conflicting("--document", "--body") }
+            if bodyFile != nil { throw .conflicting("--document", "--body-file") }
+            if curl.isUsed { throw .conflicting("--document", "curl's request options (-H, -d, -X, …)") }
             if let option = fields.keys.sorted().first {
-                throw .conflicting("--json", "--" + EnqueueCommand.optionName(option))
+                throw .conflicting("--document", "--" + EnqueueCommand.optionName(option))
             }
-            if !dependsOn.isEmpty { throw .conflicting("--json", "--depends-on") }
+            if !dependsOn.isEmpty { throw .conflicting("--document", "--depends-on") }
         } else if fields["handler"] != nil {
             // A job for a handler: the positionals are its arguments, and HTTP's options mean nothing.
-            if !headers.isEmpty { throw .conflicting("--handler", "--header") }
+            if curl.isUsed { throw .conflicting("--handler", "curl's request options (-H, -d, -X, …)") }
             if payload != nil { throw .conflicting("--handler", "--payload") }
             for field in ["if_match", "auth"] where fields[field] != nil {
                 throw .conflicting("--handler", "--" + EnqueueCommand.optionName(field))
             }
         } else {
-            if positionals.count < 1 { throw .missingArgument("METHOD") }
-            if positionals.count < 2 { throw .missingArgument("URL") }
-            if positionals.count > 2 { throw .unexpectedArgument(positionals[2]) }
+            try validateRequest()
         }
     }
 

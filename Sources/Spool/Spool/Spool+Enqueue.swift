@@ -23,7 +23,7 @@ extension Spool {
     /// before the same fsync and rename, so that the operation and its payload appear in `new/` together.
     public func enqueue(
         _ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil,
-        payload: (input: FileDescriptor, source: String)? = nil, maxPayload: Int64 = Spool.defaultMaxPayloadSize
+        payload: PayloadSource? = nil, maxPayload: Int64 = Spool.defaultMaxPayloadSize
     ) throws(EnqueueError) -> String {
         var text = operation.document.text
         text += "\n"
@@ -50,7 +50,16 @@ extension Spool {
         do throws(EnqueueError) {
             defer { fd.close() }
             do throws(Errno) { try fd.writeAll(bytes) } catch { throw .write(path: stage, error) }
-            if let payload { try copyPayload(from: payload, to: fd, at: stage, limit: maxPayload) }
+            switch payload {
+            case nil: break
+            case let .input(input, source):
+                try copyPayload(from: (input, source), to: fd, at: stage, limit: maxPayload)
+            case let .bytes(bytes):
+                guard Int64(bytes.count) <= maxPayload else {
+                    throw .payloadTooLarge(size: Int64(bytes.count), limit: maxPayload)
+                }
+                do throws(Errno) { try fd.writeAll(bytes) } catch { throw .write(path: stage, error) }
+            }
             // Complete on the disk before its name appears in new/.
             do throws(Errno) { try fd.sync() } catch { throw .write(path: stage, error) }
         } catch {
@@ -74,6 +83,14 @@ extension Spool {
         }
         return id
     }
+}
+
+/// Where a payload being enqueued comes from.
+public enum PayloadSource: Sendable {
+    /// An open input (a file, standard input) read to its end; `source` names it in messages.
+    case input(FileDescriptor, source: String)
+    /// Bytes already in memory (a body a command line built).
+    case bytes([UInt8])
 }
 
 extension Spool {

@@ -1,0 +1,122 @@
+import Glibc
+import SpoolDocument
+import SpoolQueue
+import SpoolSystem
+
+/// The request that `METHOD URL` or curl's options describe, made into an operation document as curl would
+/// make the request: the method it implies, the headers it adds, the body it builds.
+extension EnqueueCommand {
+    /// Headers a document must not carry: the secret belongs in an auth profile, applied at send time.
+    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization"]
+
+    /// Bodies up to this size go in the document; larger ones become its payload, streamed when sent.
+    static let inlineBodyLimit = 64 * 1024
+
+    /// The checks of a request's command line: `[METHOD] URL` and one body.
+    package func validateRequest() throws(UsageError) {
+        if positionals.isEmpty, !curl.json.isEmpty {
+            throw .invalidValue(
+                option: "--json", value: "\(curl.json.count == 1 ? "" : "…")",
+                expected: "curl's meaning, a JSON body for a URL; a whole operation document is --document FILE")
+        }
+        // A lone word that is no URL is a METHOD still waiting for its URL.
+        if positionals.isEmpty || positionals.count == 1 && !positionals[0].contains("://") {
+            throw .missingArgument("URL")
+        }
+        if positionals.count > 2 { throw .unexpectedArgument(positionals[2]) }
+        if positionals.count == 2, let method = curl.method, method != positionals[0] {
+            throw .conflicting(positionals[0], "-X \(method)")
+        }
+        let bodies = [
+            body != nil ? "--body" : nil, bodyFile != nil ? "--body-file" : nil, payload != nil ? "--payload" : nil,
+            curl.data.isEmpty ? nil : "-d", curl.json.isEmpty ? nil : "--json", curl.uploadFile != nil ? "-T" : nil,
+        ].compactMap { $0 }
+        if bodies.count > 1 { throw .conflicting(bodies[0], bodies[1]) }
+        if let secret = curl.headers.first(where: { EnqueueCommand.secretHeaders.contains($0.name.lowercased()) }) {
+            throw .unsupported(
+                "-H '\(secret.name): …'", why: "a secret must not enter the spool: name an auth profile with --auth NAME")
+        }
+    }
+
+    /// The request's method: `METHOD`, else curl's (`-X`, PUT for `-T`, POST for a body, else GET).
+    var requestMethod: String { positionals.count == 2 ? positionals[0] : curl.impliedMethod }
+
+    /// The request's URL; with `-T` and a URL ending in `/`, the file's name is appended, as curl does.
+    var requestURL: String {
+        let url = positionals.last ?? ""
+        let query = url.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? url.endIndex
+        guard let file = curl.uploadFile, file != "-", url[..<query].hasSuffix("/") else { return url }
+        let name = file.split(separator: "/").last.map(String.init) ?? file
+        return String(url[..<query]) + CurlWrite.urlencoded(Array(name.utf8), spaceAsPlus: false) + String(url[query...])
+    }
+
+    /// The headers as curl sends them: its defaults for the body, then `-A`, `-e`, `-b`, then `-H`, which replace
+    /// or remove the others of the same name.
+    func requestHeaders() -> [(key: String, value: JSON)] {
+        var headers: [(String, String)] = []
+        if !curl.json.isEmpty {
+            headers += [("Content-Type", "application/json"), ("Accept", "application/json")]
+        } else if !curl.data.isEmpty {
+            headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        }
+        if let agent = curl.userAgent { headers.append(("User-Agent", agent)) }
+        if let referer = curl.referer { headers.append(("Referer", referer)) }
+        // Joined as curl 7.88 joins them, without a space.
+        if !curl.cookies.isEmpty { headers.append(("Cookie", curl.cookies.joined(separator: ";"))) }
+        for (name, value) in curl.headers {
+            headers.removeAll { $0.0.lowercased() == name.lowercased() }
+            if let value { headers.append((name, value)) }
+        }
+        return headers.map { (key: $0.0, value: JSON.string($0.1)) }
+    }
+
+    /// The body curl's data options build: `-d` pieces joined with `&`, `--json` pieces as they are.
+    func curlBody() throws(EnqueueInputError) -> [UInt8]? {
+        if !curl.json.isEmpty {
+            var bytes: [UInt8] = []
+            for piece in curl.json { bytes += try pieceBytes(piece) }
+            return bytes
+        }
+        guard !curl.data.isEmpty else { return nil }
+        var parts: [[UInt8]] = []
+        for piece in curl.data { parts.append(try pieceBytes(piece)) }
+        return Array(parts.joined(separator: [UInt8(ascii: "&")]))
+    }
+
+    /// One piece's bytes, files read as curl reads them.
+    func pieceBytes(_ piece: CurlWrite.Piece) throws(EnqueueInputError) -> [UInt8] {
+        switch piece {
+        case let .raw(text): return Array(text.utf8)
+        case let .binary(text):
+            return text.hasPrefix("@") ? try readBody(String(text.dropFirst())) : Array(text.utf8)
+        case let .data(text):
+            guard text.hasPrefix("@") else { return Array(text.utf8) }
+            // curl -d @file drops carriage returns and newlines; --data-binary keeps them.
+            return try readBody(String(text.dropFirst())).filter { $0 != 0x0D && $0 != 0x0A }
+        case let .urlencode(text):
+            // curl's five forms: content, =content, name=content, @file, name@file.
+            guard let special = text.firstIndex(where: { $0 == "=" || $0 == "@" }) else {
+                return Array(CurlWrite.urlencoded(Array(text.utf8)).utf8)
+            }
+            let name = String(text[..<special])
+            let rest = String(text[text.index(after: special)...])
+            let content = text[special] == "@" ? try readBody(rest) : Array(rest.utf8)
+            let encoded = CurlWrite.urlencoded(content)
+            return Array((name.isEmpty ? encoded : name + "=" + encoded).utf8)
+        }
+    }
+
+    /// A body file (`-` for standard input), at most `--max-payload` bytes.
+    func readBody(_ path: String) throws(EnqueueInputError) -> [UInt8] {
+        let limit = Int(min(maxPayload, Int64(Int.max - 1)))
+        do {
+            let read = try Program.readInput(path, limit: limit)
+            if read.truncated { throw EnqueueInputError.inputTooLarge(path: path, limit: limit) }
+            return read.bytes
+        } catch let error as EnqueueInputError {
+            throw error
+        } catch {
+            throw .unreadableInput(path: path, error as! Errno)
+        }
+    }
+}
