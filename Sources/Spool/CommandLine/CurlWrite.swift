@@ -25,6 +25,8 @@ public struct CurlWrite: Sendable {
     public var data: [Piece] = []
     /// `--json` pieces, joined as they are.
     public var json: [Piece] = []
+    /// `-F/--form` parts: `name=value`, `name=@file[;type=…][;filename=…]`, `name=<file`.
+    public var forms: [String] = []
     /// `-T/--upload-file`: a file, or `-` for standard input, streamed as the payload.
     public var uploadFile: String?
     /// `-A/--user-agent`, `-e/--referer`, and `-b/--cookie` pairs.
@@ -33,7 +35,8 @@ public struct CurlWrite: Sendable {
     public var cookies: [String] = []
     /// Whether any of these options was given.
     public var isUsed: Bool {
-        method != nil || !headers.isEmpty || !data.isEmpty || !json.isEmpty || uploadFile != nil || userAgent != nil
+        method != nil || !headers.isEmpty || !data.isEmpty || !json.isEmpty || !forms.isEmpty || uploadFile != nil
+            || userAgent != nil
             || referer != nil || !cookies.isEmpty
     }
 
@@ -43,7 +46,7 @@ public struct CurlWrite: Sendable {
         "--data-ascii": "--data", "--data-binary": "--data-binary", "--data-raw": "--data-raw",
         "--data-urlencode": "--data-urlencode", "-T": "--upload-file", "--upload-file": "--upload-file",
         "-A": "--user-agent", "--user-agent": "--user-agent", "-e": "--referer", "--referer": "--referer",
-        "-b": "--cookie", "--cookie": "--cookie",
+        "-b": "--cookie", "--cookie": "--cookie", "-F": "--form", "--form": "--form",
     ]
 
     /// curl's options that only matter to a live request, or that would put a secret or a path in the spool,
@@ -75,8 +78,6 @@ public struct CurlWrite: Sendable {
         "--proxy": "set the proxy for spool-send: --proxy or proxy in spool.conf(5)",
         "-m": "spool-send --timeout bounds each attempt", "--max-time": "spool-send --timeout bounds each attempt",
         "--limit-rate": "spool-send --max-rate (or max-rate in spool.conf) caps uploads",
-        "-F": "multipart forms are not supported yet: send the body with --data-binary and a Content-Type",
-        "--form": "multipart forms are not supported yet: send the body with --data-binary and a Content-Type",
     ]
 
     /// Takes the value of curl option `name` (one of `valued`'s canonical names).
@@ -102,6 +103,11 @@ public struct CurlWrite: Sendable {
         case "--data-raw": data.append(.raw(value))
         case "--data-urlencode": data.append(.urlencode(value))
         case "--upload-file": uploadFile = value
+        case "--form":
+            guard let equals = value.firstIndex(of: "="), equals != value.startIndex else {
+                throw .invalidValue(option: "-F", value: value, expected: "name=value, name=@file or name=<file")
+            }
+            forms.append(value)
         case "--user-agent": userAgent = value
         case "--referer": referer = value
         default:
@@ -118,7 +124,7 @@ public struct CurlWrite: Sendable {
 
     /// The method curl would use: `-X`, else PUT for `-T`, POST for a body, else GET.
     public var impliedMethod: String {
-        method ?? (uploadFile != nil ? "PUT" : (!data.isEmpty || !json.isEmpty) ? "POST" : "GET")
+        method ?? (uploadFile != nil ? "PUT" : (!data.isEmpty || !json.isEmpty || !forms.isEmpty) ? "POST" : "GET")
     }
 
     /// Percent-encodes as curl's `--data-urlencode` does: unreserved characters as they are, a space as `+`,

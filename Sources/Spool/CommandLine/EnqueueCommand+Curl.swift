@@ -30,6 +30,7 @@ extension EnqueueCommand {
         let bodies = [
             body != nil ? "--body" : nil, bodyFile != nil ? "--body-file" : nil, payload != nil ? "--payload" : nil,
             curl.data.isEmpty ? nil : "-d", curl.json.isEmpty ? nil : "--json", curl.uploadFile != nil ? "-T" : nil,
+            curl.forms.isEmpty ? nil : "-F",
         ].compactMap { $0 }
         if bodies.count > 1 { throw .conflicting(bodies[0], bodies[1]) }
         if let secret = curl.headers.first(where: { EnqueueCommand.secretHeaders.contains($0.name.lowercased()) }) {
@@ -54,7 +55,9 @@ extension EnqueueCommand {
     /// or remove the others of the same name.
     func requestHeaders() -> [(key: String, value: JSON)] {
         var headers: [(String, String)] = []
-        if !curl.json.isEmpty {
+        if !curl.forms.isEmpty {
+            headers.append(("Content-Type", "multipart/form-data; boundary=\(formBoundary)"))
+        } else if !curl.json.isEmpty {
             headers += [("Content-Type", "application/json"), ("Accept", "application/json")]
         } else if !curl.data.isEmpty {
             headers.append(("Content-Type", "application/x-www-form-urlencoded"))
@@ -72,6 +75,7 @@ extension EnqueueCommand {
 
     /// The body curl's data options build: `-d` pieces joined with `&`, `--json` pieces as they are.
     func curlBody() throws(EnqueueInputError) -> [UInt8]? {
+        if !curl.forms.isEmpty { return try formBody() }
         if !curl.json.isEmpty {
             var bytes: [UInt8] = []
             for piece in curl.json { bytes += try pieceBytes(piece) }
@@ -118,5 +122,56 @@ extension EnqueueCommand {
         } catch {
             throw .unreadableInput(path: path, error as! Errno)
         }
+    }
+}
+
+/// `-F`: a multipart/form-data body built at enqueue time, part by part as curl 7.88 writes it.
+extension EnqueueCommand {
+    /// The boundary between parts, as long as curl's: 24 dashes and 16 hex digits, random per command.
+    var formBoundary: String { "------------------------" + boundarySuffix }
+
+    /// The body of the `-F` parts.
+    func formBody() throws(EnqueueInputError) -> [UInt8] {
+        var body: [UInt8] = []
+        func line(_ text: String) { body += Array((text + "\r\n").utf8) }
+        for part in curl.forms {
+            let equals = part.firstIndex(of: "=")!
+            let name = String(part[..<equals])
+            let value = String(part[part.index(after: equals)...])
+            line("--" + formBoundary)
+            if value.hasPrefix("@") {
+                // name=@file[;type=TYPE][;filename=NAME]
+                var fields = value.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+                let path = fields.removeFirst()
+                var type: String?
+                var filename = path.split(separator: "/").last.map(String.init) ?? path
+                for field in fields {
+                    if field.hasPrefix("type=") { type = String(field.dropFirst(5)) }
+                    if field.hasPrefix("filename=") { filename = String(field.dropFirst(9)) }
+                }
+                line("Content-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"")
+                line("Content-Type: \(type ?? EnqueueCommand.mediaType(ofFile: path))")
+                line("")
+                body += try readBody(path)
+            } else {
+                line("Content-Disposition: form-data; name=\"\(name)\"")
+                line("")
+                body += value.hasPrefix("<") ? try readBody(String(value.dropFirst())) : Array(value.utf8)
+            }
+            body += Array("\r\n".utf8)
+        }
+        line("--" + formBoundary + "--")
+        return body
+    }
+
+    /// The media type curl gives a file part by its extension, else `application/octet-stream`.
+    static func mediaType(ofFile path: String) -> String {
+        let types = [
+            "gif": "image/gif", "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "svg": "image/svg+xml",
+            "txt": "text/plain", "htm": "text/html", "html": "text/html", "pdf": "application/pdf",
+            "xml": "application/xml",
+        ]
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return "application/octet-stream" }
+        return types[path[path.index(after: dot)...].lowercased()] ?? "application/octet-stream"
     }
 }

@@ -85,9 +85,11 @@ extension EnqueueCommand {
           -A, --user-agent NAME   The User-Agent header.
           -e, --referer URL       The Referer header.
           -b, --cookie NAME=VALUE A cookie for the Cookie header; repeat for more.
+          -F, --form NAME=VALUE   A multipart/form-data part: a value, @FILE[;type=TYPE][;filename=NAME]
+                                  for a file, or <FILE for a value read from a file; repeat for more.
           Refused, with what to do instead: -o, -O, -i, -w, -s, -S, -v, -L, --retry, -f, -I, -G, -k, -x,
-          -m, --limit-rate, -F (forms are not supported yet); -u, --oauth2-bearer and -H 'Authorization: ...'
-          (a secret must not enter the spool: --auth NAME). A body is kept in the document up to 64 KiB,
+          -m, --limit-rate; -u, --oauth2-bearer and -H 'Authorization: ...' (a secret must not enter the
+          spool: --auth NAME). A body is kept in the document up to 64 KiB,
           and as its payload beyond.
 
         EXIT STATUS:

@@ -44,6 +44,8 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     public var limits = QueueLimits()
     /// `-h`.
     public var help = false
+    /// The random end of a multipart boundary, made once so that the header and the body agree.
+    public var boundarySuffix = String(UInt64.random(in: .min ... .max), radix: 16).leftPadded(to: 16)
 
     /// Parses `spool-enqueue`'s arguments; times like `+10m` count from now.
     public init(parsing tokens: [String]) throws(UsageError) {

@@ -30,6 +30,8 @@ struct CurlEquivalenceTests {
         ["-dattached", "-HX-Attached: yes"],
         ["--request", "PUT", "--header", "X-Long: form", "--data", "long=1"],
         ["--upload-file", "DOC", "--user-agent", "long/2", "--referer", "r", "--cookie", "c=3"],
+        ["-F", "a=1", "-F", "text=@FORM", "-F", "blob=@BLOB;type=image/x-test;filename=b.bin", "-F", "doc=<DOC"],
+        ["--form", "json=@DOC", "-F", "empty="],
     ]
 
     static func files(_ directory: String) throws -> [String: String] {
@@ -58,8 +60,30 @@ struct CurlEquivalenceTests {
             // curl's own defaults, which spool does not add: compared only when the command line set them.
             if !explicit.contains("user-agent") { headers.removeValue(forKey: "user-agent") }
             if headers["accept"] == "*/*", !explicit.contains("accept") { headers.removeValue(forKey: "accept") }
+            // Multipart boundaries aside: each side's own boundary reads as one token.
+            var body = request.body
+            if let type = headers["content-type"], let range = type.range(of: "boundary=") {
+                let boundary = String(type[range.upperBound...])
+                headers["content-type"] = type.replacingOccurrences(of: boundary, with: "BOUNDARY")
+                body = Data(Self.replacing(Array(body), Array(boundary.utf8), with: Array("BOUNDARY".utf8)))
+            }
             self.headers = headers
-            body = request.body
+            self.body = body
+        }
+
+        /// `bytes` with every `pattern` replaced.
+        static func replacing(_ bytes: [UInt8], _ pattern: [UInt8], with replacement: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = [], i = 0
+            while i < bytes.count {
+                if i + pattern.count <= bytes.count, Array(bytes[i..<i + pattern.count]) == pattern {
+                    out += replacement
+                    i += pattern.count
+                } else {
+                    out.append(bytes[i])
+                    i += 1
+                }
+            }
+            return out
         }
     }
 
@@ -89,7 +113,7 @@ struct CurlEquivalenceTests {
         (["-o", "out"], "there is no answer to save"), (["-O"], "there is no answer to save"),
         (["-s"], "prints only the id"), (["-v"], "spool-send -v"), (["-L"], "never follows redirects"),
         (["--retry", "3"], "retries with backoff"), (["-i"], "no answer to show"), (["-w", "%{http_code}"], "describe"),
-        (["-k"], "never none"), (["-F", "a=1"], "not supported yet"), (["-u", "me:secret"], "--auth NAME"),
+        (["-k"], "never none"), (["-m", "5"], "--timeout"), (["-u", "me:secret"], "--auth NAME"),
         (["--oauth2-bearer", "t0ken"], "--auth NAME"), (["-H", "Authorization: Bearer t0ken"], "--auth NAME"),
         (["-b", "cookies.txt"], "a cookie file is a path"),
     ])
