@@ -112,16 +112,7 @@ extension EnqueueCommand {
 
     /// A body file (`-` for standard input), at most `--max-payload` bytes.
     func readBody(_ path: String) throws(EnqueueInputError) -> [UInt8] {
-        let limit = Int(min(maxPayload, Int64(Int.max - 1)))
-        do {
-            let read = try Program.readInput(path, limit: limit)
-            if read.truncated { throw EnqueueInputError.inputTooLarge(path: path, limit: limit) }
-            return read.bytes
-        } catch let error as EnqueueInputError {
-            throw error
-        } catch {
-            throw .unreadableInput(path: path, error as! Errno)
-        }
+        try read(path, limit: Int(min(maxPayload, Int64(Int.max - 1))))
     }
 }
 

@@ -35,7 +35,8 @@ extension EnqueueCommand {
 
         OPTIONS:
           --spool DIR             The spool directory (default: $SPOOL_DIR, else ./spool).
-          --body TEXT             Send TEXT as the request body.
+          --body TEXT             Send TEXT as the request body, with no Content-Type unless -H gives one
+                                  (curl's -d sends application/x-www-form-urlencoded).
           --body-file FILE        Send the contents of FILE (- for standard input) as the body.
           --payload FILE          Copy FILE (- for standard input), of any size, into the spool after the
                                   document as its payload; spool-send streams it from there, never whole

@@ -137,11 +137,12 @@ extension EnqueueCommand {
         return members
     }
 
-    /// An input file (or standard input for `-`), at most `maxSize` bytes.
-    func read(_ path: String) throws(EnqueueInputError) -> [UInt8] {
+    /// An input file (or standard input for `-`), at most `limit` bytes (`--max-size` unless given).
+    func read(_ path: String, limit: Int? = nil) throws(EnqueueInputError) -> [UInt8] {
+        let limit = limit ?? maxSize
         do {
-            let read = try Program.readInput(path, limit: maxSize)
-            if read.truncated { throw EnqueueInputError.inputTooLarge(path: path, limit: maxSize) }
+            let read = try Program.readInput(path, limit: limit)
+            if read.truncated { throw EnqueueInputError.inputTooLarge(path: path, limit: limit) }
             return read.bytes
         } catch let error as EnqueueInputError {
             throw error

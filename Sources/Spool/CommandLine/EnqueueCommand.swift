@@ -24,6 +24,8 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     public var positionals: [String] = []
     /// curl's options that describe the write: `-X`, `-H`, `-d` and the other bodies, `-T`, `-A`, `-e`, `-b`.
     public var curl = CurlWrite()
+    /// The first of curl's options given, as it was spelled, for messages.
+    public var firstCurlOption: String?
     /// `--body TEXT`.
     public var body: String?
     /// `--body-file FILE`.
@@ -72,12 +74,16 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                 return
             case .option("--spool"): spool = try arguments.value(for: "--spool")
             case let .option(name) where CurlWrite.valued[name] != nil:
+                firstCurlOption = firstCurlOption ?? name
                 try curl.take(CurlWrite.valued[name]!, try arguments.value(for: name))
             case let .option(name) where name.count > 2 && !name.hasPrefix("--")
                 && CurlWrite.valued[String(name.prefix(2))] != nil:
                 // curl's short options take their value attached too: -d@file, -HName:value.
+                firstCurlOption = firstCurlOption ?? String(name.prefix(2))
                 try curl.take(CurlWrite.valued[String(name.prefix(2))]!, String(name.dropFirst(2)))
-            case .option("--json"): curl.takeJSON(try arguments.value(for: "--json"))
+            case .option("--json"):
+                firstCurlOption = firstCurlOption ?? "--json"
+                curl.takeJSON(try arguments.value(for: "--json"))
             case let .option(name) where CurlWrite.refused[name] != nil:
                 throw .unsupported(name, why: CurlWrite.refused[name]!)
             case let .option(name) where name == "--body" || name == "--body-file" || name == "--payload":
@@ -157,14 +163,14 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             if let first = positionals.first { throw .unexpectedArgument(first) }
             if body != nil { throw .conflicting("--document", "--body") }
             if bodyFile != nil { throw .conflicting("--document", "--body-file") }
-            if curl.isUsed { throw .conflicting("--document", "curl's request options (-H, -d, -X, …)") }
+            if curl.isUsed { throw .conflicting("--document", firstCurlOption ?? "-H") }
             if let option = fields.keys.sorted().first {
                 throw .conflicting("--document", "--" + EnqueueCommand.optionName(option))
             }
             if !dependsOn.isEmpty { throw .conflicting("--document", "--depends-on") }
         } else if fields["handler"] != nil {
             // A job for a handler: the positionals are its arguments, and HTTP's options mean nothing.
-            if curl.isUsed { throw .conflicting("--handler", "curl's request options (-H, -d, -X, …)") }
+            if curl.isUsed { throw .conflicting("--handler", firstCurlOption ?? "-H") }
             if payload != nil { throw .conflicting("--handler", "--payload") }
             for field in ["if_match", "auth"] where fields[field] != nil {
                 throw .conflicting("--handler", "--" + EnqueueCommand.optionName(field))
