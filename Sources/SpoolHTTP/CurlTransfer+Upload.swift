@@ -47,7 +47,9 @@ extension CurlTransfer {
     static let onSeek: ccurl_seek_callback = { context, offset, origin in
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
         // libcurl rewinds from the start (SEEK_SET) only.
-        guard origin == 0, offset >= 0, offset <= transfer.upload?.length ?? 0 else { return Int32(CCURL_SEEKFUNC_FAIL) }
+        guard origin == 0, offset >= 0, offset <= transfer.upload?.length ?? 0 else {
+            return Int32(CCURL_SEEKFUNC_FAIL)
+        }
         transfer.uploaded = offset
         return Int32(CCURL_SEEKFUNC_OK)
     }

@@ -42,7 +42,8 @@ public struct CurlWrite: Sendable {
 
     /// The options that take a value, by every name curl gives them.
     static let valued: [String: String] = [
-        "-X": "--request", "--request": "--request", "-H": "--header", "--header": "--header", "-d": "--data", "--data": "--data",
+        "-X": "--request", "--request": "--request", "-H": "--header", "--header": "--header", "-d": "--data",
+        "--data": "--data",
         "--data-ascii": "--data", "--data-binary": "--data-binary", "--data-raw": "--data-raw",
         "--data-urlencode": "--data-urlencode", "-T": "--upload-file", "--upload-file": "--upload-file",
         "-A": "--user-agent", "--user-agent": "--user-agent", "-e": "--referer", "--referer": "--referer",
@@ -58,7 +59,8 @@ public struct CurlWrite: Sendable {
         "--remote-name": "there is no answer to save: spool delivers later, and nobody reads the answer",
         "-i": "there is no answer to show", "--include": "there is no answer to show",
         "-w": "there is no answer to describe", "--write-out": "there is no answer to describe",
-        "-s": "spool-enqueue prints only the id; leave it out", "--silent": "spool-enqueue prints only the id; leave it out",
+        "-s": "spool-enqueue prints only the id; leave it out",
+        "--silent": "spool-enqueue prints only the id; leave it out",
         "-S": "spool-enqueue prints only the id; leave it out", "--show-error": "errors are always shown; leave it out",
         "-v": "spool-send -v says what is sent", "--verbose": "spool-send -v says what is sent",
         "-L": "spool-send never follows redirects: queue the final URL",
@@ -113,7 +115,8 @@ public struct CurlWrite: Sendable {
         default:
             guard value.contains("=") else {
                 throw .invalidValue(
-                    option: "-b", value: value, expected: "NAME=VALUE pairs: a cookie file is a path spool does not read")
+                    option: "-b", value: value,
+                    expected: "NAME=VALUE pairs: a cookie file is a path spool does not read")
             }
             cookies.append(value)
         }

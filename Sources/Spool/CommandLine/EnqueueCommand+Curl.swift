@@ -35,7 +35,8 @@ extension EnqueueCommand {
         if bodies.count > 1 { throw .conflicting(bodies[0], bodies[1]) }
         if let secret = curl.headers.first(where: { EnqueueCommand.secretHeaders.contains($0.name.lowercased()) }) {
             throw .unsupported(
-                "-H '\(secret.name): …'", why: "a secret must not enter the spool: name an auth profile with --auth NAME")
+                "-H '\(secret.name): …'",
+                why: "a secret must not enter the spool: name an auth profile with --auth NAME")
         }
     }
 
@@ -48,7 +49,8 @@ extension EnqueueCommand {
         let query = url.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? url.endIndex
         guard let file = curl.uploadFile, file != "-", url[..<query].hasSuffix("/") else { return url }
         let name = file.split(separator: "/").last.map(String.init) ?? file
-        return String(url[..<query]) + CurlWrite.urlencoded(Array(name.utf8), spaceAsPlus: false) + String(url[query...])
+        return String(url[..<query]) + CurlWrite.urlencoded(Array(name.utf8), spaceAsPlus: false)
+            + String(url[query...])
     }
 
     /// The headers as curl sends them: its defaults for the body, then `-A`, `-e`, `-b`, then `-H`, which replace

@@ -68,7 +68,8 @@ extension EnqueueCommand {
             }
         }
         do {
-            return try spool.enqueue(operation, maxSize: maxSize, limits: limits, payload: source, maxPayload: maxPayload)
+            return try spool.enqueue(
+                operation, maxSize: maxSize, limits: limits, payload: source, maxPayload: maxPayload)
         } catch {
             throw .enqueue(error)
         }

@@ -16,7 +16,8 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     public static let program = "spool-enqueue"
     /// One-line usage for errors.
     public static let usage =
-        "spool-enqueue [--spool DIR] [METHOD] URL [OPTIONS] | --handler NAME [OPTIONS] [--] [ARG...] | --document FILE|-"
+        "spool-enqueue [--spool DIR] [METHOD] URL [OPTIONS] | --handler NAME [OPTIONS] [--] [ARG...] | --document "
+            + "FILE|-"
 
     /// `--spool`, if given.
     public var spool: String?
@@ -88,7 +89,9 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                 throw .unsupported(name, why: CurlWrite.refused[name]!)
             case let .option(name) where name == "--body" || name == "--body-file" || name == "--payload":
                 // One body: a second one, of any kind, is refused rather than silently winning.
-                if let given = body != nil ? "--body" : bodyFile != nil ? "--body-file" : payload != nil ? "--payload" : nil {
+                if let given = body != nil
+                    ? "--body" : bodyFile != nil ? "--body-file" : payload != nil ? "--payload" : nil
+                {
                     throw .conflicting(given, name)
                 }
                 let value = try arguments.value(for: name)
@@ -100,7 +103,8 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             case .option("--max-payload"):
                 let text = try arguments.value(for: "--max-payload")
                 guard let n = ByteCount.parse(text) else {
-                    throw .invalidValue(option: "--max-payload", value: text, expected: "bytes, or a number with k, M or G")
+                    throw .invalidValue(
+                        option: "--max-payload", value: text, expected: "bytes, or a number with k, M or G")
                 }
                 maxPayload = n
             case .option("--document"): jsonInput = try arguments.value(for: "--document")

@@ -113,7 +113,8 @@ public struct SendCommand: ParsedCommand, Sendable {
             case .option("--max-payload"):
                 let text = try arguments.value(for: "--max-payload")
                 guard let n = ByteCount.parse(text) else {
-                    throw .invalidValue(option: "--max-payload", value: text, expected: "bytes, or a number with k, M or G")
+                    throw .invalidValue(
+                        option: "--max-payload", value: text, expected: "bytes, or a number with k, M or G")
                 }
                 options.maxPayload = n
                 maxPayloadGiven = true

@@ -32,7 +32,9 @@ public struct OriginSettings: Sendable, Equatable {
 
     /// The part of these settings the HTTP engine needs.
     public var route: Route {
-        Route(caFile: caFile, proxy: proxy, noProxy: noProxy, version: version, maxSendBytesPerSecond: maxSendBytesPerSecond)
+        Route(
+            caFile: caFile, proxy: proxy, noProxy: noProxy, version: version,
+            maxSendBytesPerSecond: maxSendBytesPerSecond)
     }
 
     /// These settings, with `fallback`'s where these have none.

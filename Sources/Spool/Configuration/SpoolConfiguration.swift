@@ -97,7 +97,8 @@ public struct SpoolConfiguration: Sendable, Equatable {
                                     expected: "a setting of [default]: it is spool-send's, not one origin's")
                 }
                 guard let bytes = ByteCount.parse(value), bytes > 0 else {
-                    throw .badValue(path: path, line: line, key: key, value: value, expected: "bytes, or a number with k, M or G")
+                    throw .badValue(
+                        path: path, line: line, key: key, value: value, expected: "bytes, or a number with k, M or G")
                 }
                 configuration.maxPayload = bytes
                 continue

@@ -25,7 +25,8 @@ extension Spool {
             item.lastError = item.reason["last-error"]
         }
         do {
-            item.operation = try readOperation(folder, fileName, maxSize: maxSize, maxPayload: .max, keptTwin: true)?.operation
+            item.operation = try readOperation(folder, fileName, maxSize: maxSize, maxPayload: .max, keptTwin: true)?
+                .operation
             if item.operation == nil { return nil }
         } catch {
             // The name a crash left beside the operation's real one: listed once, under the name kept.

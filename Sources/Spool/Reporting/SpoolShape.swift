@@ -51,7 +51,8 @@ public struct SpoolShape: Sendable {
             }
         }
         for group in groups.values {
-            let read = try? spool.readOperation(group.folder, group.name, maxSize: Spool.defaultMaxDocumentSize, maxPayload: .max)
+            let read = try? spool.readOperation(
+                group.folder, group.name, maxSize: Spool.defaultMaxDocumentSize, maxPayload: .max)
             let origin = read?.operation.origin ?? SpoolShape.unreadable
             var row = rows[origin, default: Array(repeating: 0, count: columns)]
             for (i, count) in group.counts.enumerated() { row[i] += count }

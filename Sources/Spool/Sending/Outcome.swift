@@ -112,7 +112,8 @@ public enum RetryAfter {
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }
         guard clock.count == 3 else { return nil }
         func two(_ n: Int) -> String { String(n).leftPadded(to: 2) }
-        let iso = "\(String(year).leftPadded(to: 4))-\(two(month + 1))-\(two(day))T\(two(clock[0])):\(two(clock[1])):\(two(clock[2]))Z"
+        let date = "\(String(year).leftPadded(to: 4))-\(two(month + 1))-\(two(day))"
+        let iso = "\(date)T\(two(clock[0])):\(two(clock[1])):\(two(clock[2]))Z"
         return Timestamp.parseRFC3339(iso)
     }
 }

@@ -97,7 +97,10 @@ extension Worker {
     /// Reads a lane's operation; files it when its content is bad, parks its key when the spool is at fault.
     package func read(_ entry: QueueEntry) -> ReadStep {
         do {
-            guard let read = try spool.readOperation(.new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload) else {
+            guard
+                let read = try spool.readOperation(
+                    .new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload)
+            else {
                 park(entry)
                 return .stop
             }

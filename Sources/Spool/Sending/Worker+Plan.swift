@@ -107,7 +107,9 @@ extension Worker {
     package func intake(_ names: [FileName], into builder: inout PlanBuilder, _ transaction: Spool.Transaction) {
         for fileName in names where !isStopping {
             do throws(SystemCallError) {
-                if let entry = try transaction.intake(fileName, maxSize: options.maxSize, maxPayload: options.maxPayload, log: log) {
+                if let entry = try transaction.intake(
+                    fileName, maxSize: options.maxSize, maxPayload: options.maxPayload, log: log)
+                {
                     builder.note(
                         entry.state.keyHash, orderMicroseconds: entry.state.orderMicroseconds,
                         dueSeconds: entry.state.dueSeconds,

@@ -29,8 +29,10 @@ public enum EnqueueError: Error, CustomStringConvertible {
             "\(path) is on another mount than new/ (a bind mount?), so the rename into new/ cannot be atomic; nothing "
                 + "was enqueued"
         case let .payloadTooLarge(size, limit):
-            "the payload is \(size) bytes or more, over the limit of \(limit) bytes (--max-payload); nothing was enqueued"
-        case let .payloadUnreadable(source, error): "cannot read the payload from \(source): \(error); nothing was enqueued"
+            "the payload is \(size) bytes or more, over the limit of \(limit) bytes (--max-payload); nothing was "
+                + "enqueued"
+        case let .payloadUnreadable(source, error):
+            "cannot read the payload from \(source): \(error); nothing was enqueued"
         }
     }
 

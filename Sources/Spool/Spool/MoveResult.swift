@@ -27,7 +27,8 @@ public enum MoveResult<Moved: Sendable>: Sendable {
 
     /// The result of `move`, whose `noSuchFileOrDirectory` means gone and whose other errors are faults of
     /// `action` on `path` (made only then: a claim must not pay for a message it does not need).
-    static func of(_ action: String, _ path: @autoclosure () -> String, _ move: () throws(Errno) -> Moved) -> MoveResult {
+    static func of(_ action: String, _ path: @autoclosure () -> String, _ move: () throws(Errno) -> Moved) -> MoveResult
+    {
         do {
             return .moved(try move())
         } catch .noSuchFileOrDirectory {

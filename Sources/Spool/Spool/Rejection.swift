@@ -25,7 +25,8 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
                 + "outside the spool"
         case let .tooLarge(size, limit): "the file is \(size) bytes, more than the limit of \(limit) bytes"
         case let .payloadTooLarge(size, limit):
-            "the payload is \(size) bytes, more than the limit of \(limit) bytes (--max-payload, max-payload in spool.conf)"
+            "the payload is \(size) bytes, more than the limit of \(limit) bytes (--max-payload, max-payload in "
+                + "spool.conf)"
         case let .payloadChanged(size, expected):
             "the file changed under the sender: it is \(size) bytes where its document and payload were \(expected); "
                 + "a producer must not write a file after its rename into new/, and nothing short was sent"

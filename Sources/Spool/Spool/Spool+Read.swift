@@ -90,8 +90,11 @@ extension Spool {
         else {
             if let whole { throw .rejected(.invalid(whole)) }
             if truncated { throw .rejected(.tooLarge(size: Int(max(fileSize, Int64(maxSize) + 1)), limit: maxSize)) }
-            throw .rejected(.invalid(.invalidName(
-                field: "payload", value: "true", why: "needs the document on the file's first line, the payload after it")))
+            throw .rejected(
+                .invalid(
+                    .invalidName(
+                        field: "payload", value: "true",
+                        why: "needs the document on the file's first line, the payload after it")))
         }
         let span = PayloadSpan(offset: Int64(newline) + 1, length: fileSize - Int64(newline) - 1)
         guard span.length <= maxPayload else { throw .rejected(.payloadTooLarge(size: span.length, limit: maxPayload)) }

@@ -68,7 +68,9 @@ extension Spool.Transaction {
                 // the lease: a worker uploading a payload touches the file while it sends.
                 let stale = claim.owner.isAlive.map { !$0 }
                     ?? (nowSeconds - claim.since > leaseSeconds
-                        && (try? cur.status(of: name)).map { nowSeconds - $0.modifiedMicroseconds / 1_000_000 > leaseSeconds }
+                        && (try? cur.status(of: name)).map {
+                            nowSeconds - $0.modifiedMicroseconds / 1_000_000 > leaseSeconds
+                        }
                             ?? true)
                 if stale { staleClaims.append((name, queued, claim)) }
             }

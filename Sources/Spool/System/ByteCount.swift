@@ -3,7 +3,9 @@
 public enum ByteCount {
     /// The bytes `text` says, or nil when it is not such a number.
     public static func parse(_ text: String) -> Int64? {
-        let units: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
+        let units: [Character: Int64] = [
+            "k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30
+        ]
         let unit = text.last.flatMap { units[$0] }
         let digits = unit == nil ? Substring(text) : text.dropLast()
         guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let n = Int64(digits), n >= 0,

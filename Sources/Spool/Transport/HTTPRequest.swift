@@ -116,7 +116,8 @@ public enum TransportError: Error, Equatable, Sendable {
         case let .lost(message): "connection lost without an answer: \(message)"
         case let .tls(message): "TLS error: \(message)"
         case let .tooLarge(message): "answer too large: \(message)"
-        case let .bodyUnreadable(message): "the payload could not be read to its end: \(message); nothing was sent whole"
+        case let .bodyUnreadable(message):
+            "the payload could not be read to its end: \(message); nothing was sent whole"
         case let .other(message): "network error: \(message)"
         }
     }

@@ -91,7 +91,9 @@ struct CurlEquivalenceTests {
     func curlAndSpoolDeliverTheSameRequest(_ template: [String]) throws {
         let spool = TemporarySpool()
         let files = try Self.files(spool.directory)
-        let arguments = template.map { word in files.reduce(word) { $0.replacingOccurrences(of: $1.key, with: $1.value) } }
+        let arguments = template.map { word in
+            files.reduce(word) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+        }
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
         let url = server.baseURL + "/items/1?q=a%20b&x=1"
@@ -102,8 +104,10 @@ struct CurlEquivalenceTests {
         try spool.send()
         let requests = server.requests
         try #require(requests.count == 2, "both arrived: \(requests.map(\.path))")
-        let explicit: Set<String> = Set(template.contains("-A") || template.contains("--user-agent") ? ["user-agent"] : [])
-            .union(template.contains("--json") ? ["accept"] : [])
+        let explicit: Set<String> = Set(
+            template.contains("-A") || template.contains("--user-agent") ? ["user-agent"] : []
+        )
+        .union(template.contains("--json") ? ["accept"] : [])
         let (byCurl, bySpool) = (Seen(requests[0], explicit: explicit), Seen(requests[1], explicit: explicit))
         #expect(byCurl == bySpool, "\(template):\n curl  \(byCurl)\n spool \(bySpool)")
         #expect(byCurl.body == bySpool.body, "byte-identical body for \(template)")

@@ -56,7 +56,10 @@ import Testing
         ),
         ("[default]\nrate = 10", "spool.conf line 2: rate = 10: expected requests per unit of time"),
         ("[default]\nmax-rate = fast", "spool.conf line 2: max-rate = fast: expected bytes per second"),
-        ("[https://a.example]\nmax-payload = 1G", "spool.conf line 2: max-payload = 1G: expected a setting of [default]"),
+        (
+            "[https://a.example]\nmax-payload = 1G",
+            "spool.conf line 2: max-payload = 1G: expected a setting of [default]"
+        ),
         ("max-concurrency = 4", "spool.conf line 1: 'max-concurrency' comes before any section"),
         ("[default]\n[default]", "spool.conf line 2: section [default] appears twice"),
         ("[https://a.example/path]", "spool.conf line 1: section [https://a.example/path] names an origin"),

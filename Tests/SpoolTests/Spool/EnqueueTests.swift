@@ -52,14 +52,16 @@ import Testing
     @Test func jsonDocumentKeepsUnknownFieldsAndIsValidated() throws {
         let spool = TemporarySpool()
         let good = #"{"method":"POST","url":"https://example.com/a","body":{"n":1.50},"x-producer":{"trace":"t1"}}"#
-        let result = try Command.run("spool-enqueue", ["--spool", spool.path, "--document", "-"], stdin: Data(good.utf8))
+        let result = try Command.run(
+            "spool-enqueue", ["--spool", spool.path, "--document", "-"], stdin: Data(good.utf8))
         #expect(result.status == 0, "\(result.stderr)")
         let document = try JSON.parse(spool.read("new", spool.names("new")[0]))
         #expect(document["x-producer"] == .object([("trace", .string("t1"))]))
         #expect(document["body"] == .object([("n", .number("1.50"))]))
 
         let bad = #"{"method":"POST","url":"ftp://example.com/a"}"#
-        let refused = try Command.run("spool-enqueue", ["--spool", spool.path, "--document", "-"], stdin: Data(bad.utf8))
+        let refused = try Command.run(
+            "spool-enqueue", ["--spool", spool.path, "--document", "-"], stdin: Data(bad.utf8))
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("spool-enqueue: error: invalid operation"))
         #expect(refused.stderr.contains("ftp"))

@@ -64,7 +64,8 @@ import Testing
         let touched = QueueName(
             id: "touched", state: state,
             claim: Claim(owner: ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1), since: nowSeconds - 1000))
-        temporary.drop("cur", touched.fileName.escaped, "{}", modified: Date(timeIntervalSince1970: Double(nowSeconds - 5)))
+        temporary.drop(
+            "cur", touched.fileName.escaped, "{}", modified: Date(timeIntervalSince1970: Double(nowSeconds - 5)))
         let spool = try temporary.open()
         let recovered = try spool.withLock { transaction throws(SystemCallError) in
             try transaction.recoverStaleClaims(leaseSeconds: 300)

@@ -93,6 +93,7 @@ import Testing
         settings.maxSendBytesPerSecond = 1000
         #expect(CurlOptions(request, settings).maxSendBytesPerSecond == 1000)
         request.route.maxSendBytesPerSecond = 500
-        #expect(CurlOptions(request, settings).maxSendBytesPerSecond == 500, "the origin's max-rate goes over --max-rate")
+        #expect(
+            CurlOptions(request, settings).maxSendBytesPerSecond == 500, "the origin's max-rate goes over --max-rate")
     }
 }
