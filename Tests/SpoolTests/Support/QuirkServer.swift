@@ -8,8 +8,8 @@ import Synchronization
 final class QuirkServer {
     let port: UInt16
     let baseURL: String
-    private let process: Process
-    private let log = LogBuffer()
+    private let server: PythonServer
+    private var log: LogBuffer { server.log }
 
     /// One request as the server logged it.
     struct Request {
@@ -21,36 +21,19 @@ final class QuirkServer {
 
     /// The server on `host`, in network namespace `namespace` when given (`ip netns exec`).
     init(host: String = "127.0.0.1", tls: Bool = false, namespace: String? = nil) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments =
-            (namespace.map { ["ip", "netns", "exec", $0] } ?? []) + [
-                "python3", Repository.root + "/Tests/Support/quirks.py", host
-            ]
+        var arguments = [host]
         if tls {
             guard let certificates = TestCertificates.shared else { throw Skip.missing("openssl") }
             arguments += [certificates.serverCertificate, certificates.serverKey]
         }
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        guard let port = UInt16(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw Skip.missing("quirks.py did not start")
-        }
-        self.port = port
+        server = try PythonServer("quirks.py", arguments, prefix: namespace.map { ["ip", "netns", "exec", $0] } ?? [])
+        port = server.port
         let shown = host.contains(":") ? "[\(host)]" : host
         baseURL = "\(tls ? "https" : "http")://\(shown):\(port)"
-        err.fileHandleForReading.readabilityHandler = { [log] handle in
-            let data = handle.availableData
-            log.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
     }
 
     deinit {
-        process.stopServer()
+        server.process.stopServer()
     }
 
     /// What the server received, in order, once it has logged at least `count` requests (its log arrives

@@ -3,12 +3,12 @@ import Glibc
 import SpoolTestSupport
 
 /// Tests/Support/uploads.py on 127.0.0.1: a server that hashes each request body as it arrives, keeps none of
-/// it, and logs when each body starts and ends; a path with `slow` and a `gate` file holds the body after its
-/// first 64 KiB until the gate exists.
+/// it, and logs when each body starts and ends; a query's `gate` file holds the body after its first 64 KiB
+/// until the gate exists, its `rate` paces the reading, its `ifmatch` answers 412 to another If-Match.
 final class UploadServer {
     let baseURL: String
-    private let process: Process
-    private let log = LogBuffer()
+    private let server: PythonServer
+    private var log: LogBuffer { server.log }
 
     /// One line of the server's log.
     struct Event {
@@ -24,31 +24,17 @@ final class UploadServer {
 
     /// The server, over TLS with the test CA's certificate when `tls`.
     init(tls: Bool = false) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = ["python3", Repository.root + "/Tests/Support/uploads.py", "127.0.0.1"]
+        var arguments = ["127.0.0.1"]
         if tls {
             guard let certificates = TestCertificates.shared else { throw Skip.missing("openssl") }
             arguments += [certificates.serverCertificate, certificates.serverKey]
         }
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        guard let port = UInt16(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw Skip.missing("uploads.py did not start")
-        }
-        baseURL = "\(tls ? "https" : "http")://127.0.0.1:\(port)"
-        err.fileHandleForReading.readabilityHandler = { [log] handle in
-            let data = handle.availableData
-            log.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
+        server = try PythonServer("uploads.py", arguments)
+        baseURL = "\(tls ? "https" : "http")://127.0.0.1:\(server.port)"
     }
 
     deinit {
-        process.stopServer()
+        server.process.stopServer()
     }
 
     /// What the server logged so far, in order.
