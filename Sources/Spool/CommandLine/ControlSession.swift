@@ -110,13 +110,19 @@ package struct ControlSession {
         return true
     }
 
+    /// What `list` shows an operation does: its URL (with its payload's size, never its bytes), or its job.
+    package static func target(_ operation: Operation) -> String {
+        guard operation.handler == nil else { return operation.summary }
+        return operation.url + (operation.payload.map { " (payload \($0.length) bytes)" } ?? "")
+    }
+
     /// One line of `list`.
     package func row(_ item: QueueItem) -> [String] {
         let key = item.operation.map { $0.key == $0.url ? "-" : $0.key } ?? "-"
         return [
             item.id, item.stateWord(nowSeconds: nowSeconds), String(item.attempts),
             item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
-            item.operation?.method ?? "?", item.operation.map { $0.handler == nil ? $0.url : $0.summary } ?? "?", key,
+            item.operation?.method ?? "?", item.operation.map(ControlSession.target) ?? "?", key,
             humanDuration(item.age(nowSeconds: nowSeconds)),
             item.reasonLine ?? item.lastError ?? "-"
         ]
