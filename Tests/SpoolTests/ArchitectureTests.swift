@@ -52,7 +52,7 @@ import Testing
             "inotify": ["Sources/Spool/Sending/Wakeup.swift"],
             "poll": ["Sources/Spool/Sending/Wakeup.swift", "Sources/Spool/Handlers/HandlerStreams.swift"],
             "kill": ["Sources/Spool/Handlers/HandlerProcess.swift", "Sources/Spool/Spool/CrashPoint.swift"],
-            "rlimit": ["Sources/Spool/CommandLine/SendCommand.swift"],
+            "rlimit": ["Sources/Spool/CommandLine/SendCommand+Setup.swift"],
             "sleep": [],
         ]
         let calls =

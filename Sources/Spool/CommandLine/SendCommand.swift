@@ -188,62 +188,6 @@ public struct SendCommand: ParsedCommand, Sendable {
         options.handlerTimeoutSeconds = transport.timeoutSeconds
     }
 
-    /// Reads spool.conf(5) from `--config` or `SPOOL_CONFIG`, if either names one; exits 78 (EX_CONFIG) when
-    /// it cannot be used, before anything is moved. The command line's `--cacert`, `--proxy`, `--noproxy` and
-    /// `--http1.1` go over its `[default]` section; an origin's own section goes over them.
-    public mutating func loadConfiguration() {
-        var configuration = SpoolConfiguration()
-        if let path = SpoolConfiguration.defaultPath(option: configurationPath) {
-            do { configuration = try SpoolConfiguration.load(path: path) } catch {
-                Program.fail(SendCommand.program, "\(error); nothing was sent", code: ExitCode.configuration)
-            }
-        }
-        var given = OriginSettings()
-        given.caFile = transport.caFile
-        given.proxy = transport.proxy
-        given.noProxy = transport.noProxy
-        if transport.version == .http1_1 { given.version = .http1_1 }
-        given.warnAfterSeconds = warnAfterSeconds
-        given.maxSendBytesPerSecond = transport.maxSendBytesPerSecond
-        if !maxPayloadGiven, let bytes = configuration.maxPayload { options.maxPayload = bytes }
-        configuration.defaults = given.over(configuration.defaults)
-        options.configuration = configuration
-        let handlers = HandlerDirectory.defaultPath(
-            option: handlerDirectory, configured: configuration.handlerDirectory)
-        options.handlers = handlers.map(HandlerDirectory.init(path:))
-        if handlers != nil, let lease = leaseSeconds,
-            Double(lease) <= transport.timeoutSeconds + HandlerProcess.longestOverrunSeconds
-        {
-            // A handler may run this long past --timeout before it is given up: no other host may take its job
-            // meanwhile.
-            Program.usageFailure(
-                SendCommand.program,
-                .invalidValue(
-                    option: "--lease", value: "\(lease)",
-                    expected:
-                        "with handlers, a duration longer than --timeout plus "
-                            + "\(Int(HandlerProcess.longestOverrunSeconds))s"
-                ), usage: SendCommand.usage)
-        }
-    }
-
-    /// Exits 78 (EX_CONFIG), before anything is moved, when a TLS file named by the command line, spool.conf(5)
-    /// or an auth profile cannot be used: otherwise every https operation would spend an attempt on a TLS
-    /// error. A profile that cannot be read at all is left to send time, where only its operations wait.
-    public func requireUsableTLSFiles() {
-        var problem = TLSFileCheck.firstProblem(
-            in: options.configuration, path: SpoolConfiguration.defaultPath(option: configurationPath))
-        if problem == nil, let credentials = options.credentials {
-            for (name, profile) in credentials.readableProfiles() {
-                problem = TLSFileCheck.problems(in: profile, name: "\(credentials.directory)/\(name)").first
-                if problem != nil { break }
-            }
-        }
-        if let problem {
-            Program.fail(SendCommand.program, "\(problem); nothing was sent", code: ExitCode.configuration)
-        }
-    }
-
     /// The origins of `SPOOL_ALLOW_ORIGINS`: separated by spaces, commas or newlines.
     package static func origins(_ list: String) throws(UsageError) -> Set<String> {
         var origins = Set<String>()
@@ -266,43 +210,5 @@ public struct SendCommand: ParsedCommand, Sendable {
     public static func exitIfFaulted(_ faults: FaultReport) {
         guard !faults.isEmpty else { return }
         Program.fail(program, faults.summary, code: faults.exitCode)
-    }
-
-    /// Makes sure the open-file limit leaves room for `concurrency` requests, raising the soft limit up to
-    /// the hard one if needed; exits 75 when even that is too low, before anything is moved.
-    public func requireDescriptors() {
-        let needed = SendCommand.descriptorsNeeded(concurrency: options.concurrency)
-        var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < needed else {
-            return
-        }
-        if limit.rlim_max >= needed {
-            limit.rlim_cur = needed
-            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 { return }
-        }
-        Program.fail(
-            SendCommand.program,
-            "the open-file limit is \(limit.rlim_cur) (ulimit -n), and sending with --concurrency "
-                + "\(options.concurrency) needs \(needed); raise the limit or lower --concurrency. Nothing was moved",
-            code: ExitCode.temporaryFailure)
-    }
-
-    /// Descriptors a sender needs: the spool's folders and lock, the runtime's own, and per request a
-    /// connection, a document and, while connecting, libcurl's resolver socketpair and a second address
-    /// family's attempt.
-    public static func descriptorsNeeded(concurrency: Int) -> rlim_t {
-        rlim_t(32 + 4 * concurrency)
-    }
-
-    /// Opens the spool named on the command line, or exits 66/74 with the reason: the sender never makes a
-    /// spool, so a mistyped `--spool` in a cron line fails every run instead of watching an empty one.
-    public func openSpool() -> Spool {
-        do {
-            let opened = try Spool(path: Spool.defaultPath(option: spool), create: false)
-            try opened.requireWritable()
-            return opened
-        } catch {
-            Program.fail(SendCommand.program, error.description, code: error.exitCode)
-        }
     }
 }

@@ -1,0 +1,200 @@
+import Glibc
+import Synchronization
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
+/// One round's look at the queue, pass by pass: each key's first operation, the keys held by claims,
+/// and the lanes of the keys with something due.
+package struct PlanBuilder {
+    package struct Head {
+        package var orderMicroseconds: Int64
+        package var dueSeconds: Int64
+        /// Another operation has the same order stamp: only sorting by id can tell which is first.
+        package var tied = false
+        /// The highest priority waiting in the key.
+        package var priority = 0
+        /// The first operation is on hold: the key waits for its release, whatever is due.
+        package var held = false
+    }
+
+    /// The most operations one round holds, spread over its lanes: what a round keeps in memory follows
+    /// what it can send, not what waits. The rest of a long queue comes in the next rounds.
+    package static let roundBudget = 65_536
+    /// The most lanes one round forms: the keys that go first (priority, then enqueue order).
+    package static let laneBudget = 16_384
+
+    package let nowSeconds: Int64
+    package let parked: Set<UInt64>
+    package let options: WorkerOptions
+    /// This round's budgets (the tests make them small).
+    package var roundBudget = PlanBuilder.roundBudget, laneBudget = PlanBuilder.laneBudget
+    package var plan = Worker.Plan()
+    package var heads: [UInt64: Head] = [:]
+    package var held = Set<UInt64>()
+    package var queues: [UInt64: [QueueEntry]] = [:]
+    /// The folder being listed, for the message when listing fails.
+    package var listing = ""
+
+    package init(nowSeconds: Int64, parked: Set<UInt64>, options: WorkerOptions) {
+        self.nowSeconds = nowSeconds
+        self.parked = parked
+        self.options = options
+    }
+
+    package mutating func note(
+        _ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int, held: Bool = false
+    ) {
+        guard let head = heads[keyHash] else {
+            heads[keyHash] = Head(
+                orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: priority, held: held)
+            return
+        }
+        if orderMicroseconds < head.orderMicroseconds {
+            heads[keyHash] = Head(
+                orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: max(priority, head.priority),
+                held: held)
+        } else {
+            if orderMicroseconds == head.orderMicroseconds { heads[keyHash]!.tied = true }
+            if priority > head.priority { heads[keyHash]!.priority = priority }
+        }
+    }
+
+    /// The first pass over `new/`, names only: notes each key's head; returns the plain names to admit and
+    /// those whose retry time is past the lifetime.
+    package mutating func listWaiting(_ spool: Spool) throws(Errno) -> (others: [FileName], tooLate: [FileName]) {
+        listing = "\(spool.path)/new"
+        var others: [FileName] = [], tooLate: [FileName] = []
+        let lifetimeSeconds = options.lifetimeSeconds
+        try spool.directory(.new).forEachRawEntry { raw, _ in
+            guard raw.first != UInt8(ascii: ".") else { return }
+            if let facts = QueueName.Facts(raw), !facts.claimed {
+                if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetimeSeconds {
+                    tooLate.append(FileName(bytes: Array(raw)))
+                } else {
+                    note(
+                        facts.keyHash, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds,
+                        priority: facts.priority,
+                        held: facts.held)
+                }
+            } else {
+                others.append(FileName(bytes: Array(raw)))
+            }
+        }
+        return (others, tooLate)
+    }
+
+    /// The keys another worker (or a dead one) holds a claim of.
+    package mutating func listHeld(_ spool: Spool) throws(Errno) {
+        listing = "\(spool.path)/cur"
+        var found = Set<UInt64>()
+        try spool.directory(.cur).forEachRawEntry { raw, _ in
+            if let facts = QueueName.Facts(raw) { found.insert(facts.keyHash) }
+        }
+        held = found
+    }
+
+    /// The keys to form lanes for, at most `laneBudget` of them, those that go first; the others' earliest
+    /// due time goes into the plan.
+    package mutating func dueKeys() -> Set<UInt64> {
+        var keys: [(key: UInt64, head: Head)] = []
+        // A key whose first operation is on hold waits for `spool-ctl release`: no due time to wake for.
+        for (key, head) in heads where !held.contains(key) && !head.held {
+            if parked.contains(key) {
+                // Not this run's any more, but a watcher must wake when it becomes due.
+                if head.dueSeconds > nowSeconds { plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds) }
+            } else if options.flush || head.dueSeconds <= nowSeconds || head.tied {
+                keys.append((key, head))
+            } else {
+                plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds)
+            }
+        }
+        guard keys.count > laneBudget else { return Set(keys.map(\.key)) }
+        // More due keys than a round holds: the rest are due still, and the next round takes them.
+        let first = keys.sorted { a, b in
+            a.head.priority != b.head.priority
+                ? a.head.priority > b.head.priority : a.head.orderMicroseconds < b.head.orderMicroseconds
+        }.prefix(laneBudget)
+        plan.more = true
+        return Set(first.map(\.key))
+    }
+
+    /// The second pass: the first waiting operations of each due key, at most `roundBudget` in all. Returns
+    /// the names the full parser refused.
+    package mutating func collect(_ dueKeys: Set<UInt64>, _ spool: Spool) throws(Errno) -> [FileName] {
+        listing = "\(spool.path)/new"
+        let perLane = max(2, roundBudget / max(1, dueKeys.count))
+        var unreadable: [FileName] = []
+        var found: [UInt64: Kept] = [:]
+        var dropped = false
+        try spool.directory(.new).forEachRawEntry { raw, _ in
+            guard let facts = QueueName.Facts(raw), !facts.claimed, dueKeys.contains(facts.keyHash) else { return }
+            // Later than every one kept: not parsed at all.
+            if let cutoff = found[facts.keyHash]?.cutoff, facts.orderMicroseconds > cutoff {
+                dropped = true
+                return
+            }
+            let fileName = FileName(bytes: Array(raw))
+            guard let name = QueueName(fileName) else { return unreadable.append(fileName) }
+            if found[facts.keyHash, default: Kept()].add(QueueEntry(fileName: fileName, name: name), keeping: perLane) {
+                dropped = true
+            }
+        }
+        queues = [:]
+        for (key, var kept) in found {
+            if kept.trim(to: perLane) { dropped = true }
+            queues[key] = kept.entries
+        }
+        if dropped { plan.more = true }
+        return unreadable
+    }
+
+    /// One key's first operations as `collect` finds them, in directory order: sorted and cut back to the
+    /// limit whenever they reach twice it (so a key's pass costs n log n, not a shift per insertion).
+    package struct Kept {
+        package var entries: [QueueEntry] = []
+        /// The order stamp past which an operation cannot be among the first, once known.
+        package var cutoff: Int64?
+
+        /// Adds one; returns whether some were dropped to stay within twice `limit`.
+        package mutating func add(_ entry: QueueEntry, keeping limit: Int) -> Bool {
+            entries.append(entry)
+            return entries.count >= 2 * limit && trim(to: limit)
+        }
+
+        /// Sorts by `QueueEntry.precedes` and keeps the first `limit`; returns whether any were dropped.
+        package mutating func trim(to limit: Int) -> Bool {
+            entries.sort(by: QueueEntry.precedes)
+            guard entries.count > limit else { return false }
+            entries.removeLast(entries.count - limit)
+            cutoff = entries[limit - 1].state.orderMicroseconds
+            return true
+        }
+    }
+
+    /// The lanes in order, each sorted; a lane whose first operation is not due yet only sets the next due time.
+    /// Higher priority first (a lane takes the highest of what waits in it, so an urgent write is never stuck
+    /// behind a low one's place), then enqueue order; inside a lane, enqueue order alone.
+    package mutating func finish() -> Worker.Plan {
+        var ranked: [(priority: Int, lane: [QueueEntry])] = []
+        for (key, queue) in queues {
+            let dueSeconds = queue[0].state.dueSeconds
+            if queue[0].state.held { continue }
+            if !options.flush, dueSeconds > nowSeconds {
+                plan.nextDue = min(plan.nextDue ?? dueSeconds, dueSeconds)
+                continue
+            }
+            // The key's whole queue, as the first pass saw it: a round may hold only its first operations.
+            ranked.append((heads[key]?.priority ?? 0, queue))
+        }
+        ranked.sort {
+            $0.priority != $1.priority ? $0.priority > $1.priority : QueueEntry.precedes($0.lane[0], $1.lane[0])
+        }
+        plan.lanes = ranked.map(\.lane)
+        return plan
+    }
+}
