@@ -94,13 +94,17 @@ extension Worker {
         case stop
     }
 
+    /// Reads an operation under this run's limits (`--max-size`, `--max-payload`).
+    package func readDocument(_ folder: Spool.Folder, _ fileName: FileName) throws(ReadError)
+        -> (operation: Operation, modified: Int64)?
+    {
+        try spool.readOperation(folder, fileName, maxSize: options.maxSize, maxPayload: options.maxPayload)
+    }
+
     /// Reads a lane's operation; files it when its content is bad, parks its key when the spool is at fault.
     package func read(_ entry: QueueEntry) -> ReadStep {
         do {
-            guard
-                let read = try spool.readOperation(
-                    .new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload)
-            else {
+            guard let read = try readDocument(.new, entry.fileName) else {
                 park(entry)
                 return .stop
             }
@@ -145,7 +149,7 @@ extension Worker {
                 facts.dependencies = dependencies(of: operation, entry, plan: plan)
             case .nextKey:
                 let newer = next.flatMap {
-                    try? spool.readOperation(.new, $0.fileName, maxSize: options.maxSize)?.operation
+                    try? readDocument(.new, $0.fileName)?.operation
                 }
                 facts.nextHasSameKey = newer?.key == operation.key
             }
@@ -188,7 +192,7 @@ extension Worker {
         var queue = [start], seen: Set<String> = [start]
         while let current = queue.popLast(), seen.count < 256 {
             guard let (folder, fileName) = try? plan.present.lookup(current, in: spool),
-                  let next = try? spool.readOperation(folder, fileName, maxSize: options.maxSize)?.operation
+                  let next = try? readDocument(folder, fileName)?.operation
             else { continue }
             for dependency in next.dependsOn {
                 if dependency == id { return true }

@@ -62,13 +62,30 @@ extension Spool {
                 }
             }
         }
-        let read: (bytes: [UInt8], truncated: Bool)
-        do { read = try fd.readAll(limit: maxSize) } catch { throw failure(error) }
+        // A first piece: a document is small, and a payload's must not cost a read of its payload's first
+        // megabyte for every look at it (intake, the lane, spool-ctl list). The rest only when the piece is
+        // not all of the file and holds no payload document.
+        let firstPiece = min(maxSize, Spool.firstReadSize)
+        var read: (bytes: [UInt8], truncated: Bool)
+        do { read = try fd.readPrefix(limit: firstPiece) } catch { throw failure(error) }
+        if read.truncated {
+            do throws(ReadError) {
+                let operation = try Spool.operation(
+                    read.bytes, truncated: true, fileSize: Int64(status.size), maxSize: maxSize, maxPayload: maxPayload)
+                return (operation, status.modifiedMicroseconds)
+            } catch {
+                guard firstPiece < maxSize, case .rejected = error else { throw error }
+                do { read = try fd.readPrefix(limit: maxSize) } catch { throw failure(error) }
+            }
+        }
         let operation = try Spool.operation(
             read.bytes, truncated: read.truncated || status.size > maxSize, fileSize: Int64(status.size),
             maxSize: maxSize, maxPayload: maxPayload)
         return (operation, status.modifiedMicroseconds)
     }
+
+    /// How much of an operation file the first read takes.
+    static let firstReadSize = 64 * 1024
 
     /// The operation in a file's first bytes (`bytes`, all of it unless `truncated`): the whole file, or the
     /// first line of one with a payload.

@@ -29,6 +29,20 @@ public struct FileDescriptor: Sendable, Equatable {
     /// Closes the descriptor, ignoring errors: there is nothing useful to do about them on read-only or synced files.
     public func close() { _ = Glibc.close(rawValue) }
 
+    /// Reads the file from its start (`pread`, whatever its position), at most `limit` bytes: returns them, and
+    /// whether the file had more.
+    public func readPrefix(limit: Int) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: limit + 1, alignment: 16)
+        defer { buffer.deallocate() }
+        var count = 0
+        while count < limit + 1 {
+            let n = try read(into: buffer + count, count: limit + 1 - count, at: Int64(count))
+            if n == 0 { break }
+            count += n
+        }
+        return (Array(UnsafeRawBufferPointer(start: buffer, count: min(count, limit))), count > limit)
+    }
+
     /// Reads until end of file, at most `limit` bytes: returns them, and whether the file had more.
     public func readAll(limit: Int) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
         var result: [UInt8] = []
