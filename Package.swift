@@ -31,7 +31,8 @@ let package = Package(
         .target(name: "SpoolHandlers", dependencies: ["SpoolDocument", "CSpool"], path: "Sources/Spool/Handlers"),
         .target(name: "SpoolSending", dependencies: ["SpoolQueue", "SpoolConfiguration", "SpoolHandlers", "CSpool"],
                 path: "Sources/Spool/Sending"),
-        .target(name: "SpoolReporting", dependencies: ["SpoolQueue", "SpoolConfiguration", "SpoolHandlers"], path: "Sources/Spool/Reporting"),
+        .target(name: "SpoolReporting", dependencies: ["SpoolQueue", "SpoolConfiguration", "SpoolHandlers"],
+                path: "Sources/Spool/Reporting"),
         .target(name: "SpoolControl", dependencies: ["SpoolReporting"], path: "Sources/Spool/Control"),
         // The programs' logic: argument parsing, help texts, each command.
         .target(name: "Spool", dependencies: ["SpoolSending", "SpoolControl"], path: "Sources/Spool/CommandLine"),

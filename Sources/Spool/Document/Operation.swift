@@ -79,6 +79,8 @@ public struct Operation: Sendable {
         "proxy-connection": "hop-by-hop headers belong to the transport",
         "idempotency-key": "use the \"idempotency_key\" field",
         "if-match": "use the \"if_match\" field",
+        "authorization": "a secret must not be written into the spool: name an auth profile with \"auth\"",
+        "proxy-authorization": "a secret must not be written into the spool: name an auth profile with \"auth\"",
     ]
 
     /// RFC 9110's methods and PATCH (RFC 5789): a lower-case spelling of one of them is refused.

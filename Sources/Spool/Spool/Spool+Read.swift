@@ -128,11 +128,17 @@ extension Spool {
         } catch {
             throw .fault(SystemCallError("open the payload of", displayPath(.cur, claimed.fileName), error))
         }
-        let size: Int64
-        do { size = try Int64(fd.status().size) } catch {
+        let status: FileStatus
+        do { status = try fd.status() } catch {
             fd.close()
             throw .fault(SystemCallError("read", displayPath(.cur, claimed.fileName), error))
         }
+        // The same file the read checked: regular, one name, not a link swapped in since.
+        guard status.isRegularFile, status.linkCount == 1 else {
+            fd.close()
+            throw .rejected(status.isRegularFile ? .hardLinked(count: status.linkCount) : .notRegularFile(kind: status.kindDescription))
+        }
+        let size = Int64(status.size)
         guard size == span.offset + span.length else {
             fd.close()
             throw .rejected(.payloadChanged(size: size, expected: span.offset + span.length))

@@ -40,6 +40,12 @@ import Testing
             ),
             (#"{"method":"PUT","url":"http://h/","headers":{"X":"a\r\nB: c"}}"#, .invalidHeaderValue(name: "X")),
             (
+                #"{"method":"PUT","url":"http://h/","headers":{"Authorization":"Bearer t0ken"}}"#,
+                .forbiddenHeader(
+                    "Authorization",
+                    why: "a secret must not be written into the spool: name an auth profile with \"auth\"")
+            ),
+            (
                 #"{"method":"PUT","url":"http://h/","body":"a","body_base64":"YQ=="}"#,
                 .conflictingFields("body", "body_base64")
             ),
