@@ -34,8 +34,12 @@ final class CurlTransfer: @unchecked Sendable {
     var uploaded: Int64 = 0
     var uploadProblem: String?
     private var kept: [UInt8] = []
-    /// How much of a response body is kept for reasons; the rest is read and dropped.
-    static let bodyLimit = 4096
+    /// How much of a response body is kept (`HTTPRequest.keptBodyBytes`); the rest is read and dropped, or
+    /// ends the transfer when `stopsAtLimit`.
+    private let bodyLimit: Int
+    private let stopsAtLimit: Bool
+    /// Set when the body went on past `bodyLimit`.
+    private var bodyCut = false
 
     /// A transfer for `request`, or nil when libcurl cannot make a handle (out of memory).
     init?(_ request: HTTPRequest, _ settings: TransportSettings,
@@ -44,6 +48,8 @@ final class CurlTransfer: @unchecked Sendable {
         self.easy = easy
         self.continuation = continuation
         maxHeaderBytes = settings.maxHeaderBytes
+        bodyLimit = request.keptBodyBytes
+        stopsAtLimit = request.stopsAtKeptBytes
         errorBuffer[0] = 0
         configure(request, settings)
     }
@@ -131,14 +137,18 @@ final class CurlTransfer: @unchecked Sendable {
             headerBytes = 0
             headComplete = false
             kept = []
+            bodyCut = false
             uploaded = 0
             long(CCURLOPT_FRESH_CONNECT, 1)
             return false
         }
         if let problem = uploadProblem {
             continuation.resume(returning: .failure(.bodyUnreadable(problem)))
-        } else if code == CURLcode(CCURLE_OK) && status > 0 || answeredEarly(code) {
-            continuation.resume(returning: .success(HTTPResponse(status: status, headers: headers, body: kept)))
+        } else if code == CURLcode(CCURLE_OK) && status > 0 || answeredEarly(code)
+            || code == CURLcode(CCURLE_WRITE_ERROR) && bodyCut && stopsAtLimit
+        {
+            continuation.resume(
+                returning: .success(HTTPResponse(status: status, headers: headers, body: kept, bodyCut: bodyCut)))
         } else if headTooLarge {
             continuation.resume(
                 returning: .failure(.tooLarge("its head is over \(maxHeaderBytes) bytes (HTTP \(status))")))
@@ -202,8 +212,12 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    private func bodyData(_ data: UnsafeBufferPointer<UInt8>) {
-        if kept.count < CurlTransfer.bodyLimit { kept += data.prefix(CurlTransfer.bodyLimit - kept.count) }
+    /// Keeps the start of the body; false to end the transfer (a read that has all it keeps).
+    private func bodyData(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
+        let room = bodyLimit - kept.count
+        if data.count > room { bodyCut = true }
+        if room > 0 { kept += data.prefix(room) }
+        return !(bodyCut && stopsAtLimit)
     }
 
     static let onHeader: ccurl_data_callback = { data, size, count, context in
@@ -215,9 +229,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     static let onBody: ccurl_data_callback = { data, size, count, context in
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-        transfer.bodyData(
-            UnsafeBufferPointer(start: UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self), count: size * count)
-        )
-        return size * count
+        let bytes = UnsafeBufferPointer(
+            start: UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self), count: size * count)
+        return transfer.bodyData(bytes) ? size * count : 0
     }
 }

@@ -26,12 +26,13 @@ extension ControlCommand {
               init                    Create the spool (the only subcommand that does: the others refuse a missing one).
               list                    One line per operation, oldest first.
               shape                   Waiting operations by origin and age, as Postfix's qshape.
-              show                    One operation in full: document, retry state and reason.
+              show                    One operation in full: document, retry state and reason; mine and theirs.
               stats                   Counts, oldest pending age, next due time, bytes on disk.
               retry                   Move operations from failed/ or conflict/ back to new/, or send deferred ones now.
               flush                   Send every deferred operation to one origin now, lifting its pause.
               hold                    Keep waiting operations from being sent, in their place, until released.
               release                 Let held operations go again, in their order.
+              resolve                 Decide a conflict: keep mine, keep theirs, or edit and send.
               discard                 Remove operations for good.
               check                   Verify the spool and report what is wrong; exit 0 only when healthy.
 
@@ -111,15 +112,17 @@ extension ControlCommand {
 
             """,
         "show": """
-            OVERVIEW: Show one operation: its document, retry state and, when filed, its reason.
+            OVERVIEW: Show one operation: its document, retry state and, when filed, its reason. For a conflict,
+            also my body and the server's version that spool-send fetched, JSON pretty-printed, with their ETags.
 
-            USAGE: spool-ctl [--spool DIR] show ID [--json]
+            USAGE: spool-ctl [--spool DIR] show ID [--json | --diff]
 
             ARGUMENTS:
               ID                      An operation id, or a path such as spool/conflict/ID.
 
             OPTIONS:
               --json                  One JSON object.
+              --diff                  For a conflict, only the unified diff from the server's version to mine.
               -h, --help              Show help information.
 
             """,
@@ -163,6 +166,25 @@ extension ControlCommand {
             OPTIONS:
               --origin ORIGIN         The origin (scheme://host[:port]).
               --yes                   Do not ask.
+              -h, --help              Show help information.
+
+            """,
+        "resolve": """
+            OVERVIEW: Decide a conflict with the server's version that spool-send fetched beside it (see 'show').
+            Keeping mine re-queues the write with If-Match set to that version's ETag and a new idempotency key;
+            it is refused when no ETag is known. Keeping theirs discards mine. Editing opens $VISUAL, else
+            $EDITOR, else vi, on my body (a merge view with both sides when both are JSON), then re-queues
+            the edited body as keeping mine does.
+
+            USAGE: spool-ctl [--spool DIR] resolve ID --keep-mine | --keep-theirs | --edit
+
+            ARGUMENTS:
+              ID                      An operation id in conflict/, or a path such as spool/conflict/ID.
+
+            OPTIONS:
+              --keep-mine             Send my write again over the server's version.
+              --keep-theirs           Discard my write; the server's version stands.
+              --edit                  Edit my body, then send it over the server's version.
               -h, --help              Show help information.
 
             """,

@@ -16,7 +16,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
     public static let program = "spool-ctl"
     /// One-line usage for errors.
     public static let usage =
-        "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|hold|release|discard|check [OPTIONS]"
+        "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|hold|release|resolve|discard|check [OPTIONS]"
 
     /// `--spool`, if given.
     public var spool: String?
@@ -44,7 +44,8 @@ public struct ControlCommand: ParsedCommand, Sendable {
     public var help: String?
 
     package static let allowedFlags: [String: Set<String>] = [
-        "list": ["--json"], "show": ["--json"], "stats": ["--json", "--prometheus"],
+        "list": ["--json"], "show": ["--json", "--diff"], "stats": ["--json", "--prometheus"],
+        "resolve": ["--keep-mine", "--keep-theirs", "--edit"],
         "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"],
         "flush": ["--yes"], "shape": [], "hold": [], "release": []
     ]
@@ -123,6 +124,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
     /// The checks that need the whole command line.
     package func validate() throws(UsageError) {
         if flags.contains("--json") && flags.contains("--prometheus") { throw .conflicting("--json", "--prometheus") }
+        if flags.contains("--json") && flags.contains("--diff") { throw .conflicting("--json", "--diff") }
         switch subcommand {
         case "list", "shape":
             if positionals.count > 1 { throw .unexpectedArgument(positionals[1]) }
@@ -144,9 +146,12 @@ public struct ControlCommand: ParsedCommand, Sendable {
             if ways > 1 {
                 throw .conflicting(positionals.isEmpty ? "--origin" : "ID", key != nil ? "--key" : "--origin")
             }
-        case "show":
+        case "show", "resolve":
             if positionals.isEmpty { throw .missingArgument("ID") }
             if positionals.count > 1 { throw .unexpectedArgument(positionals[1]) }
+            let choices = ["--keep-mine", "--keep-theirs", "--edit"].filter { flags.contains($0) }
+            if subcommand == "resolve", choices.isEmpty { throw .missingArgument("--keep-mine, --keep-theirs or --edit") }
+            if choices.count > 1 { throw .conflicting(choices[0], choices[1]) }
         case "retry", "discard":
             let bulk = flags.contains("--all-failed") || flags.contains("--all-conflict")
             if positionals.isEmpty && !bulk && !flags.contains("--now") { throw .missingArgument("ID") }

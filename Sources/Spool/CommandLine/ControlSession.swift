@@ -130,6 +130,11 @@ package struct ControlSession {
 
     package mutating func show() {
         guard var item = find(command.positionals[0]) else { return }
+        if item.folder != .conflict, command.flags.contains("--diff") {
+            report(.notConflict(id: item.id, folder: item.folder))
+            return
+        }
+        if item.folder == .conflict, command.flags.contains("--diff") { return showVersions(item) }
         // A waiting or claimed operation tried before: what its last deferral said in full.
         if item.folder == .new || item.folder == .cur, item.attempts > 0 { item.reason = spool.deferral(of: item.id) }
         if command.flags.contains("--json") {
@@ -167,6 +172,7 @@ package struct ControlSession {
         var out = ControlSession.table(rows)
         if let document = item.operation?.document { out += "document:\n  \(document.text)\n" }
         Program.printOut(out)
+        if item.folder == .conflict { showVersions(item) }
     }
 
     package func stats() {
@@ -240,6 +246,7 @@ extension ControlCommand {
         case "show": session.show()
         case "stats": session.stats()
         case "retry": session.retry()
+        case "resolve": session.resolve()
         case "discard": session.discard()
         case "flush": session.flush()
         case "shape": session.shape()

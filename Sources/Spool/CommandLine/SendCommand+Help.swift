@@ -21,7 +21,7 @@ extension SendCommand {
                           [--auth-dir DIR] [--handler-dir DIR] [--max-size BYTES] [--allow-origin ORIGIN]...
                           [--lease DURATION] [--poll DURATION]
                           [--cacert FILE] [--proxy URL] [--noproxy HOSTS] [--http1.1] [--max-rate RATE]
-                          [--config FILE]
+                          [--no-fetch-on-conflict] [--config FILE]
                           [-v | -q]
 
         OPTIONS:
@@ -45,6 +45,8 @@ extension SendCommand {
           --auth-dir DIR          Credential profiles for operations with "auth" (default: $SPOOL_AUTH_DIR).
           --handler-dir DIR       The programs that jobs with "handler" may run (default: $SPOOL_HANDLER_DIR,
                                   else handler-dir in spool.conf, else none: such jobs wait).
+          --no-fetch-on-conflict  Do not GET the server's version of a resource whose write lands in
+                                  conflict/ (default: one GET, kept beside the conflict for spool-ctl show).
           --max-size BYTES        Fail documents larger than BYTES (default: 1048576).
           --max-payload BYTES     Fail payloads larger than BYTES, with k, M or G (default: 1G); a payload is
                                   streamed from the spool, and --timeout bounds its stalls, not its length.

@@ -69,6 +69,9 @@ public struct SendCommand: ParsedCommand, Sendable {
             case .option("--flush"):
                 try arguments.noValue(for: "--flush")
                 options.flush = true
+            case .option("--no-fetch-on-conflict"):
+                try arguments.noValue(for: "--no-fetch-on-conflict")
+                options.fetchesOnConflict = false
             case .option("--concurrency"):
                 let text = try arguments.value(for: "--concurrency")
                 guard let n = Int(text), (1...256).contains(n) else {

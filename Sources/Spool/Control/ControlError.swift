@@ -14,6 +14,10 @@ public enum ControlError: Error, CustomStringConvertible {
     case notWaiting(id: String, folder: Spool.Folder)
     case inFlight(id: String, pid: Int32, host: String)
     case unreadable(id: String, why: String)
+    case notConflict(id: String, folder: Spool.Folder)
+    case noServerETag(id: String)
+    case payloadNotEditable(id: String)
+    case invalidEdit(id: String, why: String)
     case io(path: String, Errno)
 
     public var description: String {
@@ -27,6 +31,15 @@ public enum ControlError: Error, CustomStringConvertible {
         case let .inFlight(id, pid, host):
             "\(id) is being sent by spool-send pid \(pid) on \(host); try again when it is done"
         case let .unreadable(id, why): "\(id) cannot be changed: \(why)"
+        case let .notConflict(id, folder):
+            "\(id) is in \(folder.rawValue)/, not in conflict/; resolve decides conflicts (use retry or discard)"
+        case let .noServerETag(id):
+            "\(id): the server's version has no known ETag (its answer carried none and none was fetched), so "
+                + "keeping mine would overwrite blind; find the current ETag (curl -I URL) and run "
+                + "spool-ctl retry --if-match ETAG \(id)"
+        case let .payloadNotEditable(id):
+            "\(id) carries a payload, which is not edited here; use --keep-mine or --keep-theirs"
+        case let .invalidEdit(id, why): "\(id): \(why); nothing was changed"
         case let .io(path, error): "\(path): \(error)"
         }
     }
@@ -35,7 +48,8 @@ public enum ControlError: Error, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .notFound: ExitCode.noInput
-        case .notFiled, .notWaiting, .unreadable: ExitCode.dataError
+        case .notFiled, .notWaiting, .unreadable, .notConflict, .noServerETag, .payloadNotEditable, .invalidEdit:
+            ExitCode.dataError
         case .inFlight: ExitCode.temporaryFailure
         case let .io(_, error): error.faultClass.passes ? ExitCode.temporaryFailure : ExitCode.ioError
         }

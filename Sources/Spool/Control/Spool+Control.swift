@@ -16,17 +16,22 @@ extension Spool {
     ///
     /// Every step leaves the operation in exactly one place: the new document replaces the old one in its
     /// folder by rename before the operation moves.
-    public func retry(_ item: QueueItem, ifMatch: String? = nil) throws(ControlError) -> FileName {
+    public func retry(_ item: QueueItem, ifMatch: String? = nil, body: JSON? = nil) throws(ControlError) -> FileName {
         guard item.folder == .failed || item.folder == .conflict else {
             throw .notFiled(id: item.id, folder: item.folder)
         }
         var operation = item.operation
-        if let ifMatch {
+        if ifMatch != nil || body != nil {
             guard let current = operation, case var .object(members) = current.document else {
                 throw .unreadable(id: item.id, why: item.problem ?? "the document is not an operation")
             }
             members.removeAll { $0.key == "if_match" || $0.key == "idempotency_key" }
-            members.append(("if_match", .string(ifMatch)))
+            if let ifMatch { members.append(("if_match", .string(ifMatch))) }
+            if let body {
+                // `body` is the write's new body: JSON text for a JSON write, else a string.
+                members.removeAll { $0.key == "body" || $0.key == "body_base64" }
+                members.append(("body", body))
+            }
             members.append(("idempotency_key", .string(IdempotencyKey.random())))
             do { operation = try Operation(document: .object(members)) } catch {
                 throw .unreadable(id: item.id, why: error.description)

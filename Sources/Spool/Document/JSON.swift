@@ -51,6 +51,39 @@ public enum JSON: Equatable, Sendable {
         return out
     }
 
+    /// The JSON text of this value indented by two spaces a level, one member or item a line: what a person
+    /// reads and diffs.
+    public var prettyText: String {
+        var out = ""
+        writePretty(to: &out, indent: "")
+        return out
+    }
+
+    private func writePretty(to out: inout String, indent: String) {
+        let inner = indent + "  "
+        switch self {
+        case let .array(items) where !items.isEmpty:
+            out += "[\n"
+            for (i, item) in items.enumerated() {
+                out += inner
+                item.writePretty(to: &out, indent: inner)
+                out += i < items.count - 1 ? ",\n" : "\n"
+            }
+            out += indent + "]"
+        case let .object(members) where !members.isEmpty:
+            out += "{\n"
+            for (i, member) in members.enumerated() {
+                out += inner
+                JSON.writeString(member.key, to: &out)
+                out += ": "
+                member.value.writePretty(to: &out, indent: inner)
+                out += i < members.count - 1 ? ",\n" : "\n"
+            }
+            out += indent + "}"
+        default: write(to: &out)
+        }
+    }
+
     /// Appends the compact JSON text of this value.
     public func write(to out: inout String) {
         switch self {

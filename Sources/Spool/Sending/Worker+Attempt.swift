@@ -27,7 +27,8 @@ extension Worker {
             park(claimed)
             return false
         }
-        return act(on: outcome, claimed, operation)
+        let theirs = await fetchServerVersion(outcome, operation)
+        return act(on: outcome, claimed, operation, theirs: theirs)
     }
 
     /// Sends one request and says how it went; nil when the system, not the request, failed before sending.
@@ -126,8 +127,11 @@ extension Worker {
         }
     }
 
-    /// Carries out what `AttemptDecision` makes of an outcome; returns whether the lane may go on.
-    package func act(on outcome: Outcome, _ claimed: QueueEntry, _ operation: Operation) -> Bool {
+    /// Carries out what `AttemptDecision` makes of an outcome; returns whether the lane may go on. `theirs`,
+    /// the server's version of a conflicting resource, goes into the conflict's reason.
+    package func act(on outcome: Outcome, _ claimed: QueueEntry, _ operation: Operation, theirs: FilingReason? = nil)
+        -> Bool
+    {
         let action = AttemptDecision.decide(outcome, state: claimed.state, maxAttempts: operation.maxAttempts,
                                             nowMicroseconds: Timestamp.nowMicroseconds()) { attempts, retryAfter in
             options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)
@@ -150,7 +154,11 @@ extension Worker {
                 $0.completed.insert(claimed.id)
             }
             return true
-        case let .file(destination, reason):
+        case .file(let destination, var reason):
+            if let theirs {
+                reason.fields += theirs.fields
+                reason.body = theirs.body
+            }
             file(claimed, from: .cur, to: destination, reason: reason, operation)
             return true
         case let .retry(next, reason, blocksOrigin, kept):

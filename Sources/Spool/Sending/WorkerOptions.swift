@@ -32,6 +32,9 @@ public struct WorkerOptions: Sendable {
     public var handlerTimeoutSeconds = 30.0
     /// Origins (`scheme://host[:port]`) operations may be sent to; nil allows every origin.
     public var allowedOrigins: Set<String>?
+    /// Whether a write landing in `conflict/` makes one GET of its resource for the human who will decide
+    /// (`--no-fetch-on-conflict` turns it off).
+    public var fetchesOnConflict = true
     /// Messages.
     public var log = Log.silent
     /// spool.conf(5), with the command line's transport options as its defaults.

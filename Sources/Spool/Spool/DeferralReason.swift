@@ -62,6 +62,6 @@ extension FilingReason {
         for (name, value) in lastDeferral.fields where ["reason", "status", "etag", "body"].contains(name) {
             fields.append(("last-" + name, value))
         }
-        return FilingReason(fields)
+        return FilingReason(fields, body: body)
     }
 }

@@ -5,13 +5,21 @@ import SpoolSystem
 import SpoolTransport
 
 /// The `ID.why` file beside a filed operation: `field: value` lines, written once by `text` and read back
-/// by `Spool.reason(of:in:)`, nowhere else.
+/// by `Spool.reason(of:in:)`, nowhere else. For a conflict, the server's version of the resource follows
+/// the fields after a blank line, as a message's body follows its head: the pair of files stays the whole
+/// record, moved and removed as before.
 public struct FilingReason: Sendable, Equatable {
     /// The fields in order: `reason` first, then `status`, `attempts`, `last-error`, … as the outcome gave them.
     public var fields: [(String, String)]
+    /// The bytes after the fields: the server's version of a conflicting resource (`theirs-*` fields say
+    /// what it is), or nil.
+    public var body: [UInt8]?
 
     /// A reason made of these fields.
-    public init(_ fields: [(String, String)]) { self.fields = fields }
+    public init(_ fields: [(String, String)], body: [UInt8]? = nil) {
+        self.fields = fields
+        self.body = body
+    }
 
 
     /// The value of the first field named `name`.
@@ -19,6 +27,7 @@ public struct FilingReason: Sendable, Equatable {
 
     public static func == (a: FilingReason, b: FilingReason) -> Bool {
         a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+            && a.body == b.body
     }
 
     /// The file's text for operation `id` filed in `folder` from `source` (the entry it was written for,
@@ -30,12 +39,29 @@ public struct FilingReason: Sendable, Equatable {
         for (field, value) in fields {
             text += "\(field): \(value.replacingControlCharacters())\n"
         }
-        return Array(text.utf8)
+        guard let body else { return Array(text.utf8) }
+        return Array((text + "\n").utf8) + body
     }
 
-    /// The fields of a reason file's text.
+    /// Where the fields of a reason file's text end: at its first blank line, or its end.
+    package static func fieldsEnd(_ bytes: [UInt8]) -> Int {
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x0A { return index }
+            index = (bytes[index...].firstIndex(of: 0x0A) ?? bytes.count - 1) + 1
+        }
+        return bytes.count
+    }
+
+    /// A reason file's text: its fields and, after a blank line, its body.
+    package static func parseFile(_ bytes: [UInt8]) -> FilingReason {
+        let end = fieldsEnd(bytes)
+        return FilingReason(parse(Array(bytes[..<end])), body: end < bytes.count ? Array(bytes[(end + 1)...]) : nil)
+    }
+
+    /// The fields of a reason file's text (what comes before its first blank line).
     package static func parse(_ bytes: [UInt8]) -> [(String, String)] {
-        String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+        String(decoding: bytes[..<fieldsEnd(bytes)], as: UTF8.self).split(separator: "\n").compactMap { line in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
         }
@@ -77,14 +103,22 @@ public struct FilingReason: Sendable, Equatable {
 }
 
 extension Spool {
-    /// Reads the `ID.why` reason beside a filed operation; empty when there is none.
-    public func reason(of id: String, in folder: Folder) -> FilingReason {
+    /// The largest reason file read whole: its fields and the server's version it may keep.
+    public static let maxReasonSize = 1024 * 1024
+
+    /// Reads the `ID.why` reason beside a filed operation; empty when there is none. Only its fields (the
+    /// first 64 KiB) unless `withBody`: listings stay cheap however large the kept versions are.
+    public func reason(of id: String, in folder: Folder, withBody: Bool = false) -> FilingReason {
         guard let fd = try? directory(folder).open(FileName(id + ".why"), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else {
             return FilingReason([(String, String)]())
         }
         defer { fd.close() }
-        guard let (bytes, _) = try? fd.readAll(limit: 64 * 1024) else { return FilingReason([(String, String)]()) }
-        return FilingReason(FilingReason.parse(bytes))
+        guard withBody else {
+            guard let (bytes, _) = try? fd.readPrefix(limit: 64 * 1024) else { return FilingReason([]) }
+            return FilingReason(FilingReason.parse(bytes))
+        }
+        guard let (bytes, _) = try? fd.readAll(limit: Spool.maxReasonSize) else { return FilingReason([]) }
+        return FilingReason.parseFile(bytes)
     }
 }
 

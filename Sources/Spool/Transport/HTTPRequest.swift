@@ -23,6 +23,12 @@ public struct HTTPRequest: Sendable {
     /// out (after TCP and any proxy and TLS handshakes), maybe more than once: an origin's probe waits
     /// for this, not for the answer, so a slow server delays the lanes behind it by a handshake at most.
     public var onConnected: (@Sendable () -> Void)?
+    /// How much of the answer's body to keep (a few KiB for a reason; more for the server's version of a
+    /// conflicting resource).
+    public var keptBodyBytes = 4096
+    /// Whether the transfer stops at `keptBodyBytes` instead of reading the rest and dropping it: for a read,
+    /// whose answer may be any size; a write's answer is read to its end so that its connection is reused.
+    public var stopsAtKeptBytes = false
 
     /// A request from its parts, the route and connection callback left to set.
     public init(
@@ -56,14 +62,17 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     /// Headers with lower-cased names.
     public var headers: [String: String]
-    /// The start of the body (transports keep at most a few KiB).
+    /// The start of the body: at most the request's `keptBodyBytes`.
     public var body: [UInt8]
+    /// Whether the body went on past what was kept.
+    public var bodyCut = false
 
     /// A response from its parts.
-    public init(status: Int, headers: [String: String], body: [UInt8]) {
+    public init(status: Int, headers: [String: String], body: [UInt8], bodyCut: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.bodyCut = bodyCut
     }
 }
 

@@ -33,6 +33,10 @@ final class VersionedResource: @unchecked Sendable {
 
     func handle(_ request: TestServer.Request) -> TestServer.Reply {
         state.withLock { state in
+            // A read (spool-send's GET of the server's version on a conflict) changes nothing.
+            if request.method == "GET" {
+                return .respond(200, ["ETag": "\"v\(state.version)\"", "Content-Type": "text/plain"], state.title)
+            }
             state.requestCount += 1
             let number = state.requestCount
             if let key = request.header("Idempotency-Key"), let recorded = state.recorded[key] { return recorded }

@@ -1,0 +1,95 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolSystem
+import SpoolTransport
+
+/// A conflict as a person compares it: my write beside the server's version that spool-send fetched
+/// (`ServerVersion`), each as text (JSON pretty-printed), their diff, and the ETags that say which
+/// versions they are. What `spool-ctl show` and the triage page print; never sent anywhere.
+public struct ConflictVersions: Sendable {
+    /// My write's body as text.
+    public var mine: String
+    /// The version my write was made against: its `If-Match`, if it had one.
+    public var mineETag: String?
+    /// My body as JSON, when it is JSON.
+    public var mineJSON: JSON?
+    /// The server's version as text; nil when none was fetched.
+    public var theirs: String?
+    /// The server's version's ETag: the fetched one, else the one its conflict answer carried.
+    public var theirsETag: String?
+    /// The server's version as JSON, when it is JSON.
+    public var theirsJSON: JSON?
+    /// What to know about the server's version: why there is none, that it was cut, a status other than 200.
+    public var theirsNote: String?
+
+    /// The versions of a conflict from its operation (nil when unreadable) and its reason read with its body.
+    public init(operation: Operation?, reason: FilingReason) {
+        mineETag = operation?.ifMatch
+        if let operation, let payload = operation.payload {
+            mine = "(a payload of \(payload.length) bytes, in the spool file; not shown)"
+        } else if let operation {
+            (mine, mineJSON) = ConflictVersions.text(operation.body ?? [])
+        } else {
+            mine = "(the operation's document cannot be read)"
+        }
+        theirsETag = reason["theirs-etag"] ?? reason["etag"]
+        if let error = reason["theirs-error"] {
+            theirsNote = error
+        } else if reason["theirs-status"] == nil {
+            theirsNote = "not fetched (spool-send --no-fetch-on-conflict, or filed before spool fetched versions)"
+        } else {
+            if let status = reason["theirs-status"], status != "200" { theirsNote = "the server answered HTTP \(status)" }
+            if let cut = reason["theirs-cut"] { theirsNote = (theirsNote.map { $0 + "; " } ?? "") + cut }
+            (theirs, theirsJSON) = ConflictVersions.text(reason.body ?? [])
+        }
+    }
+
+    /// Bytes as a person reads them: pretty JSON, else the text, else a note that they are not text.
+    static func text(_ bytes: [UInt8]) -> (String, JSON?) {
+        if !bytes.isEmpty, let json = try? JSON.parse(bytes) { return (json.prettyText, json) }
+        guard let text = String(validatingUTF8: bytes.map { CChar(bitPattern: $0) } + [0]),
+              text.utf8.count == bytes.count
+        else { return ("(\(bytes.count) bytes, not text)", nil) }
+        return (text, nil)
+    }
+
+    /// Whether both versions are JSON: `--edit` then starts from a merge view.
+    public var bothJSON: Bool { mineJSON != nil && theirsJSON != nil }
+
+    /// The diff from the server's version to mine: what keeping mine would change on the server.
+    public var diff: UnifiedDiff { UnifiedDiff(old: theirs ?? "", new: mine) }
+
+    /// `diff -u` text with both versions' ETags in its labels.
+    public var diffText: String {
+        diff.text(
+            oldLabel: "theirs" + (theirsETag.map { " (ETag \($0))" } ?? ""),
+            newLabel: "mine" + (mineETag.map { " (made against \($0))" } ?? ""))
+    }
+
+    /// My body with each differing run shown both ways between git's conflict markers, for an editor:
+    /// the person keeps a side (or writes a third) and deletes the markers.
+    public var mergeView: String {
+        var out = "", mineRun: [String] = [], theirsRun: [String] = []
+        func flush() {
+            guard !mineRun.isEmpty || !theirsRun.isEmpty else { return }
+            out += "<<<<<<< mine\n" + mineRun.map { $0 + "\n" }.joined() + "=======\n"
+            out += theirsRun.map { $0 + "\n" }.joined() + ">>>>>>> theirs\n"
+            mineRun = []
+            theirsRun = []
+        }
+        for line in UnifiedDiff.script(UnifiedDiff.lines(theirs ?? ""), UnifiedDiff.lines(mine)) {
+            switch line.mark {
+            case "-": theirsRun.append(line.text)
+            case "+": mineRun.append(line.text)
+            default:
+                flush()
+                out += line.text + "\n"
+            }
+        }
+        flush()
+        return out
+    }
+}
