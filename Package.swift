@@ -45,12 +45,17 @@ let package = Package(
         .executableTarget(name: "spool-send", dependencies: ["Spool"], linkerSettings: fastStart),
         .executableTarget(name: "spool-send-http", dependencies: ["Spool", "SpoolHTTP"], linkerSettings: fastStart),
         .executableTarget(name: "spool-enqueue", dependencies: ["Spool"], linkerSettings: fastStart),
-        .executableTarget(name: "spool-ctl", dependencies: ["Spool"], linkerSettings: fastStart),
+        // libcrypto's HMAC, declared by hand and linked by its soname, for the triage page's CSRF tokens only.
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary(":libcrypto.so.3")]),
+        // The triage page (`spool-ctl cgi`): a CGI program over spool-ctl's own subcommands. Only spool-ctl
+        // links it, so that no other program loads libcrypto.
+        .target(name: "SpoolWeb", dependencies: ["Spool", "CCrypto"], path: "Sources/Spool/Web"),
+        .executableTarget(name: "spool-ctl", dependencies: ["Spool", "SpoolWeb"], linkerSettings: fastStart),
         // Drives the library from separate processes in tests (claim races, kill -9).
         .executableTarget(name: "spool-testhelper", dependencies: ["Spool"], path: "Tests/Helper"),
         // A real HTTP/1.1 server for the tests and for spool-bench.
         .target(name: "SpoolTestSupport", path: "Tests/Support", exclude: ["quirks.py", "uploads.py"]),
         .executableTarget(name: "spool-bench", dependencies: ["Spool", "SpoolHTTP", "SpoolTestSupport"]),
-        .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolHTTP", "SpoolTestSupport"]),
+        .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolHTTP", "SpoolWeb", "SpoolTestSupport"]),
     ]
 )

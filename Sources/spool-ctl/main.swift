@@ -11,5 +11,7 @@ import SpoolHandlers
 import SpoolSending
 import SpoolReporting
 import SpoolControl
+import SpoolWeb
 
-exit(ControlCommand.fromCommandLine().run())
+let command = ControlCommand.fromCommandLine()
+exit(command.subcommand == "cgi" ? TriageCGI(command: command).run() : command.run())

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 import SpoolConfiguration
 import SpoolControl
 import SpoolDocument
@@ -89,8 +90,22 @@ public enum UsageError: Error, CustomStringConvertible {
 
 /// Process-level helpers shared by the three commands.
 public enum Program {
+    /// While set, what `printOut` and `printError` say is kept here instead of written: the triage page runs
+    /// spool-ctl's own subcommands and shows the person what they said.
+    package static let transcript = Mutex<String?>(nil)
+
+    /// Appends to the transcript when one is kept; false when none is.
+    private static func kept(_ text: String) -> Bool {
+        transcript.withLock { kept in
+            guard kept != nil else { return false }
+            kept! += text
+            return true
+        }
+    }
+
     /// Writes `text` to standard output.
     public static func printOut(_ text: String) {
+        if kept(text) { return }
         do { try FileDescriptor(rawValue: STDOUT_FILENO).writeAll(Array(text.utf8)) } catch
             where error == Errno(rawValue: EPIPE)
         {
@@ -102,6 +117,7 @@ public enum Program {
 
     /// Writes `text` to standard error.
     public static func printError(_ text: String) {
+        if kept(text) { return }
         try? FileDescriptor(rawValue: STDERR_FILENO).writeAll(Array(text.utf8))
     }
 

@@ -35,6 +35,7 @@ extension ControlCommand {
               resolve                 Decide a conflict: keep mine, keep theirs, or edit and send.
               discard                 Remove operations for good.
               check                   Verify the spool and report what is wrong; exit 0 only when healthy.
+              cgi                     The triage page, as a CGI program for the web server you run.
 
               See 'spool-ctl <subcommand> --help' for the options of each.
 
@@ -200,6 +201,22 @@ extension ControlCommand {
               --all-failed            Every operation in failed/ (as postsuper deletes ALL).
               --all-conflict          Every operation in conflict/.
               --yes                   Do not ask.
+              -h, --help              Show help information.
+
+            """,
+        "cgi": """
+            OVERVIEW: The triage page, as a CGI/1.1 program (RFC 3875) that the web server you already run starts
+            per request (Apache mod_cgi, nginx with fcgiwrap, lighttpd): counts per state and origin, each origin's
+            state with Hold, Release and Flush, the failed and conflict lists, and per conflict your version and
+            the server's side by side with their diff and Keep mine, Keep theirs, Retry and Discard. Plain HTML,
+            no script. The web server authenticates (REMOTE_USER); the buttons post a CSRF token bound to that
+            user under the secret in $SPOOL_CGI_SECRET, a file outside the spool made on first use (without it
+            the page is read-only). Each action is the spool-ctl subcommand of the same name, logged on standard
+            error (the web server's error log) with REMOTE_USER.
+
+            USAGE: spool-ctl [--spool DIR] cgi
+
+            OPTIONS:
               -h, --help              Show help information.
 
             """,

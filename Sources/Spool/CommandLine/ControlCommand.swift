@@ -16,7 +16,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
     public static let program = "spool-ctl"
     /// One-line usage for errors.
     public static let usage =
-        "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|hold|release|resolve|discard|check [OPTIONS]"
+        "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|hold|release|resolve|discard|check|cgi [OPTIONS]"
 
     /// `--spool`, if given.
     public var spool: String?

@@ -39,7 +39,8 @@ extension ControlSession {
         guard item.folder == .conflict else { throw .notConflict(id: item.id, folder: item.folder) }
         if item.operation?.payload != nil { throw .payloadNotEditable(id: item.id) }
         let versions = spool.versions(of: item)
-        guard versions.theirsETag != nil else { throw .noServerETag(id: item.id) }
+        guard let etag = versions.theirsETag else { throw .noServerETag(id: item.id) }
+        if etag.hasPrefix("W/") { throw .weakServerETag(id: item.id, etag: etag) }
         let start = versions.bothJSON ? versions.mergeView : versions.mine
         let directory = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let path = "\(directory)/spool-resolve-\(item.id)-\(UniqueName.next().id)" + (versions.mineJSON != nil

@@ -58,7 +58,7 @@ extension ControlSession {
         }
     }
 
-    mutating func discard() {
+    package mutating func discard() {
         let interactive = isatty(STDIN_FILENO) != 0 && !command.flags.contains("--yes")
         let bulk = bulkFolders
         if !bulk.isEmpty {

@@ -20,6 +20,11 @@ package struct ControlSession {
 
     package var program: String { ControlCommand.program }
 
+    /// A session of `command` on `spool`, at `nowSeconds`.
+    package init(command: ControlCommand, spool: Spool, nowSeconds: Int64) {
+        (self.command, self.spool, self.nowSeconds) = (command, spool, nowSeconds)
+    }
+
     package mutating func report(_ error: ControlError) {
         Program.printError("\(program): error: \(error)\n")
         if status == 0 { status = error.exitCode }

@@ -16,6 +16,7 @@ public enum ControlError: Error, CustomStringConvertible {
     case unreadable(id: String, why: String)
     case notConflict(id: String, folder: Spool.Folder)
     case noServerETag(id: String)
+    case weakServerETag(id: String, etag: String)
     case payloadNotEditable(id: String)
     case invalidEdit(id: String, why: String)
     case io(path: String, Errno)
@@ -37,6 +38,9 @@ public enum ControlError: Error, CustomStringConvertible {
             "\(id): the server's version has no known ETag (its answer carried none and none was fetched), so "
                 + "keeping mine would overwrite blind; find the current ETag (curl -I URL) and run "
                 + "spool-ctl retry --if-match ETAG \(id)"
+        case let .weakServerETag(id, etag):
+            "\(id): the server's version has only a weak ETag (\(etag)), which If-Match never matches; find its "
+                + "strong ETag (curl -I URL) and run spool-ctl retry --if-match ETAG \(id)"
         case let .payloadNotEditable(id):
             "\(id) carries a payload, which is not edited here; use --keep-mine or --keep-theirs"
         case let .invalidEdit(id, why): "\(id): \(why); nothing was changed"
@@ -48,7 +52,8 @@ public enum ControlError: Error, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .notFound: ExitCode.noInput
-        case .notFiled, .notWaiting, .unreadable, .notConflict, .noServerETag, .payloadNotEditable, .invalidEdit:
+        case .notFiled, .notWaiting, .unreadable, .notConflict, .noServerETag, .weakServerETag, .payloadNotEditable,
+             .invalidEdit:
             ExitCode.dataError
         case .inFlight: ExitCode.temporaryFailure
         case let .io(_, error): error.faultClass.passes ? ExitCode.temporaryFailure : ExitCode.ioError

@@ -23,6 +23,8 @@ extension Spool {
     public func keepMine(_ item: QueueItem, body: JSON? = nil) throws(ControlError) -> String {
         guard item.folder == .conflict else { throw .notConflict(id: item.id, folder: item.folder) }
         guard let etag = versions(of: item).theirsETag else { throw .noServerETag(id: item.id) }
+        // If-Match compares strongly (RFC 9110 section 13.1.1): a weak ETag would only conflict again.
+        if etag.hasPrefix("W/") { throw .weakServerETag(id: item.id, etag: etag) }
         if body != nil, item.operation?.payload != nil { throw .payloadNotEditable(id: item.id) }
         _ = try retry(item, ifMatch: etag, body: body)
         return etag
