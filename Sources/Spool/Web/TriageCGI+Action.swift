@@ -54,9 +54,9 @@ extension TriageCGI {
             + said.split(separator: "\n").joined(separator: "; ") + "\n")
         let (status, reason) = TriageCGI.status(of: session.status)
         var body = "<h2>spool-ctl \(HTML.escape(arguments.joined(separator: " ")))</h2>"
-        body += "<pre>\(HTML.escape(said))</pre><p><a href=\"\(page.link([:]))\">Back to the overview</a>"
+        body += "<pre>\(HTML.escape(said))</pre><p><a href=\"\(page.href([:]))\">Back to the overview</a>"
         if let id = request.form["id"], session.status != 0 || parsed.subcommand != "discard" {
-            body += " · <a href=\"\(page.link(["id": id]))\">the operation</a>"
+            body += " · <a href=\"\(page.href(["id": id]))\">the operation</a>"
         }
         return CGIResponse(status, reason, body: page.frame("done", body + "</p>"))
     }

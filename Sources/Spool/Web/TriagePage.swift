@@ -25,9 +25,9 @@ struct TriagePage {
     /// The page's frame: header with the spool and the user, navigation, and `content`.
     func frame(_ title: String, _ content: String, counts: SpoolStats? = nil) -> String {
         var header = "<header><h1>spool</h1><span class=\"muted\">\(HTML.escape(spool.path))</span><nav>"
-        header += "<a href=\"\(link([:]))\">Overview</a>"
-        header += "<a href=\"\(link(["view": "conflict"]))\">Conflicts</a>"
-        header += "<a href=\"\(link(["view": "failed"]))\">Failed</a></nav>"
+        header += "<a href=\"\(href([:]))\">Overview</a>"
+        header += "<a href=\"\(href(["view": "conflict"]))\">Conflicts</a>"
+        header += "<a href=\"\(href(["view": "failed"]))\">Failed</a></nav>"
         header += "<span class=\"muted\">" + (request.remoteUser.map { "signed in as " + HTML.escape($0) }
             ?? "no REMOTE_USER") + "</span></header>"
         var notices = ""
@@ -43,7 +43,7 @@ struct TriagePage {
     }
 
     /// A link to the page itself with these query parameters, escaped for an attribute.
-    func link(_ parameters: [String: String]) -> String {
+    func href(_ parameters: [String: String]) -> String {
         let query = parameters.sorted { $0.key < $1.key }
             .map { "\($0.key)=\(CGIRequest.percentEncoded($0.value))" }.joined(separator: "&")
         return HTML.escape(request.scriptName + (query.isEmpty ? "" : "?" + query))
@@ -83,7 +83,7 @@ struct TriagePage {
             out += "<h2>\(folder == .conflict ? "Conflicts" : "Failed") (\(page.total))</h2>"
             out += list(page, folder: folder)
             if page.total > page.items.count {
-                out += "<p><a href=\"\(link(["view": folder.rawValue]))\">All \(page.total)…</a></p>"
+                out += "<p><a href=\"\(href(["view": folder.rawValue]))\">All \(page.total)…</a></p>"
             }
         }
         return frame("overview", out)
@@ -135,7 +135,7 @@ struct TriagePage {
         guard !page.items.isEmpty else { return "<p>None.</p>" }
         var out = "<table><tr><th>id</th><th>request</th><th>age</th><th>reason</th><th></th></tr>"
         for item in page.items {
-            out += "<tr><td><a href=\"\(link(["id": item.id]))\"><code>\(HTML.escape(item.id))</code></a></td>"
+            out += "<tr><td><a href=\"\(href(["id": item.id]))\"><code>\(HTML.escape(item.id))</code></a></td>"
             out += "<td>\(HTML.escape(item.operation?.summary ?? "(unreadable)"))</td>"
             out += "<td>\(humanDuration(item.age(nowSeconds: nowSeconds)))</td>"
             out += "<td>\(HTML.escape(item.reasonLine ?? "-"))</td><td>"
@@ -154,10 +154,10 @@ struct TriagePage {
         let last = max(0, (page.total - 1) / TriagePage.pageSize)
         out += "<p>Page \(pageNumber + 1) of \(last + 1). "
         if pageNumber > 0 {
-            out += "<a href=\"\(link(["view": folder.rawValue, "page": String(pageNumber - 1)]))\">Previous page</a> "
+            out += "<a href=\"\(href(["view": folder.rawValue, "page": String(pageNumber - 1)]))\">Previous page</a> "
         }
         if pageNumber < last {
-            out += "<a href=\"\(link(["view": folder.rawValue, "page": String(pageNumber + 1)]))\">Next page</a>"
+            out += "<a href=\"\(href(["view": folder.rawValue, "page": String(pageNumber + 1)]))\">Next page</a>"
         }
         return frame(title, out + "</p>")
     }
