@@ -54,7 +54,7 @@ let package = Package(
         // Drives the library from separate processes in tests (claim races, kill -9).
         .executableTarget(name: "spool-testhelper", dependencies: ["Spool"], path: "Tests/Helper"),
         // A real HTTP/1.1 server for the tests and for spool-bench.
-        .target(name: "SpoolTestSupport", path: "Tests/Support", exclude: ["quirks.py", "uploads.py"]),
+        .target(name: "SpoolTestSupport", path: "Tests/Support", exclude: ["quirks.py", "uploads.py", "browser.py"]),
         .executableTarget(name: "spool-bench", dependencies: ["Spool", "SpoolHTTP", "SpoolTestSupport"]),
         .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolHTTP", "SpoolWeb", "SpoolTestSupport"]),
     ]

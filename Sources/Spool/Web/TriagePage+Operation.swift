@@ -22,7 +22,7 @@ extension TriagePage {
             if operation.key != operation.url { rows.append(("key", operation.key)) }
         }
         if let problem = item.problem { rows.append(("problem", problem)) }
-        for (field, value) in item.reason.fields where !["id", "folder", "source", "order"].contains(field) {
+        for (field, value) in item.reason.fields where !["id", "folder", "source", "order", "attempts"].contains(field) {
             rows.append((field, value))
         }
         var out = "<h2>\(HTML.escape(item.id))</h2><table>"
