@@ -41,9 +41,11 @@ struct TriageBrowserTests {
         let apache = try Apache(
             environment: ["SPOOL_DIR": spool.path, "SPOOL_CGI_SECRET": spool.directory + "/cgi.secret"],
             users: ["ann": "s3cret"])
-        let wrapper = apache.cgiDirectory + "/spool.cgi"
-        try "#!/bin/sh\nexec '\(Command.path("spool-ctl"))' cgi\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
-        chmod(wrapper, 0o755)
+        let prefix = apache.directory + "/prefix"
+        let installed = try Command.run(
+            Repository.root + "/bin/install", [prefix], environment: ["SPOOL_BINARIES": Command.products])
+        #expect(installed.status == 0, "\(installed.stderr)")
+        try FileManager.default.copyItem(atPath: prefix + "/lib/spool/spool.cgi", toPath: apache.cgiDirectory + "/spool.cgi")
         let page = apache.baseURL + "/cgi-bin/spool.cgi"
         let anonymous = try Command.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", page])
         #expect(anonymous.stdout == "401", "the web server does the authentication")
