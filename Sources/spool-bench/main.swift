@@ -29,12 +29,12 @@ if arguments.contains("-h") || arguments.contains("--help") {
           --large                 The growth case at 10,000, 100,000 and 1,000,000 queued operations
                                   (one key per 200), once each: it takes several minutes.
           --only CASE             Run only this case (enqueue, claims, delivery, https, far, idle, growth,
-                                  wakeup, handlers, uploads); repeat for more.
+                                  wakeup, handlers, uploads, triage); repeat for more.
           -h, --help              Show help information.
         """)
     exit(0)
 }
-let cases = ["enqueue", "claims", "delivery", "https", "far", "idle", "growth", "wakeup", "handlers", "uploads"]
+let cases = ["enqueue", "claims", "delivery", "https", "far", "idle", "growth", "wakeup", "handlers", "uploads", "triage"]
 var only = Set<String>()
 var index = 0
 while index < arguments.count {
@@ -81,6 +81,7 @@ server.stop()
 if wanted("wakeup") { benchWakeup(report, config) }
 if wanted("handlers") { benchHandlers(report, config) }
 if wanted("uploads") { benchUploads(report, config) }
+if wanted("triage") { benchTriage(report, config) }
 
 print("\n== Summary (\(fmt(now() - started)) s)\n")
 print(report.table())
