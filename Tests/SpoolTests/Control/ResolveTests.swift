@@ -167,6 +167,20 @@ final class JSONDocumentResource: @unchecked Sendable {
         #expect(shown.stdout.contains("theirs:\n  (not fetched"), "\(shown.stdout)")
     }
 
+    @Test func aWeakETagIsNotWrittenOver() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { request in
+            request.method == "GET" ? .respond(200, ["ETag": "W/\"v7\""], "theirs") : .respond(412, [:], "")
+        }
+        defer { server.stop() }
+        let id = try spool.enqueue(["PUT", server.baseURL + "/doc", "--if-match", "\"v6\"", "--body", "mine"])
+        try spool.send()
+        let refused = try ctl(spool, ["resolve", id, "--keep-mine"])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("only a weak ETag (W/\"v7\"), which If-Match never matches"), "\(refused.stderr)")
+        #expect(spool.operations("conflict") == [id])
+    }
+
     @Test func resolveTakesOneConflictAndOneChoice() throws {
         let spool = TemporarySpool()
         let server = try TestServer { _ in .respond(400, [:], "bad") }

@@ -34,7 +34,8 @@ import Testing
         #expect(try Command.run("spool-ctl", ["--spool", spool.path, "retry", "--now"]).status == 0)
         try spool.enqueue(["PUT", server.baseURL + "/ok2"])
         try spool.send()
-        #expect(server.requests.count == 6 && spool.waiting().isEmpty)
+        // The writes; the conflict also made one GET of the server's version, which counts as none of these.
+        #expect(server.requests.filter { $0.method != "GET" }.count == 6 && spool.waiting().isEmpty)
 
         let origin = try Operation.origin(of: server.baseURL)
         let prometheus = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--prometheus"])

@@ -54,7 +54,9 @@ struct LinkMoveTests {
         let result = try Command.run("spool-send", ["--spool", spool, "--once"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(Set(server.requests.map(\.path)) == ["/a", "/b", "/bad", "/taken", "/dropped"])
-        #expect(server.requests.count == 5, "each sent once")
+        // The writes; the conflict also made one GET of the server's version.
+        let writes = { server.requests.filter { $0.method != "GET" } }
+        #expect(writes().count == 5, "each sent once")
         let names = { (folder: String) in
             ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter {
                 !$0.hasPrefix(".")
@@ -76,7 +78,7 @@ struct LinkMoveTests {
         #expect(
             ((try? String(contentsOfFile: spool + "/failed/linked-in.why", encoding: .utf8)) ?? "").contains(
                 "hard links"))
-        #expect(server.requests.count == 5, "never sent")
+        #expect(writes().count == 5, "never sent")
         withExtendedLifetime(mount) {}
     }
 
