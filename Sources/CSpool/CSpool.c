@@ -23,6 +23,10 @@ int cspool_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, con
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
 }
 
+int cspool_rename_exchange(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+    return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_EXCHANGE);
+}
+
 int cspool_is_nfs(int fd) {
     struct statfs info;
     return fstatfs(fd, &info) == 0 && info.f_type == 0x6969;

@@ -14,7 +14,9 @@ import SpoolControl
 
 let command = EnqueueCommand.fromCommandLine()
 do {
-    Program.printOut(try command.run() + "\n")
+    let (out, note) = try command.run().report
+    Program.printOut(out)
+    if let note { Program.printError(note) }
 } catch {
     Program.fail(EnqueueCommand.program, error.description, code: error.exitCode)
 }

@@ -7,6 +7,10 @@
 /// rename(2) that fails with EEXIST instead of replacing an existing target.
 int cspool_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 
+/// renameat2(2) with RENAME_EXCHANGE: the two names swap their files atomically; EINVAL where the file system
+/// cannot.
+int cspool_rename_exchange(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+
 /// Whether `fd` lives on NFS (statfs's NFS_SUPER_MAGIC): fstatfs, which Swift's Glibc module lacks.
 int cspool_is_nfs(int fd);
 

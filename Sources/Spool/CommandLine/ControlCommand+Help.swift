@@ -33,6 +33,7 @@ extension ControlCommand {
               hold                    Keep waiting operations from being sent, in their place, until released.
               release                 Let held operations go again, in their order.
               resolve                 Decide a conflict: keep mine, keep theirs, or edit and send.
+              pending                 The writes still waiting, in send order, with their bodies (for overlays).
               discard                 Remove operations for good.
               check                   Verify the spool and report what is wrong; exit 0 only when healthy.
               cgi                     The triage page, as a CGI program for the web server you run.
@@ -167,6 +168,21 @@ extension ControlCommand {
             OPTIONS:
               --origin ORIGIN         The origin (scheme://host[:port]).
               --yes                   Do not ask.
+              -h, --help              Show help information.
+
+            """,
+        "pending": """
+            OVERVIEW: The writes still waiting to be sent (new/ and cur/), in the order they will be sent, with
+            method, URL, key, whether each creates its resource, and its body (JSON as JSON): what a program that
+            shows a list read from the server must overlay on it (updates and deletions on every page, local
+            creations on the first). Handler jobs are left out.
+
+            USAGE: spool-ctl [--spool DIR] pending [--key KEY | --url-prefix URL] [--json]
+
+            OPTIONS:
+              --key KEY               Only the writes with this ordering key.
+              --url-prefix URL        Only the writes whose URL starts with URL.
+              --json                  One JSON object per line (JSON Lines), for a program.
               -h, --help              Show help information.
 
             """,

@@ -16,7 +16,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
     public static let program = "spool-ctl"
     /// One-line usage for errors.
     public static let usage =
-        "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|hold|release|resolve|discard|check|cgi [OPTIONS]"
+        "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|hold|release|resolve|discard|pending|check|cgi [OPTIONS]"
 
     /// `--spool`, if given.
     public var spool: String?
@@ -34,6 +34,8 @@ public struct ControlCommand: ParsedCommand, Sendable {
     public var origin: String?
     /// `hold --key` and `release --key`: the ordering key whose waiting operations to act on.
     public var key: String?
+    /// `pending --url-prefix`: only writes whose URL starts so.
+    public var urlPrefix: String?
     /// `list --older-than`: only operations enqueued at least this many seconds ago.
     public var olderThan: Int64?
     /// `check --auth-dir`: the auth profiles to validate.
@@ -45,7 +47,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
 
     package static let allowedFlags: [String: Set<String>] = [
         "list": ["--json"], "show": ["--json", "--diff"], "stats": ["--json", "--prometheus"],
-        "resolve": ["--keep-mine", "--keep-theirs", "--edit"],
+        "resolve": ["--keep-mine", "--keep-theirs", "--edit"], "pending": ["--json"],
         "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"],
         "flush": ["--yes"], "shape": [], "hold": [], "release": []
     ]
@@ -76,12 +78,20 @@ public struct ControlCommand: ParsedCommand, Sendable {
                 }
                 self.origin = origin
             case .option("--key"):
-                guard chosen == "hold" || chosen == "release" else { throw .unknownOption("--key") }
+                guard ["hold", "release", "pending"].contains(chosen) else { throw .unknownOption("--key") }
                 let value = try arguments.value(for: "--key")
                 guard !value.isEmpty else {
                     throw .invalidValue(option: "--key", value: value, expected: "an ordering key, as list shows it")
                 }
                 key = value
+            case .option("--url-prefix"):
+                guard chosen == "pending" else { throw .unknownOption("--url-prefix") }
+                let value = try arguments.value(for: "--url-prefix")
+                guard value.hasPrefix("http://") || value.hasPrefix("https://") else {
+                    throw .invalidValue(
+                        option: "--url-prefix", value: value, expected: "the start of an http:// or https:// URL")
+                }
+                urlPrefix = value
             case .option("--older-than"):
                 guard chosen == "list" else { throw .unknownOption("--older-than") }
                 let text = try arguments.value(for: "--older-than")
@@ -136,6 +146,9 @@ public struct ControlCommand: ParsedCommand, Sendable {
                     expected: subcommand == "shape"
                         ? "waiting, new, cur, failed, conflict or all" : "new, cur, failed, conflict or all")
             }
+        case "pending":
+            if let first = positionals.first { throw .unexpectedArgument(first) }
+            if key != nil && urlPrefix != nil { throw .conflicting("--key", "--url-prefix") }
         case "flush":
             if let first = positionals.first { throw .unexpectedArgument(first) }
             if origin == nil { throw .missingArgument("--origin ORIGIN") }

@@ -252,6 +252,7 @@ extension ControlCommand {
         case "stats": session.stats()
         case "retry": session.retry()
         case "resolve": session.resolve()
+        case "pending": session.pending()
         case "discard": session.discard()
         case "flush": session.flush()
         case "shape": session.shape()

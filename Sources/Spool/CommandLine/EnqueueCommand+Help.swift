@@ -20,7 +20,7 @@ extension EnqueueCommand {
 
         USAGE: spool-enqueue [--spool DIR] [METHOD] URL [-H 'Name: value']... [CURL OPTIONS]
                              [--body TEXT | --body-file FILE | --payload FILE] [--if-match ETAG] [--key KEY]
-                             [--idempotency-key KEY] [--depends-on ID]... [--coalesce] [--allow-get]
+                             [--idempotency-key KEY] [--depends-on ID]... [--coalesce] [--merge] [--creates] [--allow-get]
                              [--not-before TIME] [--expires TIME] [--max-attempts N] [--priority N] [--auth NAME]
                              [--max-size BYTES] [--max-payload BYTES] [--max-queue COUNT] [--min-free BYTES]
                spool-enqueue [--spool DIR] --handler NAME [--key KEY] [--body TEXT | --body-file FILE]
@@ -48,6 +48,10 @@ extension EnqueueCommand {
           --idempotency-key KEY   Idempotency-Key to send (default: a new random key).
           --depends-on ID         Send only after operation ID is done; repeat for more.
           --coalesce              Let a newer write with the same key replace this one before it is sent.
+          --merge                 Merge this JSON body (RFC 7396) into the newest write still waiting, never
+                                  tried, on the same key, and print its id; else queue this one.
+          --creates               This write creates its key's resource: a DELETE of the key while it has
+                                  never been tried cancels it and the writes behind it; nothing is sent.
           --allow-get             Queue a GET, HEAD or OPTIONS for its effect (a heartbeat URL): nobody
                                   reads its answer. Without it they are refused: spool queues writes.
           --not-before TIME       Do not send before TIME (RFC 3339, @EPOCH, or +DURATION such as +10m).

@@ -41,9 +41,25 @@ public enum EnqueueInputError: Error, CustomStringConvertible {
     }
 }
 
+extension Enqueued {
+    /// What spool-enqueue prints: the id that carries the write on standard output (a script's `$(...)`
+    /// gets it whether the write was queued or merged), and what folding did on standard error.
+    package var report: (out: String, error: String?) {
+        switch self {
+        case let .queued(id): ("\(id)\n", nil)
+        case let .folded(.merged(id)):
+            ("\(id)\n", "spool-enqueue: merged into \(id), the write still waiting on the same key\n")
+        case let .folded(.cancelled(ids)):
+            ("", "spool-enqueue: cancelled \(ids.joined(separator: ", ")): the resource's create was never sent, "
+                + "so neither it nor the writes behind it nor this DELETE will be; nothing queued\n")
+        }
+    }
+}
+
 extension EnqueueCommand {
-    /// Builds the operation, enqueues it durably and returns its id.
-    public func run() throws(EnqueueInputError) -> String {
+    /// Builds the operation and enqueues it durably, or folds it into what waits on its key (a `merge`, a
+    /// DELETE of a queued create); returns which.
+    public func run() throws(EnqueueInputError) -> Enqueued {
         let operation: Operation
         let (built, builtPayload) = try document()
         do { operation = try Operation(document: built) } catch { throw .invalid(source: jsonInput, error) }
@@ -68,7 +84,7 @@ extension EnqueueCommand {
             }
         }
         do {
-            return try spool.enqueue(
+            return try spool.enqueueFolding(
                 operation, maxSize: maxSize, limits: limits, payload: source, maxPayload: maxPayload)
         } catch {
             throw .enqueue(error)
@@ -132,7 +148,7 @@ extension EnqueueCommand {
             if let value = extra[field] { members.append((field, value)) }
         }
         if !dependsOn.isEmpty { members.append(("depends_on", .array(dependsOn))) }
-        for field in ["coalesce", "not_before", "expires_at", "max_attempts", "priority", "auth"] {
+        for field in ["coalesce", "merge", "creates", "not_before", "expires_at", "max_attempts", "priority", "auth"] {
             if let value = extra[field] { members.append((field, value)) }
         }
         return members

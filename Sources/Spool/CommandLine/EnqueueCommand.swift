@@ -116,6 +116,9 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             case .option("--coalesce"):
                 try arguments.noValue(for: "--coalesce")
                 fields["coalesce"] = .bool(true)
+            case let .option(name) where name == "--merge" || name == "--creates":
+                try arguments.noValue(for: name)
+                fields[String(name.dropFirst(2))] = .bool(true)
             case .option("--allow-get"):
                 try arguments.noValue(for: "--allow-get")
                 fields["allow_get"] = .bool(true)

@@ -39,6 +39,12 @@ public struct Operation: Sendable {
     public let dependsOn: [String]
     /// Whether a newer operation with the same key may replace this one before it is first tried.
     public let coalesce: Bool
+    /// Whether this write's JSON body is merged (RFC 7396) into the newest never-attempted write waiting on its
+    /// key, instead of being queued, when there is one.
+    public let merge: Bool
+    /// Whether this write creates its key's resource: a later DELETE of the key finding it never attempted
+    /// cancels it and what waits behind it.
+    public let creates: Bool
     /// Earliest first attempt, epoch seconds.
     public let notBefore: Int64?
     /// After this instant the operation fails instead of being sent, epoch seconds.
@@ -141,6 +147,8 @@ public struct Operation: Sendable {
         key = try fields.key() ?? url
         dependsOn = try fields.dependsOn()
         coalesce = try fields.coalesce()
+        merge = try fields.merge(handler: handler, hasPayload: hasPayload, body: body)
+        creates = try fields.flag("creates")
         notBefore = try fields.date("not_before")
         expiresAt = try fields.date("expires_at")
         maxAttempts = try fields.maxAttempts()

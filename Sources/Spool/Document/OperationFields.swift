@@ -141,12 +141,26 @@ package struct OperationFields {
         return ids
     }
 
-    package func coalesce() throws(OperationError) -> Bool {
-        guard let value = document["coalesce"] else { return false }
+    package func coalesce() throws(OperationError) -> Bool { try flag("coalesce") }
+
+    /// A field that is `true` or `false`, false when absent.
+    package func flag(_ field: String) throws(OperationError) -> Bool {
+        guard let value = document[field] else { return false }
         guard case let .bool(flag) = value else {
-            throw .wrongType(field: "coalesce", expected: "true or false", found: value.typeName)
+            throw .wrongType(field: field, expected: "true or false", found: value.typeName)
         }
         return flag
+    }
+
+    /// `merge`: only on a request whose body is JSON, never with a payload or a handler.
+    package func merge(handler: String?, hasPayload: Bool, body: [UInt8]?) throws(OperationError) -> Bool {
+        guard try flag("merge") else { return false }
+        if handler != nil { throw .conflictingFields("merge", "handler") }
+        if hasPayload { throw .conflictingFields("merge", "payload") }
+        guard let body, (try? JSON.parse(body)) != nil else {
+            throw .invalidName(field: "merge", value: "true", why: "needs a JSON body to merge (RFC 7396)")
+        }
+        return true
     }
 
     package func maxAttempts() throws(OperationError) -> Int? {

@@ -105,7 +105,7 @@ extension Worker {
 
     /// Takes in files dropped under plain names, noting each admitted one as a candidate head of its key.
     package func intake(_ names: [FileName], into builder: inout PlanBuilder, _ transaction: Spool.Transaction) {
-        for fileName in names where !isStopping {
+        for fileName in spool.inWrittenOrder(names) where !isStopping {
             do throws(SystemCallError) {
                 if let entry = try transaction.intake(
                     fileName, maxSize: options.maxSize, maxPayload: options.maxPayload, log: log)

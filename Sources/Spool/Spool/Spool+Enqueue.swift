@@ -126,3 +126,34 @@ extension RetryState {
         originHash = OrderingKey.originHash(operation.origin)
     }
 }
+
+/// What became of a write handed to `enqueueFolding`.
+public enum Enqueued: Sendable, Equatable {
+    /// Queued as its own operation, with this id.
+    case queued(String)
+    /// Folded into what waited on its key (merged, or a DELETE that cancelled a queued create).
+    case folded(Folding)
+}
+
+extension Spool {
+    /// `enqueue`, but a `merge` write or a DELETE is first folded into what waits on its key, under the spool
+    /// lock (`Spool+Fold.swift`); only when nothing takes it is it queued as its own operation.
+    public func enqueueFolding(
+        _ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil,
+        payload: PayloadSource? = nil, maxPayload: Int64 = Spool.defaultMaxPayloadSize
+    ) throws(EnqueueError) -> Enqueued {
+        if operation.merge || (operation.handler == nil && operation.method == "DELETE") {
+            let folded: Folding?
+            do {
+                folded = try withLock { transaction throws(SystemCallError) in
+                    try transaction.fold(operation, log: .silent)
+                }
+            } catch {
+                throw .write(path: error.path, error.error)
+            }
+            if let folded { return .folded(folded) }
+        }
+        return .queued(
+            try enqueue(operation, maxSize: maxSize, limits: limits, payload: payload, maxPayload: maxPayload))
+    }
+}

@@ -17,10 +17,12 @@ extension Spool {
         maxSize: Int = Spool.defaultMaxDocumentSize, nowMicroseconds: Int64 = Timestamp.nowMicroseconds(),
         log: Log = .silent, _ body: (QueueEntry) throws -> Void
     ) throws {
-        var entries: [FileName] = []
+        var entries: [FileName] = [], dropped: [FileName] = []
         try directory(.new).forEachEntry { fileName, _ in
-            if !fileName.isHidden { entries.append(fileName) }
+            guard !fileName.isHidden else { return }
+            if QueueName(fileName)?.state == nil { dropped.append(fileName) } else { entries.append(fileName) }
         }
+        entries += inWrittenOrder(dropped)
         let admitted = try withLock { transaction throws(SystemCallError) in
             var admitted: [QueueEntry] = []
             for fileName in entries {
@@ -33,6 +35,15 @@ extension Spool {
             return admitted
         }
         for entry in admitted { try body(entry) }
+    }
+
+    /// Names dropped in `new/` in the order they were written (modification time, then name), which their order
+    /// stamps will say once admitted: a dropped create is admitted before the merge or DELETE that follows it.
+    public func inWrittenOrder(_ names: [FileName]) -> [FileName] {
+        guard names.count > 1 else { return names }
+        let new = directory(.new)
+        return names.map { ($0, (try? new.status(of: $0).modifiedMicroseconds) ?? 0) }
+            .sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
     }
 
     /// Files an entry that can never be sent in `failed/` with the reason `rejection` gives, logging it.
@@ -96,6 +107,13 @@ extension Spool.Transaction {
             return nil
         }
         guard let (operation, modified) = read else { return nil }
+        // A dropped `merge` or DELETE folds into what waits on its key as one from spool-enqueue does. Merge
+        // patches are idempotent: a crash before the dropped file is removed only applies it again.
+        if let folded = try fold(operation, before: modified, log: log) {
+            if case let .fault(fault) = removeFolded(fileName) { throw fault }
+            if case let .merged(into) = folded { log.notice("\(id) (\(operation.summary)): merged into \(into)") }
+            return nil
+        }
         let state = RetryState(for: operation, orderMicroseconds: modified)
         let name = QueueName(id: id, state: state)
         switch admit(fileName, as: name.fileName) {

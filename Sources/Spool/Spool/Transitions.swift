@@ -296,6 +296,26 @@ extension Spool.Transaction {
         }
     }
 
+    /// tmp/MERGED ⇄ new/NAME, then tmp/MERGED (now the old document) → gone: a merge patch taking effect. The
+    /// exchange swaps the two files under their names at once, so `new/NAME` names the old document or the
+    /// merged one at every instant, and a crash before the removal leaves only a stray in `tmp/` (removed
+    /// when old, like any). EINVAL where the file system cannot exchange: the caller queues instead.
+    package func supersede(_ name: FileName, with merged: FileName) -> MoveResult<Void> {
+        .of("merge into", spool.displayPath(.new, name)) { () throws(Errno) in
+            try spool.directory(.tmp).exchange(merged, with: name, in: spool.directory(.new))
+            CrashPoint.reach("merge.exchanged")
+            try? spool.removeTemporary(merged)
+            try spool.directory(.new).sync()
+        }
+    }
+
+    /// new/NAME → gone: a dropped write that was folded into what waits (merged, or a cancelling DELETE).
+    package func removeFolded(_ name: FileName) -> MoveResult<Void> {
+        .of("remove the folded write", spool.displayPath(.new, name)) { () throws(Errno) in
+            try spool.directory(.new).unlink(name)
+        }
+    }
+
     /// FOLDER/NAME → gone, with its reason when filed: `spool-ctl discard`.
     package func discard(_ name: FileName, id: String, in folder: Spool.Folder) -> MoveResult<Void> {
         if folder == .new { spool.forgetDeferral(of: id) }

@@ -140,6 +140,16 @@ public struct FileDescriptor: Sendable, Equatable {
         }
     }
 
+    /// Swaps the files of `name` in this directory and `otherName` in `directory`, atomically: both names exist
+    /// before and after, each naming the other's file (`RENAME_EXCHANGE`; EINVAL where unsupported).
+    public func exchange(_ name: FileName, with otherName: FileName, in directory: FileDescriptor) throws(Errno) {
+        try retryingInterrupts {
+            name.withCString { old in
+                otherName.withCString { new in cspool_rename_exchange(rawValue, old, directory.rawValue, new) }
+            }
+        }
+    }
+
     /// Renames `name` in this directory to `newName` in `directory`, atomically replacing what was there.
     public func replace(_ name: FileName, in directory: FileDescriptor, as newName: FileName) throws(Errno) {
         try retryingInterrupts {

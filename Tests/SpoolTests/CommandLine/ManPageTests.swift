@@ -55,7 +55,7 @@ import Testing
             "spool-ctl", "spool-ctl.8",
             [
                 ["init"], ["list"], ["shape"], ["show"], ["stats"], ["retry"], ["flush"], ["hold"], ["release"],
-                ["resolve"], ["discard"], ["check"], ["cgi"]
+                ["resolve"], ["pending"], ["discard"], ["check"], ["cgi"]
             ]
         )
     ])

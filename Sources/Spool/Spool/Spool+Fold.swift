@@ -1,0 +1,160 @@
+import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+import SpoolTransport
+
+/// What a write does to the writes still waiting on its key, instead of being queued: a `merge` write's body
+/// is merged into the newest of them (RFC 7396), a DELETE of a resource whose create was never attempted
+/// cancels the create and what waits behind it. Both under the spool lock, at enqueue and at admission alike.
+public enum Folding: Sendable, Equatable {
+    /// The change now travels in this waiting operation; nothing was queued.
+    case merged(into: String)
+    /// These waiting operations (the create first) were removed, and the DELETE with them: nothing is sent.
+    case cancelled([String])
+}
+
+/// One operation waiting on a key, as the folding decision sees it.
+public struct KeyEntry: Sendable, Equatable {
+    /// Its id.
+    public var id: String
+    /// `new/` or `cur/`.
+    public var folder: Spool.Folder
+    /// Its name there.
+    public var name: FileName
+    /// Attempts made.
+    public var attempts: Int
+    /// Its place in the order.
+    public var orderMicroseconds: Int64
+    /// Whether its document says `creates`.
+    public var creates: Bool
+    /// Whether its body is JSON that a merge patch can go into (no payload, no handler).
+    public var mergeable: Bool
+
+    /// Never attempted and not being sent: still free to change.
+    public var untouched: Bool { folder == .new && attempts == 0 }
+}
+
+/// The pure decision of folding, in the manner of the lane decision: what to do, from what waits.
+public enum FoldDecision: Equatable, Sendable {
+    /// Merge into this entry.
+    case merge(KeyEntry)
+    /// Remove these entries, newest first.
+    case cancel([KeyEntry])
+
+    /// What a write does to its key's waiting `entries` (oldest first), or nil to queue it as its own.
+    public static func decide(merge: Bool, delete: Bool, entries: [KeyEntry]) -> FoldDecision? {
+        if delete, let create = entries.lastIndex(where: { $0.creates }) {
+            // The create and everything behind it must be untouched: if any was tried, the server may have it.
+            let doomed = entries[create...]
+            guard doomed.allSatisfy(\.untouched) else { return nil }
+            return .cancel(doomed.reversed())
+        }
+        if merge, let newest = entries.last, newest.untouched, newest.mergeable { return .merge(newest) }
+        return nil
+    }
+}
+
+extension Spool.Transaction {
+    /// The operations waiting on the key that hashes to `keyHash`, in `new/` and `cur/`, oldest first; only
+    /// those ordered before `before` when given (a dropped file's own time). Their documents are read.
+    public func keyEntries(_ keyHash: UInt64, before: Int64? = nil) throws(SystemCallError) -> [KeyEntry] {
+        var entries: [KeyEntry] = []
+        for folder in [Spool.Folder.new, .cur] {
+            var names: [QueueName] = []
+            do {
+                try spool.directory(folder).forEachRawEntry { raw, _ in
+                    guard let facts = QueueName.Facts(raw), facts.keyHash == keyHash,
+                          let name = QueueName(FileName(bytes: Array(raw))), let state = name.state
+                    else { return }
+                    if let before, state.orderMicroseconds >= before { return }
+                    names.append(name)
+                }
+            } catch {
+                throw SystemCallError("list", "\(spool.path)/\(folder.rawValue)", error)
+            }
+            for name in names {
+                let read = try? spool.readOperation(folder, name.fileName, maxSize: Spool.defaultMaxDocumentSize)
+                let operation = read?.operation
+                entries.append(KeyEntry(
+                    id: name.id, folder: folder, name: name.fileName, attempts: name.state!.attempts,
+                    orderMicroseconds: name.state!.orderMicroseconds, creates: operation?.creates ?? false,
+                    mergeable: operation.map(Spool.isMergeable) ?? false))
+            }
+        }
+        return entries.sorted { ($0.orderMicroseconds, $0.id) < ($1.orderMicroseconds, $1.id) }
+    }
+
+    /// Folds `operation` into what waits on its key, or returns nil to have it queued as its own (nothing
+    /// to fold into, or a file system that cannot exchange names, where the merge is not attempted).
+    public func fold(_ operation: Operation, before: Int64? = nil, log: Log) throws(SystemCallError) -> Folding? {
+        let delete = operation.handler == nil && operation.method == "DELETE"
+        guard operation.merge || delete else { return nil }
+        let entries = try keyEntries(OrderingKey.hash(operation.key), before: before)
+        switch FoldDecision.decide(merge: operation.merge, delete: delete, entries: entries) {
+        case nil: return nil
+        case let .merge(entry): return try merge(operation, into: entry, log: log)
+        case let .cancel(doomed):
+            var cancelled: [String] = []
+            for entry in doomed {
+                switch discard(entry.name, id: entry.id, in: .new) {
+                case .moved, .gone: cancelled.append(entry.id)
+                case let .fault(fault): throw fault
+                }
+            }
+            log.notice("\(operation.summary): cancelled \(cancelled.reversed().joined(separator: ", ")), never sent "
+                + "(the resource's create was still waiting); nothing is sent")
+            return .cancelled(cancelled.reversed())
+        }
+    }
+
+    /// Merges `patch`'s body into `entry`'s: the merged document is written to `tmp/` and synced, then swapped
+    /// with the waiting one in a single exchange of names, so that `new/` holds the old document or the
+    /// merged one at every instant, never both and never neither; the old one, now in `tmp/`, is removed.
+    func merge(_ patch: Operation, into entry: KeyEntry, log: Log) throws(SystemCallError) -> Folding? {
+        guard let read = try? spool.readOperation(.new, entry.name, maxSize: Spool.defaultMaxDocumentSize),
+              case let target = read.operation, Spool.isMergeable(target), case var .object(members) = target.document,
+              let base = try? JSON.parse(target.body ?? []), let change = try? JSON.parse(patch.body ?? [])
+        else { return nil }
+        let merged = base.mergePatched(with: change)
+        members.removeAll { $0.key == "body" || $0.key == "body_base64" }
+        members.append(("body", target.bodyIsJSON ? merged : .string(merged.text)))
+        let document = Array((JSON.object(members).text + "\n").utf8)
+        let temporary = FileName(UniqueName.next().id)
+        do throws(Errno) {
+            let fd = try spool.directory(.tmp).open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
+            defer { fd.close() }
+            try fd.writeAll(document)
+            // Complete on the disk before it takes the waiting operation's name.
+            try fd.sync()
+        } catch {
+            try? spool.removeTemporary(temporary)
+            throw SystemCallError("write the merged document", spool.displayPath(.tmp, temporary), error)
+        }
+        CrashPoint.reach("merge.written")
+        switch supersede(entry.name, with: temporary) {
+        case .moved: break
+        case .gone: return nil
+        case let .fault(fault):
+            try? spool.removeTemporary(temporary)
+            if fault.error == Errno(rawValue: EINVAL) {
+                log.notice("\(patch.summary): not merged: this file system cannot exchange two names atomically")
+                return nil
+            }
+            throw fault
+        }
+        log.detail("\(patch.summary): merged into \(entry.id)")
+        return .merged(into: entry.id)
+    }
+}
+
+extension Spool {
+    /// Whether a waiting operation's body can take a merge patch: a request (not a handler's job) whose body,
+    /// not a payload, is JSON.
+    package static func isMergeable(_ operation: Operation) -> Bool {
+        guard operation.handler == nil, !operation.hasPayload, let body = operation.body, !body.isEmpty else {
+            return false
+        }
+        return (try? JSON.parse(body)) != nil
+    }
+}
