@@ -22,6 +22,13 @@ func benchIdle(_ report: Report, _ config: Config) {
         _ = run(argv)
         return Stats(values: (0..<config.idleRuns).map { _ in run(argv).seconds * 1000 })
     }
+    // A backlog that is due but whose origin asked for a pause an hour long (as `.origins` keeps it): the
+    // first run after the pause was learned lists once; the later ones must cost what an idle run costs.
+    let paused = Fixtures.spool()
+    Fixtures.fill(paused, count: config.idleQueue, base: "http://127.0.0.1:9")
+    var record = OriginRecord(origin: "http://127.0.0.1:9")
+    record.pausedUntil = Timestamp.nowSeconds() + 3600
+    OriginRecord.write([record], to: try! Spool(path: paused))
     // Cron runs a minute apart: let the folders' times settle so the first run can leave its idle hint.
     usleep(1_200_000)
     let trueStats = times(["/bin/true"])
@@ -40,6 +47,9 @@ func benchIdle(_ report: Report, _ config: Config) {
         _ = Fixtures.count(waiting + "/new")
         return (now() - started) * 1000
     })
+    let firstPaused = run(["\(config.binaries)/spool-send", "--spool", paused, "--once"]).seconds * 1000
+    let pausedStats = times(["\(config.binaries)/spool-send", "--spool", paused, "--once"])
+    precondition(Fixtures.count(paused + "/new") == config.idleQueue, "an operation to a paused origin moved")
     report.line("process start: /bin/true \(describe(trueStats, "ms")); spool-send --help \(describe(help, "ms"))")
     report.add(
         "idle run, ms", spool: "\(config.idleQueue) not due: " + describe(waitingStats, "ms"),
@@ -50,6 +60,12 @@ func benchIdle(_ report: Report, _ config: Config) {
         "idle run after a change (full listing), ms", spool: "\(config.idleQueue) not due: " + describe(listing, "ms"),
         baseline: "readdir of new/ " + describe(readdirFloor, "ms"), ratio: listing.median / readdirFloor.median,
         target: "<= 10x readdir", met: listing.median <= 10 * readdirFloor.median)
+    report.add(
+        "run over a paused origin's backlog, ms",
+        spool: "\(config.idleQueue) due, origin paused: " + describe(pausedStats, "ms")
+            + " (first run after the pause: \(fmt(firstPaused)) ms)",
+        baseline: "empty spool " + describe(emptyStats, "ms"), ratio: pausedStats.median / emptyStats.median,
+        target: "<= 2x empty", met: pausedStats.median <= 2 * emptyStats.median)
     report.add(
         "idle run, empty spool, ms", spool: describe(emptyStats, "ms"),
         baseline: "spool-send --help " + describe(help, "ms"),

@@ -20,6 +20,8 @@ package struct PlanBuilder {
         package var priority = 0
         /// The first operation is on hold: the key waits for its release, whatever is due.
         package var held = false
+        /// The first operation's origin hash (`h=`), 0 when its name has none.
+        package var originHash: UInt32 = 0
     }
 
     /// The most operations one round holds, spread over its lanes: what a round keeps in memory follows
@@ -39,6 +41,9 @@ package struct PlanBuilder {
     package var queues: [UInt64: [QueueEntry]] = [:]
     /// The folder being listed, for the message when listing fails.
     package var listing = ""
+    /// Origins that asked for a pause still running, by the hash names carry (`h=`), with its end: their
+    /// keys are not due, so a run over a paused origin's backlog opens none of its documents.
+    package var pausedOrigins: [UInt32: (origin: String, until: Int64)] = [:]
 
     package init(nowSeconds: Int64, parked: Set<UInt64>, options: WorkerOptions) {
         self.nowSeconds = nowSeconds
@@ -46,18 +51,32 @@ package struct PlanBuilder {
         self.options = options
     }
 
+    /// The pauses in `records` still running at `nowSeconds`, by origin hash.
+    package static func pauses(_ records: [OriginRecord], nowSeconds: Int64) -> [UInt32: (origin: String, until: Int64)] {
+        var pauses: [UInt32: (origin: String, until: Int64)] = [:]
+        for record in records where record.pausedUntil > nowSeconds {
+            pauses[OrderingKey.originHash(record.origin)] = (record.origin, record.pausedUntil)
+        }
+        return pauses
+    }
+
     package mutating func note(
-        _ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int, held: Bool = false
+        _ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int, held: Bool = false,
+        originHash: UInt32 = 0
     ) {
+        if originHash != 0, let pause = pausedOrigins[originHash] {
+            plan.heldByPause[pause.origin, default: (pause.until, 0)].count += 1
+        }
         guard let head = heads[keyHash] else {
             heads[keyHash] = Head(
-                orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: priority, held: held)
+                orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: priority, held: held,
+                originHash: originHash)
             return
         }
         if orderMicroseconds < head.orderMicroseconds {
             heads[keyHash] = Head(
                 orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: max(priority, head.priority),
-                held: held)
+                held: held, originHash: originHash)
         } else {
             if orderMicroseconds == head.orderMicroseconds { heads[keyHash]!.tied = true }
             if priority > head.priority { heads[keyHash]!.priority = priority }
@@ -79,7 +98,7 @@ package struct PlanBuilder {
                     note(
                         facts.keyHash, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds,
                         priority: facts.priority,
-                        held: facts.held)
+                        held: facts.held, originHash: facts.originHash)
                 }
             } else {
                 others.append(FileName(bytes: Array(raw)))
@@ -107,6 +126,10 @@ package struct PlanBuilder {
             if parked.contains(key) {
                 // Not this run's any more, but a watcher must wake when it becomes due.
                 if head.dueSeconds > nowSeconds { plan.nextDue = min(plan.nextDue ?? head.dueSeconds, head.dueSeconds) }
+            } else if head.originHash != 0, let pause = pausedOrigins[head.originHash] {
+                // Its origin asked for a pause (even --flush keeps it: `spool-ctl flush --origin` lifts it).
+                let due = max(head.dueSeconds, pause.until)
+                plan.nextDue = min(plan.nextDue ?? due, due)
             } else if options.flush || head.dueSeconds <= nowSeconds || head.tied {
                 keys.append((key, head))
             } else {

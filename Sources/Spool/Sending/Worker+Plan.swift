@@ -15,6 +15,8 @@ extension Worker {
         package var nextDue: Int64?
         /// The round left due operations for the next (more than `roundBudget`, or `laneBudget` keys).
         package var more = false
+        /// Operations left out because their origin asked for a pause (`.origins`), by origin, with its end.
+        package var heldByPause: [String: (until: Int64, count: Int)] = [:]
         /// Files under plain names were seen: one may be a producer still writing (left for a later run),
         /// which changes no folder time when it finishes, so no idle hint may be written.
         package var sawPlainNames = false
@@ -59,6 +61,7 @@ extension Worker {
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
         var builder = PlanBuilder(
             nowSeconds: Timestamp.nowSeconds(), parked: state.withLock { $0.parkedKeys }, options: options)
+        builder.pausedOrigins = PlanBuilder.pauses(OriginRecord.read(spool), nowSeconds: builder.nowSeconds)
         do throws(Errno) {
             try spool.withLock { transaction throws(Errno) in
                 let (others, tooLate) = try builder.listWaiting(spool)
@@ -113,7 +116,7 @@ extension Worker {
                     builder.note(
                         entry.state.keyHash, orderMicroseconds: entry.state.orderMicroseconds,
                         dueSeconds: entry.state.dueSeconds,
-                        priority: entry.state.priority)
+                        priority: entry.state.priority, originHash: entry.state.originHash)
                 }
             } catch {
                 record(error)

@@ -111,6 +111,7 @@ public final class Worker: Sendable {
             state.withLock { $0.completed.removeAll() }
             let plan = makePlan()
             nextDue = plan.nextDue
+            notePauses(plan)
             if plan.lanes.isEmpty { break }
             let before = state.withLock {
                 $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done
@@ -137,6 +138,17 @@ public final class Worker: Sendable {
             var summary = run.summary
             summary.nextDue = [nextDue, run.resumeAt].compactMap { $0 }.min()
             return summary
+        }
+    }
+
+    /// Takes in the pauses a plan honoured without reading any document, for the run's report.
+    package func notePauses(_ plan: Plan) {
+        guard !plan.heldByPause.isEmpty else { return }
+        state.withLock { run in
+            for (origin, pause) in plan.heldByPause {
+                run.pausedOrigins[origin] = max(run.pausedOrigins[origin] ?? 0, Double(pause.until))
+                run.waitingOnOrigin[origin] = pause.count
+            }
         }
     }
 
@@ -189,6 +201,11 @@ public final class Worker: Sendable {
         // Folder times before the listing: a change made after this reading shows as a different time later.
         let before = IdleHint.folderTimes(spool)
         let plan = makePlan()
+        if plan.lanes.isEmpty, !plan.heldByPause.isEmpty {
+            // Nothing due but what paused origins hold: said here, as the sender would have said it.
+            notePauses(plan)
+            reportOrigins()
+        }
         if plan.lanes.isEmpty, !options.flush, !plan.sawPlainNames, let before,
             Timestamp.nowMicroseconds() * 1000 - max(before.new, before.cur) > IdleHint.settleNanoseconds
         {
