@@ -98,6 +98,7 @@ func curlParallel(base: String, count: Int, concurrency: Int) -> Double {
 func curlPerFile(base: String, count: Int) -> Double {
     let dir = Fixtures.bareDirectory()
     for i in 0..<count { writeText("\(dir)/new/f\(i)", Fixtures.document(i, base: base)) }
+    Fixtures.settle()
     let trust = base.hasPrefix("https") ? "--cacert '\(TestCertificates.shared!.caFile)'" : ""
     let finished = shell("""
         for f in "\(dir)"/new/*; do curl -s -o /dev/null \(trust) -X PUT --data-binary @"$f" "\(base)/item/1" && rm "$f"; done
@@ -111,6 +112,7 @@ func pythonLoop(base: String, count: Int) -> Double {
     writeText(script, pythonLoopScript)
     let dir = Fixtures.bareDirectory()
     for i in 0..<count { writeText("\(dir)/new/f\(i)", Fixtures.document(i, base: base)) }
+    Fixtures.settle()
     let finished = run(["/usr/bin/env", "python3", script, dir, base, TestCertificates.shared?.caFile ?? ""])
     precondition(finished.status == 0 && Fixtures.count(dir + "/new") == 0, "the Python loop failed")
     return Double(count) / finished.seconds

@@ -63,6 +63,43 @@ func benchDelivery(_ report: Report, _ config: Config, _ server: BenchServer) {
         "delivery, default concurrency 4, ops/s", spool: fmt(spoolAt[4]!) + " /s",
         baseline: "curl-per-file loop " + describe(curl, "/s"),
         ratio: spoolAt[4]! / curl.median, target: ">= 20x curl loop", met: spoolAt[4]! >= 20 * curl.median)
+    let one = Stats(values: (0..<config.repetitions).map { _ in spoolRate(server.base, n, 1, config) })
+    report.add(
+        "delivery, concurrency 1, ops/s", spool: describe(one, "/s"),
+        baseline: "Python http.client loop " + fmt(python.median) + " /s", ratio: one.median / python.median,
+        target: ">= 1.5x Python loop", met: one.median >= 1.5 * python.median)
+    let sameKey = Stats(values: (0..<config.repetitions).map { _ in
+        Double(n) / spoolRun(server.base, n, 4, config, keys: 1).seconds
+    })
+    report.add(
+        "delivery, one ordering key, ops/s", spool: describe(sameKey, "/s"),
+        baseline: "Python http.client loop " + fmt(python.median) + " /s", ratio: sameKey.median / python.median,
+        target: ">= 1.2x Python loop", met: sameKey.median >= 1.2 * python.median)
+    let floor = Stats(values: (0..<config.repetitions).map { _ in fileFloor(base: server.base, count: n) })
+    report.add(
+        "delivery, default concurrency 4, ops/s", spool: fmt(spoolAt[4]!) + " /s",
+        baseline: "file floor (readdir, rename, read, unlink) " + describe(floor, "/s"),
+        ratio: spoolAt[4]! / floor.median, target: ">= 0.8x the file floor", met: spoolAt[4]! >= 0.8 * floor.median)
+}
+
+/// The file work one delivery needs and nothing else, over the same synced queue: list `new/`, then per file
+/// rename it into `cur/`, read it, unlink it. What spool would cost with an infinitely fast server and no logic.
+func fileFloor(base: String, count: Int) -> Double {
+    let dir = Fixtures.bareDirectory()
+    for i in 0..<count { writeText("\(dir)/new/f\(i)", Fixtures.document(i, base: base)) }
+    Fixtures.settle()
+    let start = now()
+    let new = try! FileDescriptor.currentDirectory.openDirectory(FileName(dir + "/new"))
+    let cur = try! FileDescriptor.currentDirectory.openDirectory(FileName(dir + "/cur"))
+    defer { new.close(); cur.close() }
+    for name in try! new.entries() {
+        try! new.rename(name, to: cur, as: name)
+        let fd = try! cur.open(name, O_RDONLY)
+        _ = try! fd.readAll(limit: 1 << 20)
+        fd.close()
+        try! cur.unlink(name)
+    }
+    return Double(count) / (now() - start)
 }
 
 /// Operations per second of one `spoolRun`.
@@ -85,6 +122,7 @@ func spoolRun(
     } else {
         Fixtures.fill(spool, count: n, base: base, keys: keys)
     }
+    Fixtures.settle()
     let finished = run(
         ["\(config.binaries)/spool-send", "--spool", spool, "--once", "--concurrency", "\(concurrency)"] + extra)
     precondition(Fixtures.count(spool + "/new") == 0, "spool-send left operations behind in \(spool)")
