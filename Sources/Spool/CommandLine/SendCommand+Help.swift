@@ -46,7 +46,8 @@ extension SendCommand {
           --handler-dir DIR       The programs that jobs with "handler" may run (default: $SPOOL_HANDLER_DIR,
                                   else handler-dir in spool.conf, else none: such jobs wait).
           --no-fetch-on-conflict  Do not GET the server's version of a resource whose write lands in
-                                  conflict/ (default: one GET, kept beside the conflict for spool-ctl show).
+                                  conflict/ (default: one GET, kept beside the conflict for spool-ctl show,
+                                  unless fetch-on-conflict = no in spool.conf for its origin).
           --max-size BYTES        Fail documents larger than BYTES (default: 1048576).
           --max-payload BYTES     Fail payloads larger than BYTES, with k, M or G (default: 1G); a payload is
                                   streamed from the spool, and --timeout bounds its stalls, not its length.

@@ -26,6 +26,8 @@ public struct OriginSettings: Sendable, Equatable {
     public var warnAfterSeconds: Int64?
     /// Bytes per second a body is sent to the origin at most (`max-rate`, as curl's `--limit-rate`).
     public var maxSendBytesPerSecond: Int64?
+    /// Whether a write to the origin landing in `conflict/` makes one GET of its resource (`fetch-on-conflict`).
+    public var fetchesOnConflict: Bool?
 
     /// No settings.
     public init() {}
@@ -50,6 +52,7 @@ public struct OriginSettings: Sendable, Equatable {
         merged.version = version ?? fallback.version
         merged.warnAfterSeconds = warnAfterSeconds ?? fallback.warnAfterSeconds
         merged.maxSendBytesPerSecond = maxSendBytesPerSecond ?? fallback.maxSendBytesPerSecond
+        merged.fetchesOnConflict = fetchesOnConflict ?? fallback.fetchesOnConflict
         return merged
     }
 }

@@ -47,6 +47,11 @@ extension SpoolConfiguration {
                 throw bad("bytes per second as curl's --limit-rate writes them: 500k, 2M, 1G")
             }
             settings.maxSendBytesPerSecond = bytes
+        case "fetch-on-conflict":
+            guard value == "yes" || value == "no" else {
+                throw bad("yes (one GET of the server's version when a write lands in conflict/, the default) or no")
+            }
+            settings.fetchesOnConflict = value == "yes"
         case "noproxy":
             guard !value.utf8.contains(where: { $0 < 0x20 }) else { throw bad("host names separated by commas, or *") }
             settings.noProxy = value

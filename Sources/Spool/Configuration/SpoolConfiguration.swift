@@ -16,7 +16,7 @@ public struct SpoolConfiguration: Sendable, Equatable {
     /// The keys a section may set.
     public static let keys = [
         "max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version",
-        "warn-after", "handler-dir", "max-rate", "max-payload"
+        "warn-after", "handler-dir", "max-rate", "max-payload", "fetch-on-conflict"
     ]
 
     /// The handler directory (`handler-dir`, in `[default]` only): where the programs that jobs name live.

@@ -12,9 +12,9 @@ extension Worker {
     /// nil when the outcome is not a conflict, the operation is a handler's job, or `--no-fetch-on-conflict`.
     /// Fetched while the operation is still claimed, so that it is filed once, with its pair complete.
     package func fetchServerVersion(_ outcome: Outcome, _ operation: Operation) async -> FilingReason? {
-        guard case .conflict = outcome, operation.handler == nil, options.fetchesOnConflict, let transport else {
-            return nil
-        }
+        guard case .conflict = outcome, operation.handler == nil, options.fetchesOnConflict, let transport,
+              options.configuration.settings(for: operation.origin).fetchesOnConflict ?? true
+        else { return nil }
         var request: HTTPRequest
         do {
             request = ServerVersion.request(

@@ -90,6 +90,20 @@ import Testing
         #expect(try spool.open().reason(of: id, in: .conflict)["theirs-status"] == nil)
     }
 
+    @Test func anOriginConfiguredNotToBeReadIsNotRead() throws {
+        let spool = TemporarySpool()
+        let resource = SilentResource()
+        let server = try TestServer { resource.handle($0) }
+        defer { server.stop() }
+        let origin = try Operation.origin(of: server.baseURL)
+        let configuration = spool.directory + "/spool.conf"
+        try "[\(origin)]\nfetch-on-conflict = no\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        let id = try spool.enqueue(["PUT", server.baseURL + "/doc", "--if-match", "\"v6\"", "--body", "mine"])
+        try spool.send(["--config", configuration])
+        #expect(spool.operations("conflict") == [id])
+        #expect(resource.gets.isEmpty)
+    }
+
     @Test func aLargeVersionIsCutAtItsBound() throws {
         let spool = TemporarySpool()
         let large = String(repeating: "x", count: ServerVersion.maxBodyBytes * 4)
