@@ -85,13 +85,17 @@ func bareClientLoop(base: String, count: Int, concurrency: Int) -> Double {
 
 /// The same N PUTs with the curl program's own parallel mode: libcurl's multi interface, no spool.
 func curlParallel(base: String, count: Int, concurrency: Int) -> Double {
+    Double(count) / curlParallelRun(base: base, count: count, concurrency: concurrency).seconds
+}
+
+/// One run of `curlParallel`, with its CPU time.
+func curlParallelRun(base: String, count: Int, concurrency: Int) -> Finished {
     let body = Fixtures.bareDirectory() + "/body"
     writeText(body, Fixtures.document(0, base: base))
     let trust = base.hasPrefix("https") ? "--cacert '\(TestCertificates.shared!.caFile)'" : ""
-    let finished = shell("""
+    return shell("""
         curl -s -o /dev/null --parallel --parallel-immediate --parallel-max \(concurrency) \(trust) -X PUT --data-binary @'\(body)' '\(base)/item/[1-\(count)]'
         """)
-    return Double(count) / finished.seconds
 }
 
 /// One curl process per file, then rm: what people do without spool.

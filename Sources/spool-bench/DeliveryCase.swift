@@ -75,7 +75,21 @@ func benchDelivery(_ report: Report, _ config: Config, _ server: BenchServer) {
         "delivery, one ordering key, ops/s", spool: describe(sameKey, "/s"),
         baseline: "Python http.client loop " + fmt(python.median) + " /s", ratio: sameKey.median / python.median,
         target: ">= 1.2x Python loop", met: sameKey.median >= 1.2 * python.median)
-    let floor = Stats(values: (0..<config.repetitions).map { _ in fileFloor(base: server.base, count: n) })
+    let floor = Stats(values: (0..<config.repetitions).map { _ in fileFloor(base: server.base, count: n).rate })
+    // CPU per delivery (user + system of the whole run, divided by operations), against what the work needs:
+    // the file floor's system calls plus libcurl's own per-request CPU (curl --parallel).
+    let spoolCPU = Stats(values: (0..<config.repetitions).map { _ in
+        spoolRun(server.base, n, 4, config).cpuSeconds / Double(n) * 1e6
+    })
+    let floorCPU = Stats(values: (0..<config.repetitions).map { _ in fileFloor(base: server.base, count: n).cpu })
+    let curlCPU = Stats(values: (0..<config.repetitions).map { _ in
+        curlParallelRun(base: server.base, count: n, concurrency: 4).cpuSeconds / Double(n) * 1e6
+    })
+    let needed = floorCPU.median + curlCPU.median
+    report.add(
+        "CPU per delivery, concurrency 4, µs", spool: describe(spoolCPU, "µs"),
+        baseline: "file floor \(fmt(floorCPU.median)) µs + curl --parallel \(fmt(curlCPU.median)) µs",
+        ratio: spoolCPU.median / needed, target: "<= 1.5x", met: spoolCPU.median <= 1.5 * needed)
     report.add(
         "delivery, default concurrency 4, ops/s", spool: fmt(spoolAt[4]!) + " /s",
         baseline: "file floor (readdir, rename, read, unlink) " + describe(floor, "/s"),
@@ -84,10 +98,17 @@ func benchDelivery(_ report: Report, _ config: Config, _ server: BenchServer) {
 
 /// The file work one delivery needs and nothing else, over the same synced queue: list `new/`, then per file
 /// rename it into `cur/`, read it, unlink it. What spool would cost with an infinitely fast server and no logic.
-func fileFloor(base: String, count: Int) -> Double {
+func fileFloor(base: String, count: Int) -> (rate: Double, cpu: Double) {
     let dir = Fixtures.bareDirectory()
     for i in 0..<count { writeText("\(dir)/new/f\(i)", Fixtures.document(i, base: base)) }
     Fixtures.settle()
+    func cpu() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+    let cpuBefore = cpu()
     let start = now()
     let new = try! FileDescriptor.currentDirectory.openDirectory(FileName(dir + "/new"))
     let cur = try! FileDescriptor.currentDirectory.openDirectory(FileName(dir + "/cur"))
@@ -99,7 +120,7 @@ func fileFloor(base: String, count: Int) -> Double {
         fd.close()
         try! cur.unlink(name)
     }
-    return Double(count) / (now() - start)
+    return (Double(count) / (now() - start), (cpu() - cpuBefore) / Double(count) * 1e6)
 }
 
 /// Operations per second of one `spoolRun`.
