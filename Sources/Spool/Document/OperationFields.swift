@@ -158,7 +158,8 @@ package struct OperationFields {
         if handler != nil { throw .conflictingFields("merge", "handler") }
         if hasPayload { throw .conflictingFields("merge", "payload") }
         guard let body, (try? JSON.parse(body)) != nil else {
-            throw .invalidName(field: "merge", value: "true", why: "needs a JSON body to merge (RFC 7396)")
+            throw .wrongType(field: "body", expected: "JSON (a \"merge\" write is a JSON Merge Patch, RFC 7396)",
+                             found: body == nil ? "none" : "text that is not JSON")
         }
         return true
     }

@@ -187,6 +187,15 @@ import Testing
         #expect(byKey.stdout.contains(ids[0]) && !byKey.stdout.contains(ids[1]))
     }
 
+    @Test func aMergeNeedsAJSONBody() throws {
+        let spool = TemporarySpool()
+        let refused = try Command.run(
+            "spool-enqueue", ["--spool", spool.path, "PATCH", "http://127.0.0.1:9/x", "--merge", "--body", "not json"])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("field \"body\" must be JSON (a \"merge\" write is a JSON Merge Patch"))
+        #expect(spool.names("new").isEmpty)
+    }
+
     /// RFC 7396, appendix A.
     @Test func mergePatchFollowsRFC7396() throws {
         let cases: [(String, String, String)] = [
