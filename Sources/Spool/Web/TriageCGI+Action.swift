@@ -10,14 +10,15 @@ import SpoolSystem
 /// The buttons of the triage page: each is one spool-ctl subcommand, run in this process through the same
 /// library calls, with what it says shown to the person and logged with `REMOTE_USER`.
 extension TriageCGI {
-    /// The spool-ctl arguments a button's form stands for, or nil for a form the page does not make.
+    /// The spool-ctl arguments a button's form stands for, or nil for a form the page does not make. The id
+    /// comes after `--`: an id is a name, never an option (`--all-failed` would be every failed operation).
     static func arguments(_ form: [String: String]) -> [String]? {
         let id = form["id"].flatMap { isBareID($0) ? $0 : nil }, origin = form["origin"]
         switch form["action"] {
-        case "keep-mine": return id.map { ["resolve", $0, "--keep-mine"] }
-        case "keep-theirs": return id.map { ["resolve", $0, "--keep-theirs"] }
-        case "retry": return id.map { ["retry", $0] }
-        case "discard": return id.map { ["discard", $0, "--yes"] }
+        case "keep-mine": return id.map { ["resolve", "--keep-mine", "--", $0] }
+        case "keep-theirs": return id.map { ["resolve", "--keep-theirs", "--", $0] }
+        case "retry": return id.map { ["retry", "--", $0] }
+        case "discard": return id.map { ["discard", "--yes", "--", $0] }
         case "hold", "release": return origin.map { [form["action"]!, "--origin", $0] }
         case "flush": return origin.map { ["flush", "--origin", $0, "--yes"] }
         default: return nil
@@ -49,7 +50,7 @@ extension TriageCGI {
             return kept ?? ""
         }
         // The web server's error log is the page's log: who did what, and what it gave.
-        let who = request.remoteUser ?? "(no REMOTE_USER)"
+        let who = request.remoteUser?.replacingControlCharacters() ?? "(no REMOTE_USER)"
         Program.printError("spool-ctl cgi: \(who): spool-ctl \(arguments.joined(separator: " ")): "
             + said.split(separator: "\n").joined(separator: "; ") + "\n")
         let (status, reason) = TriageCGI.status(of: session.status)

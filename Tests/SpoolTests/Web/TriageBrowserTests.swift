@@ -65,7 +65,7 @@ struct TriageBrowserTests {
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 10_000, "a screenshot of the page")
         print("screenshot of the conflict page: \(Self.screenshot)")
         #expect(apache.accessLog.contains("POST /cgi-bin/spool.cgi 200"), "\(apache.accessLog)")
-        #expect(apache.errorLog.contains("spool-ctl cgi: ann: spool-ctl resolve \(id) --keep-mine"))
+        #expect(apache.errorLog.contains("spool-ctl cgi: ann: spool-ctl resolve --keep-mine -- \(id)"))
 
         // The write goes back over the server's version.
         try spool.send()

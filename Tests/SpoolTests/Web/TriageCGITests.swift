@@ -144,7 +144,7 @@ func formToken(_ page: String) -> String? {
         let answer = try spool.cgi("POST", form: "token=\(token)&action=keep-mine&id=\(conflict)")
         #expect(answer.status == 200, "\(answer.body)")
         #expect(answer.body.contains("back in new/ with If-Match &quot;v2&quot;"))
-        #expect(answer.log.contains("spool-ctl cgi: ann: spool-ctl resolve \(conflict) --keep-mine: \(conflict)"))
+        #expect(answer.log.contains("spool-ctl cgi: ann: spool-ctl resolve --keep-mine -- \(conflict): \(conflict)"))
         #expect(spool.operations("conflict").isEmpty)
         let waiting = spool.names("new").filter { $0.hasPrefix(conflict) }
         #expect(waiting.count == 1)
@@ -164,6 +164,14 @@ func formToken(_ page: String) -> String? {
         #expect(missing.status == 409, "not filed any more: \(missing.body)")
         let path = try spool.cgi("POST", form: "token=\(token)&action=discard&id=..%2Fnew%2Fx")
         #expect(path.status == 400, "ids only, never paths")
+        // An id is never read as an option: this names no operation, it does not discard every failed one.
+        try spool.enqueue(["PUT", server.baseURL + "/bad", "--body", "again"])
+        try spool.send()
+        let failedNow = spool.operations("failed")
+        #expect(!failedNow.isEmpty)
+        let option = try spool.cgi("POST", form: "token=\(token)&action=discard&id=--all-failed")
+        #expect(option.status == 404, "\(option.body)")
+        #expect(spool.operations("failed") == failedNow)
     }
 
     @Test func filedListsArePaged() throws {
