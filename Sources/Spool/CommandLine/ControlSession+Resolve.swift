@@ -17,7 +17,7 @@ extension ControlSession {
         let what = item.operation.map { " (\($0.summary))" } ?? ""
         do {
             if command.flags.contains("--keep-theirs") {
-                let etag = spool.versions(of: item).theirsETag
+                let etag = ConflictVersions.serverETag(item.reason)
                 try spool.keepTheirs(item)
                 Program.printOut("\(item.id)\(what): discarded; the server's version\(etag.map { " \($0)" } ?? "") stands\n")
             } else if command.flags.contains("--edit") {
@@ -36,11 +36,10 @@ extension ControlSession {
     /// Opens the person's editor on my body (the merge view when both versions are JSON) and returns what they
     /// saved as the write's new body; nil, with a message, when they saved nothing.
     private mutating func edit(_ item: QueueItem) throws(ControlError) -> JSON? {
-        guard item.folder == .conflict else { throw .notConflict(id: item.id, folder: item.folder) }
+        // Refused before the editor opens, as keeping mine would refuse it after.
+        _ = try Spool.overwritableETag(of: item)
         if item.operation?.payload != nil { throw .payloadNotEditable(id: item.id) }
         let versions = spool.versions(of: item)
-        guard let etag = versions.theirsETag else { throw .noServerETag(id: item.id) }
-        if etag.hasPrefix("W/") { throw .weakServerETag(id: item.id, etag: etag) }
         let start = versions.bothJSON ? versions.mergeView : versions.mine
         let directory = Environment.value("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let path = "\(directory)/spool-resolve-\(item.id)-\(UniqueName.next().id)" + (versions.mineJSON != nil

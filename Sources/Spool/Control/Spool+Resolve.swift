@@ -21,12 +21,19 @@ extension Spool {
     /// Refused when no ETag is known: overwriting blind would lose the server's change. Returns the ETag.
     @discardableResult
     public func keepMine(_ item: QueueItem, body: JSON? = nil) throws(ControlError) -> String {
-        guard item.folder == .conflict else { throw .notConflict(id: item.id, folder: item.folder) }
-        guard let etag = versions(of: item).theirsETag else { throw .noServerETag(id: item.id) }
-        // If-Match compares strongly (RFC 9110 section 13.1.1): a weak ETag would only conflict again.
-        if etag.hasPrefix("W/") { throw .weakServerETag(id: item.id, etag: etag) }
+        let etag = try Spool.overwritableETag(of: item)
         if body != nil, item.operation?.payload != nil { throw .payloadNotEditable(id: item.id) }
         _ = try retry(item, ifMatch: etag, body: body)
+        return etag
+    }
+
+    /// The ETag that keeping mine writes over (from the conflict's reason, `ConflictVersions.serverETag`), or
+    /// why there is none to use: not a conflict, no ETag known, or a weak one, which If-Match never matches
+    /// (RFC 9110 section 13.1.1) and would only conflict again.
+    public static func overwritableETag(of item: QueueItem) throws(ControlError) -> String {
+        guard item.folder == .conflict else { throw .notConflict(id: item.id, folder: item.folder) }
+        guard let etag = ConflictVersions.serverETag(item.reason) else { throw .noServerETag(id: item.id) }
+        if etag.hasPrefix("W/") { throw .weakServerETag(id: item.id, etag: etag) }
         return etag
     }
 

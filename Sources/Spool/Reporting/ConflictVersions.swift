@@ -35,7 +35,7 @@ public struct ConflictVersions: Sendable {
         } else {
             mine = "(the operation's document cannot be read)"
         }
-        theirsETag = reason["theirs-etag"] ?? reason["etag"]
+        theirsETag = ConflictVersions.serverETag(reason)
         if let error = reason["theirs-error"] {
             theirsNote = error
         } else if reason["theirs-status"] == nil {
@@ -47,12 +47,14 @@ public struct ConflictVersions: Sendable {
         }
     }
 
+    /// The server's version's ETag in a conflict's reason: the fetched one, else the one the conflict answer
+    /// carried. Its fields only: no need to read the kept body.
+    public static func serverETag(_ reason: FilingReason) -> String? { reason["theirs-etag"] ?? reason["etag"] }
+
     /// Bytes as a person reads them: pretty JSON, else the text, else a note that they are not text.
     static func text(_ bytes: [UInt8]) -> (String, JSON?) {
         if !bytes.isEmpty, let json = try? JSON.parse(bytes) { return (json.prettyText, json) }
-        guard let text = String(validatingUTF8: bytes.map { CChar(bitPattern: $0) } + [0]),
-              text.utf8.count == bytes.count
-        else { return ("(\(bytes.count) bytes, not text)", nil) }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return ("(\(bytes.count) bytes, not text)", nil) }
         return (text, nil)
     }
 

@@ -104,7 +104,7 @@ public struct FilingReason: Sendable, Equatable {
 
 extension Spool {
     /// The largest reason file read whole: its fields and the server's version it may keep.
-    public static let maxReasonSize = 1024 * 1024
+    public static let maxReasonBytes = 1024 * 1024
 
     /// Reads the `ID.why` reason beside a filed operation; empty when there is none. Only its fields (the
     /// first 64 KiB) unless `withBody`: listings stay cheap however large the kept versions are.
@@ -117,7 +117,7 @@ extension Spool {
             guard let (bytes, _) = try? fd.readPrefix(limit: 64 * 1024) else { return FilingReason([]) }
             return FilingReason(FilingReason.parse(bytes))
         }
-        guard let (bytes, _) = try? fd.readAll(limit: Spool.maxReasonSize) else { return FilingReason([]) }
+        guard let (bytes, _) = try? fd.readAll(limit: Spool.maxReasonBytes) else { return FilingReason([]) }
         return FilingReason.parseFile(bytes)
     }
 }

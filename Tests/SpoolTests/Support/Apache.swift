@@ -37,8 +37,8 @@ final class Apache {
         for folder in [directory, davDirectory, cgiDirectory, directory + "/run"] {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
-        Apache.giveToWebServer(davDirectory)
-        Apache.giveToWebServer(directory + "/run")
+        try Apache.giveToWebServer(davDirectory)
+        try Apache.giveToWebServer(directory + "/run")
         let port = TestServer.deadPort()
         self.port = port
         var passwords = ""
@@ -140,12 +140,16 @@ final class Apache {
         return status
     }
 
-    /// Gives `path` and everything under it to www-data, the user Apache's children run as.
-    static func giveToWebServer(_ path: String) {
-        guard let user = getpwnam("www-data") else { return }
+    /// Gives `path` and everything under it to www-data, the user Apache's children run as; throws when it
+    /// cannot (`Apache.binary` has checked that the user exists), so that no test goes on with a spool the
+    /// web server cannot write.
+    static func giveToWebServer(_ path: String) throws {
+        guard let user = getpwnam("www-data") else { throw Skip.missing("the user www-data") }
         let (uid, gid) = (user.pointee.pw_uid, user.pointee.pw_gid)
-        chown(path, uid, gid)
-        guard let walker = FileManager.default.enumerator(atPath: path) else { return }
-        for case let name as String in walker { lchown(path + "/" + name, uid, gid) }
+        guard chown(path, uid, gid) == 0 else { throw Skip.missing("chown \(path): errno \(errno)") }
+        let names = try FileManager.default.subpathsOfDirectory(atPath: path)
+        for name in names where lchown(path + "/" + name, uid, gid) != 0 {
+            throw Skip.missing("lchown \(path)/\(name): errno \(errno)")
+        }
     }
 }

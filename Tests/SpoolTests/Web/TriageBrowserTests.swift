@@ -37,7 +37,7 @@ struct TriageBrowserTests {
         #expect(spool.operations("conflict") == [id])
 
         // The page as an admin installs it: a wrapper in cgi-bin, the spool and the secret named by the server.
-        Apache.giveToWebServer(spool.directory)
+        try Apache.giveToWebServer(spool.directory)
         let apache = try Apache(
             environment: ["SPOOL_DIR": spool.path, "SPOOL_CGI_SECRET": spool.directory + "/cgi.secret"],
             users: ["ann": "s3cret"])
