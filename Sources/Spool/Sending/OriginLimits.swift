@@ -40,7 +40,7 @@ package final class OriginLimits: Sendable {
     package let seed: @Sendable () -> [OriginRecord]
 
     /// Limits from spool.conf(5), with `concurrency` as the most any origin gets, starting from what `seed`
-    /// returns (read only when a first request is asked for, so that an idle run never reads it).
+    /// returns (read once, when a plan or a first request needs it, so that an idle run never reads it).
     package init(
         configuration: SpoolConfiguration, concurrency: Int, log: Log,
         seed: @escaping @Sendable () -> [OriginRecord] = { [] }
@@ -57,11 +57,29 @@ package final class OriginLimits: Sendable {
         var window = OriginWindow(
             maximum: min(concurrency, settings.maxConcurrency ?? concurrency), initial: settings.initialConcurrency,
             rate: settings.rate, burst: settings.burst)
+        loadSeeds(&state)
+        if let record = state.seeds?[origin] { window.restore(record, nowSeconds: Timestamp.nowFractionalSeconds()) }
+        return window
+    }
+
+    /// Reads the seed records the first time they are needed.
+    private func loadSeeds(_ state: inout State) {
         if state.seeds == nil {
             state.seeds = Dictionary(seed().map { ($0.origin, $0) }, uniquingKeysWith: { a, _ in a })
         }
-        if let record = state.seeds?[origin] { window.restore(record, nowSeconds: Timestamp.nowFractionalSeconds()) }
-        return window
+    }
+
+    /// The origins paused at `nowSeconds`, with the pause's end: what the last run left and what this one
+    /// learned, for the plan, which leaves their keys out.
+    package func pauses(nowSeconds: Int64) -> [(origin: String, until: Int64)] {
+        state.withLock { state in
+            loadSeeds(&state)
+            var ends = (state.seeds ?? [:]).mapValues(\.pausedUntil)
+            for (origin, window) in state.windows {
+                ends[origin] = max(ends[origin] ?? 0, Int64(window.pausedUntil.rounded(.up)))
+            }
+            return ends.filter { $0.value > nowSeconds }.map { ($0.key, $0.value) }
+        }
     }
 
     /// What every origin used (and every one the last run knew of, for a week) has learned.

@@ -51,13 +51,12 @@ package struct PlanBuilder {
         self.options = options
     }
 
-    /// The pauses in `records` still running at `nowSeconds`, by origin hash.
-    package static func pauses(_ records: [OriginRecord], nowSeconds: Int64) -> [UInt32: (origin: String, until: Int64)] {
-        var pauses: [UInt32: (origin: String, until: Int64)] = [:]
-        for record in records where record.pausedUntil > nowSeconds {
-            pauses[OrderingKey.originHash(record.origin)] = (record.origin, record.pausedUntil)
-        }
-        return pauses
+    /// `pauses` (origin, end) by the origin hash names carry.
+    package static func byHash(_ pauses: [(origin: String, until: Int64)])
+        -> [UInt32: (origin: String, until: Int64)]
+    {
+        Dictionary(
+            pauses.map { (OrderingKey.originHash($0.origin), $0) }, uniquingKeysWith: { a, b in a.until > b.until ? a : b })
     }
 
     package mutating func note(

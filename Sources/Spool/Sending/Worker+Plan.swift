@@ -61,7 +61,7 @@ extension Worker {
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
         var builder = PlanBuilder(
             nowSeconds: Timestamp.nowSeconds(), parked: state.withLock { $0.parkedKeys }, options: options)
-        builder.pausedOrigins = PlanBuilder.pauses(OriginRecord.read(spool), nowSeconds: builder.nowSeconds)
+        builder.pausedOrigins = PlanBuilder.byHash(limits.pauses(nowSeconds: builder.nowSeconds))
         do throws(Errno) {
             try spool.withLock { transaction throws(Errno) in
                 let (others, tooLate) = try builder.listWaiting(spool)
