@@ -53,10 +53,13 @@ import Testing
             "poll": ["Sources/Spool/Sending/Wakeup.swift", "Sources/Spool/Handlers/HandlerStreams.swift"],
             "kill": ["Sources/Spool/Handlers/HandlerProcess.swift", "Sources/Spool/Spool/CrashPoint.swift"],
             "rlimit": ["Sources/Spool/CommandLine/SendCommand+Setup.swift"],
+            // The person's editor, for `resolve --edit`; handlers are spawned in CSpool.
+            "posix_spawn": ["Sources/Spool/CommandLine/ControlSession+Resolve.swift"],
+            "waitpid": ["Sources/Spool/CommandLine/ControlSession+Resolve.swift"],
             "sleep": [],
         ]
         let calls =
-            #"(?<![.\w])(flock|eventfd|inotify_\w+|poll|kill|setrlimit|getrlimit|usleep|nanosleep|sleep)\(|Glibc\.(poll|kill|sleep|usleep)\("#
+            #"(?<![.\w])(flock|eventfd|inotify_\w+|poll|kill|setrlimit|getrlimit|usleep|nanosleep|sleep|posix_spawn|waitpid)\(|Glibc\.(poll|kill|sleep|usleep)\("#
         var found: [String] = []
         for (path, text) in try Self.sources("Sources/Spool") where !path.hasPrefix("Sources/Spool/System/") {
             for line in Self.matches(calls, in: text) {

@@ -23,7 +23,7 @@ struct TriagePage {
     static let overviewSize = 10
 
     /// The page's frame: header with the spool and the user, navigation, and `content`.
-    func frame(_ title: String, _ content: String, counts: SpoolStats? = nil) -> String {
+    func frame(_ title: String, _ content: String) -> String {
         var header = "<header><h1>spool</h1><span class=\"muted\">\(HTML.escape(spool.path))</span><nav>"
         header += "<a href=\"\(href([:]))\">Overview</a>"
         header += "<a href=\"\(href(["view": "conflict"]))\">Conflicts</a>"
