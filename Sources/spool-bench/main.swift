@@ -18,6 +18,13 @@ if arguments.first == "claim-worker", arguments.count == 2 {
     claimWorker(arguments[1])
     exit(0)
 }
+// For profiling by hand: `spool-bench fill SPOOL COUNT BASE` leaves COUNT admitted operations to BASE, synced,
+// as the delivery case does before each timed run (perf record / strace -c of spool-send over them).
+if arguments.first == "fill", arguments.count == 4, let count = Int(arguments[2]) {
+    Fixtures.fill(arguments[1], count: count, base: arguments[3])
+    Fixtures.settle()
+    exit(0)
+}
 if arguments.contains("-h") || arguments.contains("--help") {
     print("""
         OVERVIEW: Measure spool against baselines in the same run and print a table of ratios.

@@ -63,7 +63,12 @@ package struct JSONParser {
     }
 
     package mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     package mutating func parseValue() throws(JSONError) -> JSON {
@@ -200,43 +205,51 @@ package struct JSONParser {
         return value
     }
 
+    /// A string's text. The document was checked as UTF-8 as a whole, so a run without escapes is taken as it
+    /// is: most strings have none, and are made with one copy.
     package mutating func parseString() throws(JSONError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flush(_ p: JSONParser, _ scalars: inout String.UnicodeScalarView, _ from: Int) {
-            if from < p.index {
-                scalars.append(contentsOf: String(decoding: p.bytes[from..<p.index], as: UTF8.self).unicodeScalars)
+        let start = index
+        while index < bytes.count {
+            let c = bytes[index]
+            if c == UInt8(ascii: "\"") {
+                index += 1
+                return String(decoding: bytes[start..<index - 1], as: UTF8.self)
             }
+            if c < 0x20 { throw .unexpectedCharacter(offset: index) }
+            if c == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
+            index += 1
         }
+        throw .unexpectedEnd
+    }
+
+    /// The rest of a string that holds an escape, from `start` (its first byte) with `index` at the escape.
+    package mutating func parseEscapedString(from start: Int) throws(JSONError) -> String {
+        var text = Array(bytes[start..<index])
         while true {
             guard index < bytes.count else { throw .unexpectedEnd }
             let c = bytes[index]
             if c == UInt8(ascii: "\"") {
-                flush(self, &scalars, runStart)
                 index += 1
-                return String(scalars)
+                return String(decoding: text, as: UTF8.self)
             }
             if c < 0x20 { throw .unexpectedCharacter(offset: index) }
+            index += 1
             if c != UInt8(ascii: "\\") {
-                index += 1
+                text.append(c)
                 continue
             }
-            flush(self, &scalars, runStart)
-            let escapeOffset = index
-            index += 1
+            let escapeOffset = index - 1
             guard index < bytes.count else { throw .unexpectedEnd }
             let e = bytes[index]
             index += 1
             switch e {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(e)
+            case UInt8(ascii: "b"): text.append(0x08)
+            case UInt8(ascii: "f"): text.append(0x0C)
+            case UInt8(ascii: "n"): text.append(0x0A)
+            case UInt8(ascii: "r"): text.append(0x0D)
+            case UInt8(ascii: "t"): text.append(0x09)
             case UInt8(ascii: "u"):
                 var code = try parseHex4()
                 if (0xD800...0xDBFF).contains(code) {
@@ -251,10 +264,9 @@ package struct JSONParser {
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let scalar = Unicode.Scalar(code) else { throw .invalidEscape(offset: escapeOffset) }
-                scalars.append(scalar)
+                text.append(contentsOf: UTF8.encode(scalar)!)
             default: throw .invalidEscape(offset: escapeOffset)
             }
-            runStart = index
         }
     }
 }

@@ -159,51 +159,57 @@ public struct Operation: Sendable {
     /// The origin (`scheme://host[:port]`, lower-cased, default port omitted) of an `http` or `https` URL,
     /// or an error saying what is wrong with it.
     public static func origin(of url: String) throws(OperationError) -> String {
+        // Bytes, not Characters: the URL is checked to be printable ASCII first, and this runs for every
+        // operation read.
         let bytes = Array(url.utf8)
         guard !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
             throw .invalidURL(url, why: "contains spaces, control or non-ASCII characters (percent-encode them)")
         }
-        guard let schemeEnd = url.firstRange(of: "://") else {
+        func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self).lowercased() }
+        guard let schemeEnd = bytes.indices.first(where: {
+            bytes[$0...].starts(with: [UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "/")])
+        }) else {
             throw .invalidURL(url, why: "has no scheme; only http:// and https:// URLs are sent")
         }
-        let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        let scheme = text(0..<schemeEnd)
         guard scheme == "http" || scheme == "https" else {
             throw .invalidURL(url, why: "has scheme \"\(scheme)\"; only http and https are sent")
         }
-        let rest = url[schemeEnd.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.contains("@") else {
+        let authorityStart = schemeEnd + 3
+        let authorityEnd = bytes[authorityStart...].firstIndex { "/?#".utf8.contains($0) } ?? bytes.count
+        let authority = authorityStart..<authorityEnd
+        guard !bytes[authority].contains(UInt8(ascii: "@")) else {
             throw .invalidURL(
                 url, why: "carries credentials; name a profile with \"auth\" instead, so no secret enters the spool")
         }
-        var host = Substring(authority)
-        var port: Substring = ""
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else {
+        var host = authority
+        var port = authorityEnd..<authorityEnd
+        if bytes[authority].first == UInt8(ascii: "[") {
+            guard let close = bytes[authority].firstIndex(of: UInt8(ascii: "]")) else {
                 throw .invalidURL(url, why: "has an unterminated IPv6 address")
             }
-            host = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") {
-                port = after.dropFirst()
-            } else if !after.isEmpty {
-                throw .invalidURL(url, why: "has text after its IPv6 address")
+            host = authorityStart..<close + 1
+            if close + 1 < authorityEnd {
+                guard bytes[close + 1] == UInt8(ascii: ":") else {
+                    throw .invalidURL(url, why: "has text after its IPv6 address")
+                }
+                port = close + 2..<authorityEnd
             }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            port = authority[authority.index(after: colon)...]
+        } else if let colon = bytes[authority].lastIndex(of: UInt8(ascii: ":")) {
+            host = authorityStart..<colon
+            port = colon + 1..<authorityEnd
         }
         guard !host.isEmpty else { throw .invalidURL(url, why: "has no host") }
         var portSuffix = ""
-        if !port.isEmpty || authority.hasSuffix(":") {
-            guard let number = Int(port), (1...65535).contains(number) else {
+        if !port.isEmpty || bytes[authority].last == UInt8(ascii: ":") {
+            guard let number = Int(text(port)), (1...65535).contains(number) else {
                 throw .invalidURL(url, why: "has an invalid port")
             }
             if !(scheme == "http" && number == 80) && !(scheme == "https" && number == 443) {
                 portSuffix = ":\(number)"
             }
         }
-        return "\(scheme)://\(host.lowercased())\(portSuffix)"
+        return "\(scheme)://\(text(host))\(portSuffix)"
     }
 }
 

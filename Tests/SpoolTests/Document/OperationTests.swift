@@ -80,4 +80,23 @@ import Testing
         #expect(Base64.encode(Array("hello".utf8)) == "aGVsbG8=")
         #expect(Base64.decode("a=bc") == nil)
     }
+
+    @Test func originsOfURLs() throws {
+        for (url, origin) in [
+            ("https://Example.COM/a", "https://example.com"), ("HTTP://h:80/x", "http://h"),
+            ("https://h:443", "https://h"), ("https://h:8443?q#f", "https://h:8443"), ("http://h#x", "http://h"),
+            ("http://[::1]:8080/p", "http://[::1]:8080"), ("http://[::1]/p", "http://[::1]"),
+        ] {
+            #expect(try Operation.origin(of: url) == origin, "\(url)")
+        }
+        for (url, why) in [
+            ("ftp://h/x", "has scheme \"ftp\""), ("h/x", "has no scheme"), ("http://u:p@h/", "carries credentials"),
+            ("http://[::1/", "unterminated IPv6"), ("http://[::1]x/", "text after its IPv6"),
+            ("http:///x", "has no host"), ("http://h:/x", "invalid port"), ("http://h:99999", "invalid port"),
+            ("http://[::1]:/", "invalid port"), ("http://h/a b", "contains spaces"), ("http://:80/", "has no host"),
+        ] {
+            #expect(throws: (any Error).self) { try Operation.origin(of: url) }
+            do { _ = try Operation.origin(of: url) } catch { #expect("\(error)".contains(why), "\(url): \(error)") }
+        }
+    }
 }
