@@ -11,9 +11,16 @@ import Synchronization
 /// fresh one. Only on plain http: on TLS the socket holds records libcurl has not read yet (session
 /// tickets, say), and on HTTP/2 other streams' frames; there a misread answer is `lost` (CurlResultTable).
 extension CurlTransfer {
-    /// The sockets libcurl opened, and the local port each is bound to once known. A closed number may
-    /// linger here; it is only ever used after getsockname confirms it is still that connection.
-    static let sockets = Mutex<[Int32: UInt16]>([:])
+    /// The sockets libcurl opened, and their local port and peer once known. A closed number may linger
+    /// here; libcurl's next socket of that number resets it (`onSocket`), and a known one is only ever used
+    /// after getsockname confirms its port.
+    static let sockets = Mutex<[Int32: Known?]>([:])
+
+    /// What a socket was found connected from and to.
+    struct Known: Equatable {
+        let port: UInt16
+        let peer: Endpoint
+    }
 
     /// Asks libcurl to call `beforeRequest` once the connection is up: to tell the worker so, and on plain
     /// http to check a reused connection.
@@ -25,7 +32,7 @@ extension CurlTransfer {
     }
 
     static let onSocket: ccurl_socket_callback = { _, socket, _ in
-        _ = CurlTransfer.sockets.withLock { $0.updateValue(0, forKey: socket) }
+        _ = CurlTransfer.sockets.withLock { $0.updateValue(nil, forKey: socket) }
         return 0
     }
 
@@ -52,19 +59,20 @@ extension CurlTransfer {
     }
 
     /// The socket of ours connected from local `port` to `peer`: Linux lets connections to different
-    /// peers share a local port, so both ends must match.
+    /// peers share a local port, so both ends must match. A socket looked at before costs one getsockname
+    /// (the per-request path on a kept connection); the others are looked at once.
     static func socket(boundTo port: UInt16, peer: Endpoint) -> Int32? {
         sockets.withLock { sockets in
-            func matches(_ socket: Int32) -> Bool { endpoint(socket, local: false) == peer }
-            if let known = sockets.first(where: { $0.value == port })?.key, endpoint(known, local: true)?.port == port,
-                matches(known)
-            {
-                return known
+            let wanted = Known(port: port, peer: peer)
+            if let known = sockets.first(where: { $0.value == wanted })?.key {
+                if endpoint(known, local: true)?.port == port { return known }
+                sockets[known] = .some(nil)
             }
-            for (socket, _) in sockets {
-                let bound = endpoint(socket, local: true)?.port
-                sockets[socket] = bound ?? 0
-                if bound == port, matches(socket) { return socket }
+            for (socket, known) in sockets where known == nil {
+                guard let bound = endpoint(socket, local: true)?.port, let remote = endpoint(socket, local: false)
+                else { continue }
+                sockets[socket] = Known(port: bound, peer: remote)
+                if bound == port, remote == peer { return socket }
             }
             return nil
         }

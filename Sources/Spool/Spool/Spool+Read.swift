@@ -67,7 +67,7 @@ extension Spool {
         // not all of the file and holds no payload document.
         let firstPiece = min(maxSize, Spool.firstReadSize)
         var read: (bytes: [UInt8], truncated: Bool)
-        do { read = try fd.readPrefix(limit: firstPiece) } catch { throw failure(error) }
+        do { read = try fd.readPrefix(limit: firstPiece, expectedSize: status.size) } catch { throw failure(error) }
         if read.truncated {
             do throws(ReadError) {
                 let operation = try Spool.operation(
@@ -75,7 +75,7 @@ extension Spool {
                 return (operation, status.modifiedMicroseconds)
             } catch {
                 guard firstPiece < maxSize, case .rejected = error else { throw error }
-                do { read = try fd.readPrefix(limit: maxSize) } catch { throw failure(error) }
+                do { read = try fd.readPrefix(limit: maxSize, expectedSize: status.size) } catch { throw failure(error) }
             }
         }
         let operation = try Spool.operation(

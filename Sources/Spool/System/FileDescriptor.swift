@@ -31,14 +31,26 @@ public struct FileDescriptor: Sendable, Equatable {
 
     /// Reads the file from its start (`pread`, whatever its position), at most `limit` bytes: returns them, and
     /// whether the file had more.
-    public func readPrefix(limit: Int) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: limit + 1, alignment: 16)
+    public func readPrefix(limit: Int, expectedSize: Int? = nil) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
+        // A regular file's size, known from fstat, sizes the buffer (a small document needs no 64 KiB, whose
+        // malloc costs more than its read) and ends the reading: a short read at that size is the end, so
+        // one pread suffices. A file that grew since is read on, up to the limit.
+        var capacity = min(limit, expectedSize ?? limit) + 1
+        var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
         var count = 0
         while count < limit + 1 {
-            let n = try read(into: buffer + count, count: limit + 1 - count, at: Int64(count))
+            if count == capacity {
+                let larger = UnsafeMutableRawPointer.allocate(byteCount: limit + 1, alignment: 16)
+                larger.copyMemory(from: buffer, byteCount: count)
+                buffer.deallocate()
+                (buffer, capacity) = (larger, limit + 1)
+            }
+            let asked = capacity - count
+            let n = try read(into: buffer + count, count: asked, at: Int64(count))
             if n == 0 { break }
             count += n
+            if n < asked, count == expectedSize { break }
         }
         return (Array(UnsafeRawBufferPointer(start: buffer, count: min(count, limit))), count > limit)
     }
