@@ -12,7 +12,8 @@ public final class CurlTransport: Transport, @unchecked Sendable {
     // the inbox is behind a Mutex.
     let settings: TransportSettings
     private let multi: UnsafeMutableRawPointer
-    private let inbox = Mutex<[CurlTransfer]>([])
+    /// New transfers, and whether the loop sleeps (or is about to) in curl_multi_poll and must be woken for them.
+    private let inbox = Mutex<(transfers: [CurlTransfer], sleeping: Bool)>(([], false))
     private let started = Mutex(false)
 
     /// An engine with these settings. Its thread starts with the first request.
@@ -40,8 +41,14 @@ public final class CurlTransport: Transport, @unchecked Sendable {
                 continuation.resume(returning: .failure(.other("libcurl could not make a handle (out of memory)")))
                 return
             }
-            inbox.withLock { $0.append(transfer) }
-            curl_multi_wakeup(multi)
+            // A wake-up is a write to libcurl's socket pair and a read back: paid only when the loop sleeps,
+            // once however many requests arrive meanwhile.
+            let sleeping = inbox.withLock { inbox in
+                defer { inbox.sleeping = false }
+                inbox.transfers.append(transfer)
+                return inbox.sleeping
+            }
+            if sleeping { curl_multi_wakeup(multi) }
         }
     }
 
@@ -75,7 +82,7 @@ public final class CurlTransport: Transport, @unchecked Sendable {
     private func loop() -> Never {
         var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
         while true {
-            for transfer in inbox.withLock({ inbox in defer { inbox = [] }; return inbox }) {
+            for transfer in inbox.withLock({ inbox in defer { inbox.transfers = [] }; return inbox.transfers }) {
                 add(transfer, to: &active)
             }
             var running: Int32 = 0
@@ -91,7 +98,14 @@ public final class CurlTransport: Transport, @unchecked Sendable {
                 active[easy] = nil
                 if !transfer.finish(code) { add(transfer, to: &active) }
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            // Asleep only with nothing new: a request that arrived since the drain above is added at once, and
+            // one that arrives from now on sees `sleeping` and wakes the poll.
+            let idle = inbox.withLock { inbox in
+                inbox.sleeping = inbox.transfers.isEmpty
+                return inbox.sleeping
+            }
+            if idle { curl_multi_poll(multi, nil, 0, 1000, nil) }
+            inbox.withLock { $0.sleeping = false }
         }
     }
 }
