@@ -18,6 +18,9 @@ public enum AttemptDecision {
         /// Return it to `new/` with this state, keeping `kept` beside it for `spool-ctl show`; the lane stops,
         /// and the origin too when `blocksOrigin`.
         case retry(RetryState, reason: String, blocksOrigin: Bool, kept: FilingReason)
+        /// Return it to `new/` as it was (no attempt counted, no backoff): its origin pushed back, and its key
+        /// waits for the origin's rate or pause.
+        case giveBack(reason: String)
     }
 
     /// The action after `outcome` for an operation whose state before the attempt was `state`.
@@ -28,6 +31,8 @@ public enum AttemptDecision {
         switch outcome {
         case .done:
             return .complete
+        case let .pushedBack(_, reason, _, _):
+            return .giveBack(reason: reason)
         case let .conflict(fields):
             return .file(.conflict, FilingReason(fields + [Outcome.Field("attempts", "\(attempts)")]))
         case let .failed(fields):

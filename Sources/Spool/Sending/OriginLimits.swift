@@ -148,21 +148,33 @@ package final class OriginLimits: Sendable {
     /// lanes waiting for room.
     package func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportError>?) {
         let nowSeconds = Timestamp.nowFractionalSeconds()
-        let (changed, window, waiters) = state.withLock { state in
+        let (changed, cut, window, waiters) = state.withLock { state in
             // `acquire` made the window that issued the ticket, and windows are never removed.
             var window = state.windows[origin]!
             let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
+            var cut = false
             if case let .success(response) = result {
                 OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds)
+                cut = window.pace(status: response.status, ticket: ticket, nowSeconds: nowSeconds)
             }
             state.windows[origin] = window
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
             if case .success = result { state.answered.insert(origin) }
-            return (changed, window, state.waiters.removeValue(forKey: origin) ?? [])
+            return (changed, cut, window, state.waiters.removeValue(forKey: origin) ?? [])
         }
         for waiter in waiters { waiter.resume() }
         if changed { log.detail("\(origin): window \(Int(window.window)) (at most \(window.maximum))") }
+        if cut, let rate = window.pacer.rate {
+            log.detail(
+                "\(origin): pushed back; sending rate cut to \(OriginLimits.format(rate))/s (it accepted about "
+                    + "\(OriginLimits.format(window.pacer.limit))/s)")
+        }
+    }
+
+    /// A rate for a log line: two significant decimals below 10, whole numbers above.
+    package static func format(_ rate: Double) -> String {
+        rate >= 10 ? "\(Int(rate.rounded()))" : "\(Double(Int((rate * 100).rounded())) / 100)"
     }
 
     /// Counts what an attempt to `origin` came to, and whether it retried an operation tried before.

@@ -8,7 +8,8 @@ import SpoolTransport
 
 /// One origin's share of the requests, decided without I/O: a window of requests at once that grows while
 /// the origin answers and halves when it pushes back (Postfix's per-destination concurrency with slow start,
-/// TCP's AIMD), a token bucket for a request rate, and a pause the origin asked for.
+/// TCP's AIMD), a token bucket for a request rate (configured, announced or learned: `OriginPacer`), and a
+/// pause the origin asked for.
 public struct OriginWindow: Sendable, Equatable {
     /// What one answer says about the origin's load.
     public enum Signal: Sendable, Equatable {
@@ -55,6 +56,8 @@ public struct OriginWindow: Sendable, Equatable {
     public let configuredRate: Double?
     /// The rate the origin announced (`RateLimit-Policy`), requests per second.
     public private(set) var announcedRate: Double?
+    /// The rate learned from the origin's 429s and 503s.
+    public private(set) var pacer = OriginPacer()
     /// Requests that may go at once before the rate spaces them.
     public let burst: Double
     /// Pushbacks, 429s and pauses seen, for `spool-ctl stats`.
@@ -76,18 +79,17 @@ public struct OriginWindow: Sendable, Equatable {
         tokens = self.burst
     }
 
-    /// The rate that applies: the lower of the administrator's and the origin's.
+    /// The rate that applies: the lowest of the administrator's (a ceiling learning never exceeds), the
+    /// origin's announced one and the learned one.
     public var rate: Double? {
-        switch (configuredRate, announcedRate) {
-        case let (a?, b?): min(a, b)
-        case let (a, b): a ?? b
-        }
+        [configuredRate, announcedRate, pacer.rate].compactMap { $0 }.min()
     }
 
     /// Whether a request may go at `nowSeconds`, and if so counts it as on its way.
     public mutating func admit(nowSeconds: Double) -> Admission {
         if nowSeconds < pausedUntil { return .paused(until: pausedUntil) }
         if inFlight >= Int(window) { return .full }
+        pacer.forgetIfOld(nowSeconds: nowSeconds)
         if let rate {
             tokens = min(burst, tokens + max(0, nowSeconds - (refilledAt ?? nowSeconds)) * rate)
             refilledAt = nowSeconds
@@ -132,6 +134,17 @@ public struct OriginWindow: Sendable, Equatable {
         return Int(window) != before
     }
 
+    /// What an answer of `status` to the request of `ticket` teaches the learned rate: a 429 or 503 cuts it
+    /// (with or without an instruction, which is obeyed beside it), another answer below 500 was accepted.
+    /// Returns whether the rate was cut.
+    public mutating func pace(status: Int, ticket: Int, nowSeconds: Double) -> Bool {
+        if status == 429 || status == 503 {
+            return pacer.pushedBack(nowSeconds: nowSeconds, ticket: ticket, started: started)
+        }
+        if status < 500 { pacer.accepted(nowSeconds: nowSeconds) }
+        return false
+    }
+
     /// Counts a 429 (for the statistics; its pushback is `finish`'s).
     public mutating func countTooManyRequests() {
         tooManyRequests = min(tooManyRequests + 1, OriginRecord.largestCount)
@@ -166,16 +179,24 @@ public struct OriginWindow: Sendable, Equatable {
             pausedUntil > Double(nowSeconds)
             ? Int64(min(pausedUntil, Double(nowSeconds) + RateLimitHeaders.longestPauseSeconds).rounded(.up)) : 0
         record.announcedRate = announcedRate ?? 0
+        if pacer.rate != nil {
+            (record.learnedRate, record.learnedLimit) = (pacer.rate ?? 0, pacer.limit)
+            (record.learnedAt, record.learnedCuts) = (Int64(pacer.cutAt), pacer.cuts)
+        }
         record.updated = nowSeconds
         return record
     }
 
     /// Starts from what the last run learned: its counts and pause always (a pause at most a day from now),
-    /// its window only if learned within the hour, and never above this run's maximum.
+    /// its learned rate if learned within the day, its window only if learned within the hour, and never
+    /// above this run's maximum.
     public mutating func restore(_ record: OriginRecord, nowSeconds: Double) {
         (pushbacks, tooManyRequests, pauses) = (record.pushbacks, record.tooManyRequests, record.pauses)
         deliveries = record.deliveries
         pausedUntil = min(Double(record.pausedUntil), nowSeconds + RateLimitHeaders.longestPauseSeconds)
+        // A learned rate is kept for a day (OriginPacer.memorySeconds), however old the window.
+        pacer.restore(
+            limit: record.learnedLimit, cutAt: Double(record.learnedAt), cuts: record.learnedCuts, nowSeconds: nowSeconds)
         guard nowSeconds - Double(record.updated) < Double(OriginRecord.windowLifetimeSeconds) else { return }
         // A rate the origin announced an hour ago or less; an older one may have changed since.
         if record.announcedRate > 0 { announce(rate: record.announcedRate) }

@@ -13,6 +13,10 @@ public enum Outcome: Equatable, Sendable {
     /// Temporary: back to `new/` with one more attempt; `retryAfter` is the server's minimum delay in seconds,
     /// `details` what the answer said (status, body start) for the kept reason.
     case retry(token: String, reason: String, retryAfter: Int64?, blocksOrigin: Bool, details: [Field] = [])
+    /// The origin pushed back (429, or 503): its signal, not the operation's failure. The operation keeps
+    /// its place and its attempt count and goes again when the origin's rate allows (`retryAfter`: the
+    /// origin's own pause, which `OriginLimits` obeys for the whole origin).
+    case pushedBack(token: String, reason: String, retryAfter: Int64?, details: [Field] = [])
     /// The server refused the write as conflicting: filed in `conflict/` for a human.
     case conflict(reason: [Field])
     /// Permanent: filed in `failed/`.
@@ -66,6 +70,8 @@ public enum Outcome: Equatable, Sendable {
                 token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)",
                 retryAfter: retryAfter, blocksOrigin: false,
                 details: reason)
+        case 429, 503:
+            return .pushedBack(token: "\(status)", reason: "HTTP \(status)", retryAfter: retryAfter, details: reason)
         case 409, 412:
             return .conflict(
                 reason: [Field("reason", "the server refused the write as conflicting (HTTP \(status))")] + reason)

@@ -13,11 +13,21 @@ extension Worker {
     /// Sends one claimed operation, with the origin's room `ticket`, and acts on the outcome. Returns
     /// whether the lane may go on.
     package func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int?) async -> Bool {
-        let outcome: Outcome?
+        var outcome: Outcome?
         if let handler = operation.handler {
             outcome = await runHandler(handler, claimed, operation)
         } else if let ticket {
             outcome = await send(claimed, operation, ticket: ticket)
+            // Pushed back (429, 503): the origin's signal, which cut its rate. The operation keeps its claim,
+            // its place and its attempt count, and goes again as soon as the origin's rate allows; a pause or
+            // a stop gives it back as it was (`giveBack`).
+            while case let .pushedBack(token, _, _, _) = outcome, !isStopping {
+                guard let again = await room(at: operation.origin, for: claimed.id) else { break }
+                // Counted here when sent again; the last one by `act`.
+                limits.count(operation.origin, .deferred, retry: claimed.state.attempts > 0)
+                log.detail("\(claimed.id): HTTP \(token) from \(operation.origin); sent again at its rate")
+                outcome = await send(claimed, operation, ticket: again)
+            }
         } else {
             preconditionFailure("a request is sent only with room at its origin")
         }
@@ -141,7 +151,7 @@ extension Worker {
             case .complete: .delivered
             case .file(.conflict, _): .conflicted
             case .file: .failed
-            case .retry: .deferred
+            case .retry, .giveBack: .deferred
             }
             limits.count(operation.origin, kind, retry: claimed.state.attempts > 0)
         }
@@ -161,6 +171,13 @@ extension Worker {
             }
             file(claimed, from: .cur, to: destination, reason: reason, operation)
             return true
+        case let .giveBack(reason):
+            // As it was: no attempt counted, no backoff, its key's order kept; its origin's pause or rate
+            // decides when it goes.
+            unclaim(claimed, state: claimed.state)
+            park(claimed)
+            log.detail("\(claimed.id): \(reason) from \(operation.origin); back in its place for the origin's rate")
+            return false
         case let .retry(next, reason, blocksOrigin, kept):
             // Kept while still claimed: no other worker can finish the operation and leave it behind.
             do throws(Errno) { try spool.keepDeferral(of: claimed.id, kept, at: Timestamp.nowSeconds()) } catch {

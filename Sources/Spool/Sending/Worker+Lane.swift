@@ -46,32 +46,8 @@ extension Worker {
             // its --concurrency slot.
             var ticket: Int?
             if operation.handler == nil {
-                switch await limits.acquire(operation.origin) {
-                case let .go(granted):
-                    ticket = granted
-                    // The wait for room may have been long: a stop asked meanwhile comes first, and so does a
-                    // transport failure of the request this lane waited behind (the origin's probe).
-                    let blocked = state.withLock { $0.blockedOrigins[operation.origin] != nil }
-                    if blocked { countWaiting(operation.origin) }
-                    if isStopping || blocked {
-                        limits.finish(operation.origin, ticket: granted, nil)
-                        return park(entry)
-                    }
-                case let .paused(until):
-                    log.detail(
-                        "\(entry.id): \(operation.origin) asked for a pause until "
-                            + "\(Timestamp.formatRFC3339(Int64(until)))"
-                    )
-                    let resume = Int64(
-                        min(until, Timestamp.nowFractionalSeconds() + RateLimitHeaders.longestPauseSeconds).rounded(.up)
-                    )
-                    state.withLock {
-                        $0.resumeAt = min($0.resumeAt ?? resume, resume)
-                        $0.pausedOrigins[operation.origin] = until
-                    }
-                    countWaiting(operation.origin)
-                    return park(entry)
-                }
+                guard let granted = await room(at: operation.origin, for: entry.id) else { return park(entry) }
+                ticket = granted
             }
             let claim = spool.withLock { transaction in transaction.claim(entry) }
             if let fault = claim.fault { record(fault) }
@@ -82,6 +58,33 @@ extension Worker {
                 return park(entry)
             }
             guard await attempt(claimed, operation, ticket: ticket) else { return }
+        }
+    }
+
+    /// Waits for room at `origin` and returns the ticket; nil when the lane must leave the operation where it
+    /// is and stop: a stop was asked meanwhile, the origin is blocked (counted), or paused (noted for the run).
+    package func room(at origin: String, for id: String) async -> Int? {
+        switch await limits.acquire(origin) {
+        case let .go(granted):
+            // The wait for room may have been long: a stop asked meanwhile comes first, and so does a
+            // transport failure of the request this lane waited behind (the origin's probe).
+            let blocked = state.withLock { $0.blockedOrigins[origin] != nil }
+            if blocked { countWaiting(origin) }
+            if isStopping || blocked {
+                limits.finish(origin, ticket: granted, nil)
+                return nil
+            }
+            return granted
+        case let .paused(until):
+            log.detail("\(id): \(origin) asked for a pause until \(Timestamp.formatRFC3339(Int64(until)))")
+            let resume = Int64(
+                min(until, Timestamp.nowFractionalSeconds() + RateLimitHeaders.longestPauseSeconds).rounded(.up))
+            state.withLock {
+                $0.resumeAt = min($0.resumeAt ?? resume, resume)
+                $0.pausedOrigins[origin] = until
+            }
+            countWaiting(origin)
+            return nil
         }
     }
 

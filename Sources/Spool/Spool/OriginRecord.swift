@@ -25,6 +25,10 @@ public struct OriginRecord: Sendable, Equatable {
     public var pausedUntil: Int64 = 0
     /// The rate it announced, requests per second (0 for none).
     public var announcedRate = 0.0
+    /// The rate learned from its 429s and 503s at the end of the run, and the limit last measured, requests per
+    /// second (0 for none); when it was last cut (epoch seconds) and how many cuts taught it.
+    public var learnedRate = 0.0, learnedLimit = 0.0
+    public var learnedAt: Int64 = 0, learnedCuts = 0
     /// When the record was written (epoch seconds): a window older than an hour is not trusted.
     public var updated: Int64 = 0
 
@@ -43,7 +47,9 @@ public struct OriginRecord: Sendable, Equatable {
     package var line: String {
         "\(origin) window=\(window) maximum=\(maximum) ceiling=\(ceiling) pushbacks=\(pushbacks) "
             + "too-many-requests=\(tooManyRequests) "
-            + "pauses=\(pauses) paused-until=\(pausedUntil) announced-rate=\(announcedRate) updated=\(updated) "
+            + "pauses=\(pauses) paused-until=\(pausedUntil) announced-rate=\(announcedRate) "
+            + "learned-rate=\(learnedRate) learned-limit=\(learnedLimit) learned-at=\(learnedAt) "
+            + "learned-cuts=\(learnedCuts) updated=\(updated) "
             + DeliveryCounts.Kind.allCases.map { "\($0.rawValue)=\(deliveries[$0])" }.joined(separator: " ")
     }
 
@@ -64,7 +70,11 @@ public struct OriginRecord: Sendable, Equatable {
             case "too-many-requests": tooManyRequests = OriginRecord.count(value)
             case "pauses": pauses = OriginRecord.count(value)
             case "paused-until": pausedUntil = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
-            case "announced-rate": announcedRate = Double(value).map { $0.isFinite ? min(max(0, $0), 1e6) : 0 } ?? 0
+            case "announced-rate": announcedRate = OriginRecord.rate(value)
+            case "learned-rate": learnedRate = OriginRecord.rate(value)
+            case "learned-limit": learnedLimit = OriginRecord.rate(value)
+            case "learned-at": learnedAt = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
+            case "learned-cuts": learnedCuts = OriginRecord.count(value)
             case "updated": updated = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
             case let name:
                 guard let kind = DeliveryCounts.Kind(rawValue: String(name)) else { continue }
@@ -72,6 +82,9 @@ public struct OriginRecord: Sendable, Equatable {
             }
         }
     }
+
+    /// A rate from its text, between 0 and a million a second (0 for none or nonsense).
+    package static func rate(_ text: String) -> Double { Double(text).map { $0.isFinite ? min(max(0, $0), 1e6) : 0 } ?? 0 }
 
     /// A count from its text, between 0 and `largestCount`.
     package static func count(_ text: String) -> Int { min(max(0, Int(text) ?? 0), largestCount) }

@@ -30,8 +30,16 @@ import Testing
                 == .retry(
                     token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)",
                     retryAfter: 3, blocksOrigin: false, details: [Outcome.Field("status", "409")]))
-        for status in [408, 425, 429, 500, 502, 503, 504] {
+        for status in [408, 425, 500, 502, 504] {
             if case .retry = classify("POST", status) {} else { Issue.record("\(status) is retried") }
+        }
+        // The origin's signal, not the operation's failure: given back as it was, and sent at the origin's rate.
+        for status in [429, 503] {
+            if case .pushedBack = classify("POST", status) {} else { Issue.record("\(status) is the origin's") }
+            let action = AttemptDecision.decide(
+                classify("POST", status), state: RetryState(orderMicroseconds: 1, keyHash: 2), maxAttempts: 1,
+                nowMicroseconds: 0) { _, _ in 60 }
+            #expect(action == .giveBack(reason: "HTTP \(status)"), "max_attempts 1 is not used up by a \(status)")
         }
         for status in [301, 302, 307, 308, 400, 401, 403, 422, 501] {
             if case .failed = classify("POST", status) {} else { Issue.record("\(status) fails") }

@@ -23,7 +23,8 @@ import Testing
             switch request.path {
             case "/bad": return .respond(400, [:], "no")
             case "/conflict": return .respond(409, [:], "")
-            case "/flaky": return flaky.withLock { $0 } ? .respond(503, [:], "") : .respond(204, [:], "")
+            // A 500 is the operation's failure (backed off, an attempt); a 503 would be the origin's signal.
+            case "/flaky": return flaky.withLock { $0 } ? .respond(500, [:], "") : .respond(204, [:], "")
             default: return .respond(204, [:], "")
             }
         }

@@ -21,7 +21,11 @@ final class Nginx {
 
     /// Starts nginx serving `locations` (the body of a `server` block after its `listen`), on https with
     /// the test CA's server certificate when `tls`, with http2 when `http2`.
-    init(tls: Bool, http2: Bool = false, clientCertificates: Bool = false, locations: String) throws {
+    /// `http` goes in the `http` block (a `limit_req_zone`, say); `logFormat` replaces the access log's format.
+    init(
+        tls: Bool, http2: Bool = false, clientCertificates: Bool = false, locations: String, http: String = "",
+        logFormat: String = "$connection $server_protocol $request_method $uri $http_idempotency_key $status"
+    ) throws {
         guard let binary = Nginx.binary else { throw Skip.missing("nginx") }
         directory = NSTemporaryDirectory() + "spool-nginx-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -37,7 +41,7 @@ final class Nginx {
         }
         let configuration = NginxConfiguration.text(
             directory: directory, server: listen + "\n" + locations,
-            logFormat: "$connection $server_protocol $request_method $uri $http_idempotency_key $status")
+            logFormat: logFormat, http: http)
         try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)

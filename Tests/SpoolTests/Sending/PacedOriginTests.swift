@@ -1,0 +1,157 @@
+import Foundation
+import Glibc
+import Synchronization
+import SpoolTestSupport
+import Testing
+@testable import Spool
+@testable import SpoolSystem
+@testable import SpoolNames
+@testable import SpoolDocument
+@testable import SpoolQueue
+@testable import SpoolSending
+
+/// A rate limit found without being told, against nginx's own `limit_req` (`burst=8 nodelay`, 429 without
+/// headers unless said): what nginx logged (when each request came and what it answered) is the record.
+@Suite(.serialized) struct PacedOriginTests {
+    /// What nginx answered, in order: seconds since its first request, status, path.
+    struct Answer {
+        let seconds: Double
+        let status: Int
+        let path: String
+    }
+
+    /// nginx limiting `/item/` to `rate` requests a second, answering the excess 429 at once; `headers` are
+    /// added to every answer (the limiter's own instructions, for the test that has them).
+    func limiter(rate: Int, headers: String = "") throws -> Nginx {
+        // `return` answers before limit_req runs: the static handler's 405 (a PUT) is what is limited, and its
+        // error page answers 204.
+        let root = makeTemporaryDirectory("spool-limiter")
+        return try Nginx(
+            tls: false,
+            locations: """
+                location /item/ {
+                    limit_req zone=api burst=8 nodelay;
+                    limit_req_status 429;
+                    \(headers)
+                    root \(root);
+                    error_page 404 405 = @accepted;
+                }
+                location @accepted {
+                    \(headers)
+                    return 204;
+                }
+                """,
+            http: "limit_req_zone $binary_remote_addr zone=api:1m rate=\(rate)r/s;",
+            logFormat: "$msec $status $uri")
+    }
+
+    func answers(_ nginx: Nginx) -> [Answer] {
+        let text = (try? String(contentsOfFile: nginx.directory + "/access.log", encoding: .utf8)) ?? ""
+        let rows = text.split(separator: "\n").map { $0.split(separator: " ") }.filter { $0.count == 3 }
+        let first = rows.first.flatMap { Double($0[0]) } ?? 0
+        return rows.map { Answer(seconds: (Double($0[0]) ?? 0) - first, status: Int($0[1]) ?? 0, path: String($0[2])) }
+    }
+
+    /// `count` writes on as many keys, enqueued through the library.
+    func enqueue(_ spool: TemporarySpool, _ nginx: Nginx, count: Int, from: Int = 0) throws {
+        let library = try spool.open()
+        for i in from..<from + count {
+            _ = try library.enqueue(
+                try Operation(document: .object([
+                    ("method", .string("PUT")), ("url", .string("http://127.0.0.1:\(nginx.port)/item/\(i)")),
+                    ("body", .string("\(i)"))
+                ])))
+        }
+    }
+
+    /// One `spool-send --once --concurrency 32` over the spool; the run must succeed and leave nothing.
+    func send(_ spool: TemporarySpool) throws -> Double {
+        let started = Date()
+        let run = try Command.run("spool-send", ["--spool", spool.path, "--once", "--concurrency", "32"], timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty && spool.names("failed").isEmpty)
+        return Date().timeIntervalSince(started)
+    }
+
+    func share429(_ answers: [Answer], after start: Double) -> Double {
+        let late = answers.filter { $0.seconds >= start }
+        return Double(late.filter { $0.status == 429 }.count) / Double(max(1, late.count))
+    }
+
+    @Test(.enabled(if: Nginx.binary != nil, "needs nginx"), arguments: [(40, 400), (10, 100), (200, 2000)])
+    func aLimiterWithoutHeadersIsFoundAndKept(rate: Int, count: Int) throws {
+        let nginx = try limiter(rate: rate)
+        let spool = TemporarySpool()
+        try enqueue(spool, nginx, count: count)
+        let seconds = try send(spool)
+        let first = answers(nginx)
+        let delivered = Set(first.filter { $0.status == 204 }.map(\.path))
+        let ideal = Double(count - 8) / Double(rate)
+        #expect(delivered.count == count, "\(delivered.count) of \(count) delivered")
+        #expect(first.contains { $0.status == 429 }, "the limiter answered no 429: the test limits nothing")
+        #expect(seconds <= 2 * ideal, "\(count) writes in \(seconds) s at \(rate)/s (ideal \(ideal) s)")
+        #expect(share429(first, after: 2) <= 0.05, "\(share429(first, after: 2) * 100)% answered 429 after 2 s")
+
+        // The next cron run starts from what this one learned.
+        let origins = (try? String(contentsOfFile: spool.path + "/.origins", encoding: .utf8)) ?? ""
+        #expect(origins.contains("learned-rate="), "\(origins)")
+        try enqueue(spool, nginx, count: count, from: count)
+        sleep(1)  // the limiter's burst refills, as between two cron runs
+        _ = try send(spool)
+        let second = Array(answers(nginx).dropFirst(first.count))
+        let start = second.first?.seconds ?? 0
+        let early = { (list: [Answer], from: Double) in
+            list.filter { $0.status == 429 && $0.seconds < from + 1 }.count
+        }
+        let (before, after) = (early(first, 0), early(second, start))
+        #expect(after * 2 <= before, "429s in the first second: \(before) in the first run, \(after) in the second")
+        print(
+            "paced origin: nginx limit_req \(rate)r/s burst=8, \(count) writes on \(count) keys in "
+                + "\(String(format: "%.1f", seconds)) s (ideal \(String(format: "%.1f", ideal)) s); "
+                + "\(first.filter { $0.status == 429 }.count) of \(first.count) answered 429, "
+                + "\(String(format: "%.1f", share429(first, after: 2) * 100))% after 2 s; the next run: \(after) in "
+                + "its first second (the first: \(before))")
+    }
+
+    @Test(.enabled(if: Nginx.binary != nil, "needs nginx"))
+    func aLimiterThatSaysItsRateIsAlmostNeverExceeded() throws {
+        let nginx = try limiter(
+            rate: 40, headers: #"add_header RateLimit-Policy "40;w=1" always; add_header Retry-After 1 always;"#)
+        let spool = TemporarySpool()
+        try enqueue(spool, nginx, count: 400)
+        let seconds = try send(spool)
+        let all = answers(nginx)
+        let refused = all.filter { $0.status == 429 }.count
+        #expect(Set(all.filter { $0.status == 204 }.map(\.path)).count == 400)
+        #expect(seconds >= 8, "400 writes in \(seconds) s: the limiter of 40/s limits nothing")
+        #expect(Double(refused) <= 0.01 * Double(all.count), "\(refused) of \(all.count) answered 429")
+        print("paced origin: RateLimit-Policy 40;w=1 and Retry-After: \(refused) of \(all.count) answered 429, "
+            + "400 writes in \(String(format: "%.1f", seconds)) s")
+    }
+
+    @Test func a429KeepsTheOperationsPlaceAndItsAttempts() throws {
+        let served = Mutex<[String]>([])
+        let server = try TestServer { request in
+            let count = served.withLock { list in
+                list.append(request.path)
+                return list.count
+            }
+            if count <= 3 { return .respond(429, [:], "") }
+            return .respond(request.path == "/b" && count == 5 ? 500 : 204, [:], "")
+        }
+        defer { server.stop() }
+        let spool = TemporarySpool()
+        for (name, limit) in [("a", 1), ("b", 5), ("c", 5)] {
+            try spool.enqueue([
+                "PUT", server.baseURL + "/\(name)", "--key", "k", "--body", name, "--max-attempts", "\(limit)"])
+        }
+        let run = try Command.run("spool-send", ["--spool", spool.path, "--once", "-v", "--min-backoff", "60"])
+        #expect(run.status == 0, "\(run.stderr)")
+        // a: three 429s and then taken, with max_attempts 1: none of them was an attempt. b: a 500, which
+        // still backs off (c waits behind it, in order).
+        #expect(served.withLock { $0 } == ["/a", "/a", "/a", "/a", "/b"], "\(served.withLock { $0 })")
+        #expect(spool.names("failed").isEmpty)
+        let waiting = spool.names("new").filter { !$0.hasPrefix(".") }
+        #expect(waiting.count == 2 && waiting.contains { $0.contains("a=1") && $0.contains("e=500") }, "\(waiting)")
+    }
+}
