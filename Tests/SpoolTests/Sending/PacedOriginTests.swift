@@ -92,9 +92,18 @@ import Testing
         #expect(seconds <= 2 * ideal, "\(count) writes in \(seconds) s at \(rate)/s (ideal \(ideal) s)")
         #expect(share429(first, after: 2) <= 0.05, "\(share429(first, after: 2) * 100)% answered 429 after 2 s")
 
+        // What was learned, as an operator reads it: near the limiter's rate, in text, JSON and for Prometheus.
+        let json = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--json"]).stdout
+        let learned = json.components(separatedBy: #""learned_rate":"#).dropFirst().first
+            .flatMap { Double($0.prefix { $0 != "," }) } ?? 0
+        #expect(learned >= 0.6 * Double(rate) && learned <= 1.4 * Double(rate), "learned \(learned)/s: \(json)")
+        let text = try Command.run("spool-ctl", ["--spool", spool.path, "stats"]).stdout
+        #expect(text.contains("/s learned ("), "\(text)")
+        let prometheus = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--prometheus"]).stdout
+        #expect(prometheus.contains("# TYPE spool_origin_learned_rate gauge\n"))
+        #expect(prometheus.contains(#"spool_origin_learned_rate{spool="\#(spool.path)",origin="http://127.0.0.1:\#(nginx.port)"} "#))
+
         // The next cron run starts from what this one learned.
-        let origins = (try? String(contentsOfFile: spool.path + "/.origins", encoding: .utf8)) ?? ""
-        #expect(origins.contains("learned-rate="), "\(origins)")
         try enqueue(spool, nginx, count: count, from: count)
         sleep(1)  // the limiter's burst refills, as between two cron runs
         _ = try send(spool)
