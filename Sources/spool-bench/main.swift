@@ -36,12 +36,12 @@ if arguments.contains("-h") || arguments.contains("--help") {
           --large                 The growth case at 10,000, 100,000 and 1,000,000 queued operations
                                   (one key per 200), once each: it takes several minutes.
           --only CASE             Run only this case (enqueue, claims, delivery, https, far, idle, growth,
-                                  wakeup, handlers, uploads, triage); repeat for more.
+                                  wakeup, handlers, uploads, triage, pace); repeat for more.
           -h, --help              Show help information.
         """)
     exit(0)
 }
-let cases = ["enqueue", "claims", "delivery", "https", "far", "idle", "growth", "wakeup", "handlers", "uploads", "triage"]
+let cases = ["enqueue", "claims", "delivery", "https", "far", "idle", "growth", "wakeup", "handlers", "uploads", "triage", "pace"]
 var only = Set<String>()
 var index = 0
 while index < arguments.count {
@@ -89,6 +89,7 @@ if wanted("wakeup") { benchWakeup(report, config) }
 if wanted("handlers") { benchHandlers(report, config) }
 if wanted("uploads") { benchUploads(report, config) }
 if wanted("triage") { benchTriage(report, config) }
+if wanted("pace") { benchPace(report, config) }
 
 print("\n== Summary (\(fmt(now() - started)) s)\n")
 print(report.table())
