@@ -23,7 +23,7 @@ import Testing
         let server = try TestServer { request in
             switch request.path {
             case "/bad": return .respond(400, [:], "no")
-            case "/busy": return .respond(503, [:], "")
+            case "/busy": return .respond(502, [:], "")
             default: return resource.handle(request)
             }
         }
@@ -47,7 +47,7 @@ import Testing
         #expect(byID[stale]?["state"] as? String == "conflict")
         #expect(byID[busy]?["state"] as? String == "deferred")
         #expect(byID[busy]?["attempts"] as? Int == 1)
-        #expect(byID[busy]?["last_error"] as? String == "503")
+        #expect(byID[busy]?["last_error"] as? String == "502")
         #expect(byID[later]?["state"] as? String == "deferred")
         #expect(byID[later]?["attempts"] as? Int == 0)
         #expect(byID[pending]?["state"] as? String == "pending")

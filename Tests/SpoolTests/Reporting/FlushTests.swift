@@ -24,7 +24,7 @@ import Testing
             busy.withLock { $0 } ? .respond(429, ["Retry-After": "3600"], "slow down") : .respond(204, [:], "")
         }
         defer { server.stop() }
-        let other = try TestServer { _ in .respond(503, [:], "") }
+        let other = try TestServer { _ in .respond(502, [:], "") }
         defer { other.stop() }
         let first = try spool.enqueue(["PUT", server.baseURL + "/a"])
         try spool.enqueue(["PUT", other.baseURL + "/elsewhere"])

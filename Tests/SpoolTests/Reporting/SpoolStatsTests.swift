@@ -41,8 +41,11 @@ import Testing
         a.deliveries[.deferred] = 2
         a.deliveries[.retried] = 3
         a.pausedUntil = nowSeconds + 600
+        (a.learnedRate, a.learnedLimit, a.learnedAt, a.learnedCuts) = (7.25, 8.5, nowSeconds - 60, 3)
         var b = OriginRecord(origin: "https://b.example")
         b.pausedUntil = nowSeconds - 1
+        // A rate learned more than a day ago is forgotten, and not shown.
+        (b.learnedRate, b.learnedAt, b.learnedCuts) = (40, nowSeconds - 86401, 9)
         stats.origins = [a, b]
         return stats
     }
@@ -110,7 +113,7 @@ import Testing
             oldest    2h pending
             next due  2026-11-29T13:05:00Z
             bytes     4096
-            origin    http://a.example: window 4 of 8, 2 answers 429, 3 pushbacks, 1 pauses; \
+            origin    http://a.example: window 4 of 8, rate 7.25/s learned (3 cuts), 2 answers 429, 3 pushbacks, 1 pauses; \
             10 delivered, 1 failed, 0 conflicted, 2 deferred, 3 retried, paused until 2026-11-29T13:10:00Z
             origin    https://b.example: window 1 of 1, 0 answers 429, 0 pushbacks, 0 pauses; \
             0 delivered, 0 failed, 0 conflicted, 0 deferred, 0 retried
@@ -128,9 +131,11 @@ import Testing
         let zeros = #""deliveries":{"delivered":0,"failed":0,"conflicted":0,"deferred":0,"retried":0}"#
         #expect(try Self.filled().json.text == #"{"new":7,"cur":1,"failed":3,"conflict":1,"tmp":0,"deferred":2,"#
             + #""held":1,"oldest_pending_age_seconds":7200,"next_due":"2026-11-29T13:05:00Z","bytes":4096,"#
-            + #""origins":[{"origin":"http://a.example","window":4,"max_window":8,"too_many_requests":2,"#
+            + #""origins":[{"origin":"http://a.example","window":4,"max_window":8,"learned_rate":7.25,"#
+            + #""learned_cuts":3,"too_many_requests":2,"#
             + #""pushbacks":3,"pauses":1,\#(counts),"paused_until":"2026-11-29T13:10:00Z"},"#
-            + #"{"origin":"https://b.example","window":1,"max_window":1,"too_many_requests":0,"#
+            + #"{"origin":"https://b.example","window":1,"max_window":1,"learned_rate":null,"learned_cuts":0,"#
+            + #""too_many_requests":0,"#
             + #""pushbacks":0,"pauses":0,\#(zeros),"paused_until":null}]}"#)
     }
 
@@ -171,6 +176,7 @@ import Testing
         let a = #",origin="http://a.example""#, b = #",origin="https://b.example""#
         let expected: [(String, String, String)] = [
             ("spool_origin_window", "4", "1"), ("spool_origin_window_max", "8", "1"),
+            ("spool_origin_learned_rate", "7.25", "0"),
             ("spool_origin_too_many_requests_total", "2", "0"), ("spool_origin_pushbacks_total", "3", "0"),
             ("spool_origin_pauses_total", "1", "0"), ("spool_origin_delivered_total", "10", "0"),
             ("spool_origin_failed_total", "1", "0"), ("spool_origin_conflicted_total", "0", "0"),
@@ -203,7 +209,12 @@ import Testing
                 #expect(types[name] != nil, "declared before: \(line)")
                 #expect(!finished.contains(name), "one group per family: \(line)")
                 if name != current { finished.insert(current); current = name }
-                #expect(Int64(words.last ?? "") != nil, "an integer value: \(line)")
+                // Counts are integers; a rate (requests per second) is the one gauge that may have decimals.
+                if name == "spool_origin_learned_rate" {
+                    #expect(Double(words.last ?? "").map { $0.isFinite } == true, "a number: \(line)")
+                } else {
+                    #expect(Int64(words.last ?? "") != nil, "an integer value: \(line)")
+                }
                 #expect(name.hasSuffix("_total") == (types[name] == "counter"), "counters end in _total: \(line)")
             }
         }

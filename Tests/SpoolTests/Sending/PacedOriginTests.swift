@@ -163,4 +163,50 @@ import Testing
         let waiting = spool.names("new").filter { !$0.hasPrefix(".") }
         #expect(waiting.count == 2 && waiting.contains { $0.contains("a=1") && $0.contains("e=500") }, "\(waiting)")
     }
+
+    @Test func aLimitHalvedAndRestoredMidRunIsFollowed() throws {
+        // nginx's limit_req cannot change its rate without a reload; the test server applies the same leaky
+        // bucket (burst 8, the excess answered 429 at once) with 40/s, then 20/s from 6 s, then 40/s from 12 s.
+        struct Bucket {
+            var excess = 0.0, last: Double?, start: Double?
+            var accepted: [Double] = []
+        }
+        let bucket = Mutex(Bucket())
+        let server = try TestServer { _ in
+            let now = Date().timeIntervalSince1970
+            let ok = bucket.withLock { bucket -> Bool in
+                let start = bucket.start ?? now
+                bucket.start = start
+                let rate = now - start >= 6 && now - start < 12 ? 20.0 : 40.0
+                let drained = max(0, bucket.excess - rate * (now - (bucket.last ?? now)))
+                bucket.last = now
+                guard drained < 8 else { bucket.excess = drained; return false }
+                bucket.excess = drained + 1
+                bucket.accepted.append(now - start)
+                return true
+            }
+            return ok ? .respond(204, [:], "") : .respond(429, [:], "")
+        }
+        defer { server.stop() }
+        let spool = TemporarySpool()
+        let library = try spool.open()
+        for i in 0..<700 {
+            _ = try library.enqueue(try Operation(document: .object([
+                ("method", .string("PUT")), ("url", .string("\(server.baseURL)/item/\(i)")), ("body", .string("\(i)"))
+            ])))
+        }
+        _ = try send(spool)
+        let accepted = bucket.withLock { $0.accepted }
+        func rate(_ from: Double, _ to: Double) -> Double {
+            Double(accepted.filter { $0 >= from && $0 < to }.count) / (to - from)
+        }
+        #expect(accepted.count == 700)
+        #expect(rate(2, 6) >= 32, "before: \(rate(2, 6))/s of 40")
+        #expect(rate(9, 12) >= 15 && rate(9, 12) <= 23, "halved: \(rate(9, 12))/s of 20")
+        #expect(rate(15, 17) >= 30, "restored: \(rate(15, 17))/s of 40")
+        print(
+            "paced origin: a limit of 40/s, halved at 6 s and restored at 12 s: delivered "
+                + [(2.0, 6.0), (9, 12), (15, 17)].map { "\(Int(rate($0.0, $0.1).rounded()))/s" }.joined(separator: ", ")
+                + " in the seconds 2-6, 9-12 and 15-17")
+    }
 }

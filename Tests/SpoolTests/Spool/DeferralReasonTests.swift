@@ -21,7 +21,7 @@ import Testing
         let spool = TemporarySpool()
         let down = Mutex(true)
         let server = try TestServer { _ in
-            down.withLock { $0 } ? .respond(503, [:], "upstream maintenance until 14:00\n") : .respond(204, [:], "")
+            down.withLock { $0 } ? .respond(502, [:], "upstream maintenance until 14:00\n") : .respond(204, [:], "")
         }
         defer { server.stop() }
         let id = try spool.enqueue(["PUT", server.baseURL + "/a"])
@@ -30,7 +30,7 @@ import Testing
         let show = try Command.run("spool-ctl", ["--spool", spool.path, "show", id])
         #expect(show.status == 0)
         for line in [
-            "why reason:       HTTP 503", "why status:       503",
+            "why reason:       HTTP 502", "why status:       502",
             "why body:         upstream maintenance until 14:00\\n", "why attempts:     1"
         ] {
             #expect(
@@ -46,7 +46,7 @@ import Testing
         let why = try #require(
             (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["why"]
                 as? [String: String])
-        #expect(why["status"] == "503" && why["last-error"] == "503" && why["at"] != nil, "\(why)")
+        #expect(why["status"] == "502" && why["last-error"] == "502" && why["at"] != nil, "\(why)")
         // Hidden: not an operation to list, count or admit.
         #expect(try Command.run("spool-ctl", ["--spool", spool.path, "list", "--json"]).lines.count == 1)
 
@@ -61,7 +61,7 @@ import Testing
 
     @Test func outOfAttemptsOrTimeTheLastAnswerIsFiled() throws {
         let spool = TemporarySpool()
-        let server = try TestServer { _ in .respond(503, ["ETag": "\"v3\""], "come back later") }
+        let server = try TestServer { _ in .respond(502, ["ETag": "\"v3\""], "come back later") }
         defer { server.stop() }
         let limited = try spool.enqueue(["PUT", server.baseURL + "/a", "--max-attempts", "2"])
         let expiring = try spool.enqueue(["PUT", server.baseURL + "/b"])
@@ -78,15 +78,15 @@ import Testing
         try spool.send(["--lifetime", "1s"])
         let limitedWhy = spool.read("failed", limited + ".why")
         #expect(
-            limitedWhy.contains("reason: gave up after 2 attempts (max_attempts); last error: HTTP 503"),
+            limitedWhy.contains("reason: gave up after 2 attempts (max_attempts); last error: HTTP 502"),
             "\(limitedWhy)")
         #expect(
-            limitedWhy.contains("\nstatus: 503\n") && limitedWhy.contains("\netag: \"v3\"\n")
+            limitedWhy.contains("\nstatus: 502\n") && limitedWhy.contains("\netag: \"v3\"\n")
                 && limitedWhy.contains("\nbody: come back later\n"), "\(limitedWhy)")
         let expiredWhy = spool.read("failed", expiring + ".why")
         #expect(expiredWhy.contains("the queue lifetime of 1 seconds"), "\(expiredWhy)")
         #expect(
-            expiredWhy.contains("\nlast-reason: HTTP 503\n") && expiredWhy.contains("\nlast-status: 503\n")
+            expiredWhy.contains("\nlast-reason: HTTP 502\n") && expiredWhy.contains("\nlast-status: 502\n")
                 && expiredWhy.contains("\nlast-body: come back later\n"), "\(expiredWhy)")
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: spool.path + "/new").isEmpty,

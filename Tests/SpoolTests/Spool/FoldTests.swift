@@ -17,14 +17,14 @@ import Testing
 /// Writes still waiting, changed before they go: an edit of a queued create is merged into it, a delete of a
 /// queued create cancels it, and `pending` lists what a list read must overlay. Against a recording server.
 @Suite struct FoldTests {
-    /// A server that records every request and answers 201, or 503 to the first `failFirst` requests.
+    /// A server that records every request and answers 201, or 502 to the first `failFirst` requests.
     final class Recorder: @unchecked Sendable {
         let requests = Mutex<[TestServer.Request]>([])
         let failFirst: Int
         init(failFirst: Int = 0) { self.failFirst = failFirst }
         func handle(_ request: TestServer.Request) -> TestServer.Reply {
             let count = requests.withLock { $0.append(request); return $0.count }
-            return count <= failFirst ? .respond(503, [:], "") : .respond(201, [:], "")
+            return count <= failFirst ? .respond(502, [:], "") : .respond(201, [:], "")
         }
         var seen: [(String, String, String)] {
             requests.withLock { $0.map { ($0.method, $0.path, $0.text) } }
@@ -87,7 +87,7 @@ import Testing
             "POST", server.baseURL + "/items", "--creates", "--key", "item-1", "--json", #"{"title":"a","n":1}"#
         ]).stdout.trimmingCharacters(in: .newlines)
         try spool.send()
-        #expect(recorder.seen.count == 1, "tried once, answered 503")
+        #expect(recorder.seen.count == 1, "tried once, answered 502")
         let edit = try enqueue(spool, [
             "PATCH", server.baseURL + "/items/1", "--merge", "--key", "item-1", "--json", #"{"n":2}"#
         ])

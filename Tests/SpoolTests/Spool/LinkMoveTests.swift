@@ -95,7 +95,7 @@ struct LinkMoveTests {
     static let cases = [
         Case(name: "enqueue: tmp/ and new/", crashInEnqueue: true, crashAt: "move.linked", status: 204),
         Case(name: "claim: new/ and cur/", crashInEnqueue: false, crashAt: "move.linked", status: 204),
-        Case(name: "retry: cur/ and new/", crashInEnqueue: false, crashAt: "move.linked#2", status: 503),
+        Case(name: "retry: cur/ and new/", crashInEnqueue: false, crashAt: "move.linked#2", status: 502),
         Case(name: "filing: cur/ and failed/", crashInEnqueue: false, crashAt: "move.linked#3", status: 400),
     ]
 
