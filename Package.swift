@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "spool-enqueue", targets: ["spool-enqueue"]),
         .executable(name: "spool-ctl", targets: ["spool-ctl"]),
         .executable(name: "spool-bench", targets: ["spool-bench"]),
+        .executable(name: "spool-fuzz", targets: ["spool-fuzz"]),
     ],
     targets: [
         // The few libc calls Swift's Glibc module does not expose (renameat2).
@@ -56,6 +57,8 @@ let package = Package(
         // A real HTTP/1.1 server for the tests and for spool-bench.
         .target(name: "SpoolTestSupport", path: "Tests/Support", exclude: ["quirks.py", "uploads.py", "browser.py"]),
         .executableTarget(name: "spool-bench", dependencies: ["Spool", "SpoolHTTP", "SpoolTestSupport"]),
+        // The fuzz targets (Fuzz/README.md): a corpus replayer as built here, a libFuzzer fuzzer by Fuzz/run.sh.
+        .executableTarget(name: "spool-fuzz", dependencies: ["Spool"]),
         .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolHTTP", "SpoolWeb", "SpoolTestSupport"]),
     ]
 )

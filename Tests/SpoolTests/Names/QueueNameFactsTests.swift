@@ -58,8 +58,7 @@ import Testing
             let at = Int(g.next() % UInt64(bytes.count))
             bytes[at] = g.pick(Array(",:=@.x0-gH ".utf8))
             let changed = String(decoding: bytes, as: UTF8.self)
-            // (A claim's syntax is judged by the full parser only: the planner rejects what the two disagree on.)
-            if let fast = Self.facts(changed), !fast.claimed {
+            if let fast = Self.facts(changed) {
                 let parsed = QueueName(FileName(bytes: bytes))
                 #expect(parsed?.state != nil, "the fast reader takes what the parser refuses: \(changed)")
                 if let state = parsed?.state {
@@ -69,5 +68,20 @@ import Testing
                 }
             }
         }
+    }
+
+    /// What the fuzzer found (Fuzz/regressions/names): names whose claim only the fast reader took.
+    @Test func aBadClaimIsRefusedByBothReaders() {
+        for text in [
+            "1764412345.M1P2Q3R4.h:o=1,k=0000000000000001@h.example,42,99,176+412345",
+            "1764412345.M1P2Q3R4.h:o=1,k=0000000000000001@h.example,42,99",
+            "1764412345.M1P2Q3R4.h:o=1,k=0000000000000001@,42,99,1",
+        ] {
+            #expect(Self.facts(text) == nil && QueueName(FileName(text)) == nil, "\(text)")
+        }
+        var bytes = Array("1764412345.M1P2Q3R4.h:o=1,k=0000000000000001@h.example,42,99,".utf8)
+        bytes += [0xCC, 0xC8, 0x36]
+        #expect(bytes.withUnsafeBufferPointer { QueueName.Facts($0) } == nil && QueueName(FileName(bytes: bytes)) == nil)
+        #expect(Self.facts("1764412345.M1P2Q3R4.h:o=1,k=0000000000000001@h.example,42,99,1764412345")?.claimed == true)
     }
 }
