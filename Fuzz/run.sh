@@ -16,5 +16,6 @@ swift build --build-path .build/fuzz --product spool-fuzz \
 corpus="Fuzz/corpus/$target"
 mkdir -p "$corpus" Fuzz/crashes
 sh Fuzz/seeds.sh "$target" "$corpus"
-SPOOL_FUZZ_TARGET=$target exec .build/fuzz/debug/spool-fuzz -max_total_time="$seconds" -timeout=10 \
+# Swift's own backtracer would wait on a crash that libFuzzer reports itself.
+SWIFT_BACKTRACE=enable=no SPOOL_FUZZ_TARGET=$target exec .build/fuzz/debug/spool-fuzz -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=2048 -artifact_prefix=Fuzz/crashes/"$target"- -print_final_stats=1 "$@" "$corpus"

@@ -65,7 +65,9 @@ enum FuzzTargets {
             precondition(seconds >= 0 && seconds <= RetryAfter.longest, "Retry-After \(value): \(seconds)")
         }
         for name in ["ratelimit-policy", "ratelimit", "x-ratelimit-remaining", "x-ratelimit-reset", "ratelimit-reset"] {
-            let limits = RateLimitHeaders([name: value, "x-ratelimit-remaining": "0"], nowSeconds: 1_800_000_000)
+            var fields = ["x-ratelimit-remaining": "0"]
+            fields[name] = value
+            let limits = RateLimitHeaders(fields, nowSeconds: 1_800_000_000)
             if let pause = limits.pauseSeconds {
                 precondition(pause > 0 && pause <= RateLimitHeaders.longestPauseSeconds, "\(name): \(value)")
             }
