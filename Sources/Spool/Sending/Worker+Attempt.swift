@@ -20,8 +20,10 @@ extension Worker {
             outcome = await send(claimed, operation, ticket: ticket)
             // Pushed back (429, 503): the origin's signal, which cut its rate. The operation keeps its claim,
             // its place and its attempt count, and goes again as soon as the origin's rate allows; a pause or
-            // a stop gives it back as it was (`giveBack`).
-            while case let .pushedBack(token, _, _, _) = outcome, !isStopping {
+            // a stop gives it back as it was (`giveBack`), and so does half a lease of waiting: on a shared spool
+            // another host takes a claim older than the lease for a dead worker's.
+            let holdUntil = Timestamp.nowSeconds() + max(1, options.leaseSeconds / 2)
+            while case let .pushedBack(token, _, _, _) = outcome, !isStopping, Timestamp.nowSeconds() < holdUntil {
                 guard let again = await room(at: operation.origin, for: claimed.id) else { break }
                 // Counted here when sent again; the last one by `act`.
                 limits.count(operation.origin, .deferred, retry: claimed.state.attempts > 0)
