@@ -71,7 +71,7 @@ public struct SpoolStats: Sendable {
         for record in origins {
             out +=
                 "origin    \(record.origin): window \(record.window) of \(record.maximum), "
-                    + (learned(record).map { "rate \(SpoolStats.format($0.rate))/s learned (\($0.cuts) cuts), " } ?? "")
+                    + (learned(record).map { "rate \(OriginRecord.format(rate: $0.rate))/s learned (\($0.cuts) cuts), " } ?? "")
                     + "\(record.tooManyRequests) answers 429, "
                 + "\(record.pushbacks) pushbacks, \(record.pauses) pauses; "
                 + DeliveryCounts.Kind.allCases.map { "\(record.deliveries[$0]) \($0.rawValue)" }.joined(separator: ", ")
@@ -85,13 +85,8 @@ public struct SpoolStats: Sendable {
 
     /// The rate learned for an origin and the cuts that taught it, while it is kept (a day after its last cut).
     func learned(_ record: OriginRecord) -> (rate: Double, cuts: Int)? {
-        guard record.learnedRate > 0, nowSeconds - record.learnedAt <= 86400 else { return nil }
+        guard record.learnedRate > 0, nowSeconds - record.learnedAt <= OriginRecord.learnedRateLifetimeSeconds else { return nil }
         return (record.learnedRate, record.learnedCuts)
-    }
-
-    /// A rate as it is shown: two decimals below 10 a second, whole numbers above.
-    static func format(_ rate: Double) -> String {
-        rate >= 10 ? "\(Int(rate.rounded()))" : "\(Double(Int((rate * 100).rounded())) / 100)"
     }
 
     /// One JSON object.
@@ -112,7 +107,7 @@ public struct SpoolStats: Sendable {
                         .object([
                             ("origin", .string(record.origin)), ("window", .number(String(record.window))),
                             ("max_window", .number(String(record.maximum))),
-                            ("learned_rate", learned(record).map { .number(SpoolStats.format($0.rate)) } ?? .null),
+                            ("learned_rate", learned(record).map { .number(OriginRecord.format(rate: $0.rate)) } ?? .null),
                             ("learned_cuts", .number(String(learned(record)?.cuts ?? 0))),
                             ("too_many_requests", .number(String(record.tooManyRequests))),
                             ("pushbacks", .number(String(record.pushbacks))),
@@ -172,7 +167,7 @@ public struct SpoolStats: Sendable {
             (
                 "spool_origin_learned_rate", "gauge",
                 "Requests per second an origin is sent, as learned from its 429s and 503s (0: not paced).",
-                { self.learned($0).map { SpoolStats.format($0.rate) } ?? "0" }
+                { self.learned($0).map { OriginRecord.format(rate: $0.rate) } ?? "0" }
             ),
             (
                 "spool_origin_too_many_requests_total", "counter", "Answers 429 from an origin.",

@@ -167,14 +167,9 @@ package final class OriginLimits: Sendable {
         if changed { log.detail("\(origin): window \(Int(window.window)) (at most \(window.maximum))") }
         if cut, let rate = window.pacer.rate {
             log.detail(
-                "\(origin): pushed back; sending rate cut to \(OriginLimits.format(rate))/s (it accepted about "
-                    + "\(OriginLimits.format(window.pacer.limit))/s)")
+                "\(origin): pushed back; sending rate cut to \(OriginRecord.format(rate: rate))/s (it accepted about "
+                    + "\(OriginRecord.format(rate: window.pacer.limit))/s)")
         }
-    }
-
-    /// A rate for a log line: two significant decimals below 10, whole numbers above.
-    package static func format(_ rate: Double) -> String {
-        rate >= 10 ? "\(Int(rate.rounded()))" : "\(Double(Int((rate * 100).rounded())) / 100)"
     }
 
     /// Counts what an attempt to `origin` came to, and whether it retried an operation tried before.

@@ -48,7 +48,7 @@ public struct OriginPacer: Sendable, Equatable {
     /// The lowest rate learned: one request a minute, so that an origin answering only 503 is still tried.
     public static let lowestRate = 1.0 / 60
     /// How long a learned rate is kept without news: a day.
-    public static let memorySeconds = 86400.0
+    public static let memorySeconds = Double(OriginRecord.learnedRateLifetimeSeconds)
     package static let keptAnswers = 4096
 
     /// An origin with nothing learned yet.

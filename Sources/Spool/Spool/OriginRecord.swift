@@ -37,6 +37,9 @@ public struct OriginRecord: Sendable, Equatable {
     /// The largest count kept: a hostile file cannot make a count overflow.
     public static let largestCount = 1 << 40
 
+    /// How long a learned rate is kept without news (a day): older, the origin is unknown again.
+    public static let learnedRateLifetimeSeconds: Int64 = 86400
+
     /// How long a learned window is kept for the next run.
     public static let windowLifetimeSeconds: Int64 = 3600
 
@@ -81,6 +84,11 @@ public struct OriginRecord: Sendable, Equatable {
                 deliveries[kind] = OriginRecord.count(value)
             }
         }
+    }
+
+    /// A rate as it is shown, in logs and statistics: two decimals below 10 a second, whole numbers above.
+    public static func format(rate: Double) -> String {
+        rate >= 10 ? "\(Int(rate.rounded()))" : "\(Double(Int((rate * 100).rounded())) / 100)"
     }
 
     /// A rate from its text, between 0 and a million a second (0 for none or nonsense).

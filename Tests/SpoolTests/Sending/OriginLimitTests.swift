@@ -205,4 +205,27 @@ import Testing
                 && stats.stdout.contains("paused until"),
             "\(stats.stdout)")
     }
+
+    @Test func retryAfterOnA503PausesTheOriginNotTheOperation() throws {
+        let spool = TemporarySpool()
+        let resource = VersionedResource(inject: { number, _ in
+            number == 1 ? .respond(503, ["Retry-After": "2"], "busy") : nil
+        })
+        let server = try TestServer { resource.handle($0) }
+        defer { server.stop() }
+        try spool.enqueue(["PUT", server.baseURL + "/notes/1", "--body", "edit"])
+        try spool.send(["--min-backoff", "0", "--max-backoff", "0"])
+        let first = try #require(server.requests.first).received
+        // A 503 is the origin's signal: the whole origin waits, the operation keeps its place and attempts.
+        #expect(try #require(spool.waiting().first?.state).attempts == 0)
+        try spool.send(["--min-backoff", "0"])
+        #expect(server.requests.count == 1, "not retried before Retry-After")
+        // `.origins` keeps the pause in whole seconds, rounded up.
+        while Date().timeIntervalSince(first) < 3.05 { usleep(50_000) }
+        try spool.send(["--min-backoff", "0"])
+        #expect(server.requests.count == 2)
+        #expect(server.requests[1].received.timeIntervalSince(first) >= 2)
+        #expect(resource.writes == 1)
+        #expect(spool.names("new").isEmpty)
+    }
 }
