@@ -2,7 +2,6 @@ import SpoolSystem
 import SpoolTransport
 import CCurl
 import Glibc
-import Synchronization
 
 /// A kept HTTP/1 connection holding bytes before a request is sent holds what a broken server sent beyond
 /// its last answer (a body after a 204, say). libcurl 7.88 counts such a connection alive and would read
@@ -14,7 +13,7 @@ extension CurlTransfer {
     /// The sockets libcurl opened, and their local port and peer once known. A closed number may linger
     /// here; libcurl's next socket of that number resets it (`onSocket`), and a known one is only ever used
     /// after getsockname confirms its port.
-    static let sockets = Mutex<[Int32: Known?]>([:])
+    static let sockets = Locked<[Int32: Known?]>([:])
 
     /// What a socket was found connected from and to.
     struct Known: Equatable {

@@ -2,19 +2,18 @@ import CCurl
 import Glibc
 import SpoolSystem
 import SpoolTransport
-import Synchronization
 
 /// Sends every request, http and https alike, through one libcurl multi handle driven by one thread:
 /// connections are kept per origin and shared, on HTTP/2 as multiplexed streams, so that many lanes in
 /// flight cost no threads. The engine never touches the spool; it only answers `send`.
 public final class CurlTransport: Transport, @unchecked Sendable {
     // @unchecked: `multi` is used only by the loop thread, except curl_multi_wakeup, which is thread-safe;
-    // the inbox is behind a Mutex.
+    // the inbox is behind a lock.
     let settings: TransportSettings
     private let multi: UnsafeMutableRawPointer
     /// New transfers, and whether the loop sleeps (or is about to) in curl_multi_poll and must be woken for them.
-    private let inbox = Mutex<(transfers: [CurlTransfer], sleeping: Bool)>(([], false))
-    private let started = Mutex(false)
+    private let inbox = Locked<(transfers: [CurlTransfer], sleeping: Bool)>(([], false))
+    private let started = Locked(false)
 
     /// An engine with these settings. Its thread starts with the first request.
     public init(settings: TransportSettings) {

@@ -109,6 +109,22 @@ import Testing
         #expect(found.isEmpty, "imports that slow every start: \(found)")
     }
 
+    /// Shared state is guarded by `Locked` (a pthread mutex) alone: ThreadSanitizer cannot see
+    /// Synchronization's `Mutex` on Linux, and a lock it cannot see turns a TSan run into noise.
+    @Test func oneLockThatThreadSanitizerCanSee() throws {
+        var found: [String] = []
+        for folder in [
+            "Sources/Spool", "Sources/SpoolHTTP", "Sources/spool-send", "Sources/spool-send-http",
+            "Sources/spool-enqueue", "Sources/spool-ctl", "Sources/spool-bench", "Tests/Support", "Tests/SpoolTests",
+        ] {
+            for (path, text) in try Self.sources(folder) where !path.hasSuffix("/Locked.swift") && !path.hasSuffix("/ArchitectureTests.swift") {
+                found += Self.matches(#"\b(Mutex|NSLock|NSRecursiveLock|pthread_mutex_\w+|os_unfair_lock)\b"#, in: text)
+                    .map { "\(path): \($0)" }
+            }
+        }
+        #expect(found.isEmpty, "locks other than Locked: \(found)")
+    }
+
     /// `.target(name: "X", dependencies: [...]` in Package.swift, C targets left out.
     static func packageDependencies() throws -> [String: Set<String>] {
         let text = try String(contentsOfFile: root + "/Package.swift", encoding: .utf8)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SpoolSystem
 import Synchronization
 
 /// A real HTTP/1.1 server on 127.0.0.1 with keep-alive, run by the tests (and by spool-bench when nginx is
@@ -31,8 +32,8 @@ public final class TestServer: @unchecked Sendable {
     public let port: UInt16
     private let listener: Int32
     private let handler: Handler
-    private let log = Mutex<[Request]>([])
-    private let connections = Mutex<Set<Int32>>([])
+    private let log = Locked<[Request]>([])
+    private let connections = Locked<Set<Int32>>([])
     private let stopped = Atomic<Bool>(false)
     private let accepted = Atomic<Int>(0)
 

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 import SpoolConfiguration
 import SpoolControl
 import SpoolDocument
@@ -92,7 +91,7 @@ public enum UsageError: Error, CustomStringConvertible {
 public enum Program {
     /// While set, what `printOut` and `printError` say is kept here instead of written: the triage page runs
     /// spool-ctl's own subcommands and shows the person what they said.
-    package static let transcript = Mutex<String?>(nil)
+    package static let transcript = Locked<String?>(nil)
 
     /// Appends to the transcript when one is kept; false when none is.
     private static func kept(_ text: String) -> Bool {

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 import SpoolSystem
 
 /// What names a worker process in its claims: host, pid and the kernel's start time for that pid,
@@ -91,7 +90,7 @@ public struct Claim: Equatable, Sendable {
 
 extension Claim {
     /// The last suffix made: a worker claims many operations in the same second.
-    package static let lastSuffix = Mutex<(Claim, [UInt8])?>(nil)
+    package static let lastSuffix = Locked<(Claim, [UInt8])?>(nil)
 
     /// `@HOST,PID,START,SINCE` as bytes, appended to a waiting name to claim it.
     package var suffix: [UInt8] {

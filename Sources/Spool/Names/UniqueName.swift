@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 import SpoolSystem
 
 /// Maildir-style unique ids: `SECONDS.MMICROSPPIDQSEQRRANDOM.HOST`, e.g. `1764412345.M012345P4242Q1R9f3a0c1b.host`.
@@ -8,7 +7,7 @@ import SpoolSystem
 /// (each id takes at least the previous microsecond plus one), so two operations enqueued one after the
 /// other by one process are never reordered, even if the clock is stepped back.
 public enum UniqueName {
-    package static let state = Mutex<(last: Int64, sequence: Int)>((0, 0))
+    package static let state = Locked<(last: Int64, sequence: Int)>((0, 0))
 
     /// A new id and its enqueue order stamp (microseconds since the epoch).
     public static func next(host: String = ProcessIdentity.current.host) -> (id: String, order: Int64) {

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 import SpoolConfiguration
 import SpoolDocument
 import SpoolHandlers
@@ -33,7 +32,7 @@ package final class OriginLimits: Sendable {
         package var answered: Set<String> = []
     }
 
-    package let state = Mutex(State())
+    package let state = Locked(State())
     package let configuration: SpoolConfiguration
     package let concurrency: Int
     package let log: Log

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 import SpoolConfiguration
 import SpoolDocument
 import SpoolHandlers

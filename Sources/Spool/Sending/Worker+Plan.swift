@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 import SpoolConfiguration
 import SpoolDocument
 import SpoolHandlers
@@ -26,7 +25,7 @@ extension Worker {
 
     /// Where each queued id is, found by listing `new/` and `cur/` once per round, when first asked.
     package final class PresentIndex: Sendable {
-        package let index = Mutex<[String: (folder: Spool.Folder, fileName: FileName)]?>(nil)
+        package let index = Locked<[String: (folder: Spool.Folder, fileName: FileName)]?>(nil)
 
         /// Throws when a folder cannot be listed: a dependency must never look absent because of a fault.
         package func lookup(_ id: String, in spool: Spool) throws(SystemCallError) -> (

@@ -25,9 +25,9 @@ public final class Worker: Sendable {
 
     package let stopping = Atomic<Bool>(false)
 
-    package let state = Mutex(RunState())
+    package let state = Locked(RunState())
 
-    package let planSeconds = Mutex(0.0)
+    package let planSeconds = Locked(0.0)
 
     /// Each origin's window, rate and pause, learned across a watcher's runs.
     package let limits: OriginLimits
@@ -80,7 +80,7 @@ public final class Worker: Sendable {
     package let storageFailed = Atomic<Bool>(false)
 
     /// Faults met since the last `takeFaults`.
-    package let faults = Mutex(FaultReport())
+    package let faults = Locked(FaultReport())
 
     /// Notes a fault of the spool (not of an operation): logged once per kind, kept for the exit status.
     package func record(_ fault: SystemCallError) {
@@ -100,7 +100,7 @@ public final class Worker: Sendable {
 
     /// Claims this worker could not move on (a full or failing disk): returned to `new/` at housekeeping
     /// (`unclaimStranded`), since recovery never takes a live worker's claims.
-    package let stranded = Mutex<[QueueEntry]>([])
+    package let stranded = Locked<[QueueEntry]>([])
 
     /// Sends everything that is due, round after round, until a round sends nothing.
     public func run() async -> RunSummary {
@@ -153,7 +153,7 @@ public final class Worker: Sendable {
     }
 
     /// Pauses announced by a watcher's earlier runs, so that each is said once, not at every run.
-    package let announcedPauses = Mutex<[String: Double]>([:])
+    package let announcedPauses = Locked<[String: Double]>([:])
 
     /// Says, once at the default level, which origins this run could not send to and how many operations
     /// wait on each: a stopped origin each run, a pause once.

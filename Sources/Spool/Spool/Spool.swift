@@ -24,7 +24,7 @@ public final class Spool: Sendable {
     /// Set once `RENAME_NOREPLACE` was refused with EINVAL: moves are links and unlinks from then on.
     package let linkMoves = Atomic<Bool>(false)
     /// The spool lock, opened on first use: producers never need it.
-    package let lockStorage = Mutex<SpoolLock?>(nil)
+    package let lockStorage = Locked<SpoolLock?>(nil)
 
     /// The lock that workers and `spool-ctl` hold while they list, claim and return operations.
     package var lock: SpoolLock {

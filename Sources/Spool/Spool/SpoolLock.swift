@@ -1,6 +1,5 @@
 import CSpool
 import Glibc
-import Synchronization
 import SpoolDocument
 import SpoolNames
 import SpoolSystem
@@ -18,7 +17,7 @@ import SpoolTransport
 /// to the spool directory itself.
 package final class SpoolLock: Sendable {
     /// The descriptor locked, opened at first use, and whether it is `.lock` (else the spool root's).
-    package let opened = Mutex<(descriptor: FileDescriptor, owned: Bool)?>(nil)
+    package let opened = Locked<(descriptor: FileDescriptor, owned: Bool)?>(nil)
     /// The spool that owns this lock (and outlives it).
     package unowned let spool: Spool
     package let path: String

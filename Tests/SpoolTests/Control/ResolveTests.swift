@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
@@ -22,7 +21,7 @@ final class JSONDocumentResource: @unchecked Sendable {
         var version = 7
         var writes: [TestServer.Request] = []
     }
-    let state = Mutex(State())
+    let state = Locked(State())
 
     func handle(_ request: TestServer.Request) -> TestServer.Reply {
         state.withLock { state in

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
@@ -113,7 +112,7 @@ import Testing
 
     @Test func retryKeepsTheKeyAndNowClearsTheWait() throws {
         let spool = TemporarySpool()
-        let calls = Mutex(0)
+        let calls = Locked(0)
         let server = try TestServer { _ in
             calls.withLock {
                 $0 += 1; return $0

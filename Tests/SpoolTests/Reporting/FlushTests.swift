@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
@@ -19,7 +18,7 @@ import Testing
 @Suite struct FlushTests {
     @Test func flushLiftsAPauseThatFlushAndRetryNowKeep() throws {
         let spool = TemporarySpool()
-        let busy = Mutex(true)
+        let busy = Locked(true)
         let server = try TestServer { _ in
             busy.withLock { $0 } ? .respond(429, ["Retry-After": "3600"], "slow down") : .respond(204, [:], "")
         }

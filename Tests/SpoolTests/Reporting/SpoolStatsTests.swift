@@ -41,11 +41,11 @@ import Testing
         a.deliveries[.deferred] = 2
         a.deliveries[.retried] = 3
         a.pausedUntil = nowSeconds + 600
-        (a.learnedRate, a.learnedLimit, a.learnedAt, a.learnedCuts) = (7.25, 8.5, nowSeconds - 60, 3)
+        (a.learnedRate, a.learnedLimit, a.learnedAt, a.learnedCuts) = (9.5, 7.25, nowSeconds - 60, 3)
         var b = OriginRecord(origin: "https://b.example")
         b.pausedUntil = nowSeconds - 1
         // A rate learned more than a day ago is forgotten, and not shown.
-        (b.learnedRate, b.learnedAt, b.learnedCuts) = (40, nowSeconds - 86401, 9)
+        (b.learnedRate, b.learnedLimit, b.learnedAt, b.learnedCuts) = (40, 47, nowSeconds - 86401, 9)
         stats.origins = [a, b]
         return stats
     }

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
@@ -83,7 +82,7 @@ extension WorkerTests {
 extension WorkerTests {
     @Test func droppedKeepAliveConnectionCostsNoWait() throws {
         let spool = TemporarySpool()
-        let count = Mutex(0)
+        let count = Locked(0)
         let server = try TestServer { _ in
             count.withLock {
                 $0 += 1; return $0

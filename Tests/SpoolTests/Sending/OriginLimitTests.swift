@@ -24,7 +24,7 @@ import Testing
         let mostAtOnce = Atomic<Int>(0)
         let tooMany = Atomic<Int>(0)
         let served = Atomic<Int>(0)
-        let arrivals = Mutex<[Double]>([])
+        let arrivals = Locked<[Double]>([])
 
         /// Counts one arrival; returns how many are in progress with it.
         func arrive() -> Int {
@@ -67,7 +67,7 @@ import Testing
         let started = Date()
         let (watcher, _, err) = try Command.start("spool-send", ["--spool", spool.path, "--watch", "-v"] + arguments)
         // Read as it comes: -v fills a pipe's 64 KiB long before the end, and a full pipe stops the writer.
-        let output = Mutex(Data())
+        let output = Locked(Data())
         let finished = DispatchSemaphore(value: 0)
         let handle = err.fileHandleForReading
         Thread {
@@ -162,7 +162,7 @@ import Testing
 
     @Test func retryAfterOnA429PausesTheWholeOrigin() throws {
         let record = Record()
-        let pausedAt = Mutex<Double?>(nil)
+        let pausedAt = Locked<Double?>(nil)
         let server = try TestServer { _ in
             defer { record.leave() }
             if record.arrive() == 1, pausedAt.withLock({ $0 == nil }) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
@@ -19,7 +18,7 @@ import Testing
 @Suite struct ServerVersionTests {
     /// A resource whose 412 carries no ETag (as Apache mod_dav's does); its GET does.
     final class SilentResource: @unchecked Sendable {
-        let requests = Mutex<[TestServer.Request]>([])
+        let requests = Locked<[TestServer.Request]>([])
         let getReply: TestServer.Reply
         init(getReply: TestServer.Reply = .respond(
             200, ["ETag": "\"v7\"", "Content-Type": "application/json", "Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT"],

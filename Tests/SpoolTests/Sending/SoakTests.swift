@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import SpoolTestSupport
-import Synchronization
 import Testing
 @testable import Spool
 @testable import SpoolSystem
@@ -30,7 +29,7 @@ import Testing
             var drops = 0
             var requests = 0
         }
-        let state = Mutex(State())
+        let state = Locked(State())
 
         func handle(_ request: TestServer.Request) -> TestServer.Reply {
             let key = request.header("Idempotency-Key") ?? ""

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
@@ -127,7 +126,7 @@ extension WorkerTests {
     @Test func fiftyWritesToOneKeyArriveInEnqueueOrderDespiteFailures() throws {
         let spool = TemporarySpool()
         let server = try TestServer { _ in .respond(204, [:], "") }
-        let count = Mutex(0)
+        let count = Locked(0)
         let flaky = try TestServer { request in
             let n = count.withLock { $0 += 1; return $0 }
             return n % 7 == 0 ? .respond(503, [:], "") : .respond(204, [:], "")

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import SpoolTestSupport
-import Synchronization
 import Testing
 @testable import Spool
 @testable import SpoolSystem
@@ -25,7 +24,7 @@ import Testing
             var seen = Set<String>()
             var duplicates = 0
         }
-        let state = Mutex(State())
+        let state = Locked(State())
 
         func handle(_ request: TestServer.Request) -> TestServer.Reply {
             usleep(500)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
@@ -19,7 +18,7 @@ import Testing
 @Suite struct DeferralReasonTests {
     @Test func aDeferralKeepsTheStatusAndBodyUntilDelivery() throws {
         let spool = TemporarySpool()
-        let down = Mutex(true)
+        let down = Locked(true)
         let server = try TestServer { _ in
             down.withLock { $0 } ? .respond(502, [:], "upstream maintenance until 14:00\n") : .respond(204, [:], "")
         }

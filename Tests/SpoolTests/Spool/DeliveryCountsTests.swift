@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
@@ -18,7 +17,7 @@ import Testing
 @Suite struct DeliveryCountsTests {
     @Test func countersAddUpAcrossRuns() throws {
         let spool = TemporarySpool()
-        let flaky = Mutex(true)
+        let flaky = Locked(true)
         let server = try TestServer { request in
             switch request.path {
             case "/bad": return .respond(400, [:], "no")

@@ -26,7 +26,7 @@ import Testing
         let spool = disk + "/spool"
         // Half the requests fail for good, half for now: the sender on a full disk cannot write every reason,
         // yet every operation must stay in exactly one place.
-        let calls = Mutex(0)
+        let calls = Locked(0)
         let healthy = Atomic<Bool>(false)
         let server = try TestServer { _ in
             if healthy.load(ordering: .relaxed) { return .respond(204, [:], "") }

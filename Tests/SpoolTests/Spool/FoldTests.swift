@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool
@@ -19,7 +18,7 @@ import Testing
 @Suite struct FoldTests {
     /// A server that records every request and answers 201, or 502 to the first `failFirst` requests.
     final class Recorder: @unchecked Sendable {
-        let requests = Mutex<[TestServer.Request]>([])
+        let requests = Locked<[TestServer.Request]>([])
         let failFirst: Int
         init(failFirst: Int = 0) { self.failFirst = failFirst }
         func handle(_ request: TestServer.Request) -> TestServer.Reply {

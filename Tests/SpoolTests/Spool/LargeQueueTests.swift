@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import SpoolTestSupport
-import Synchronization
 import Testing
 @testable import Spool
 @testable import SpoolSystem
@@ -22,7 +21,7 @@ import Testing
     static let count = 100_000, keys = 500
 
     @Test func aHundredThousandDroppedOperationsAreAdmittedListedAndDelivered() throws {
-        let applied = Mutex<[String: [Int]]>([:])
+        let applied = Locked<[String: [Int]]>([:])
         let server = try TestServer { request in
             let body = Int(String(decoding: request.body, as: UTF8.self)) ?? -1
             applied.withLock { $0[request.path, default: []].append(body) }
@@ -38,7 +37,7 @@ import Testing
         }
 
         // Listed before anything moves: oldest first, every one of them.
-        let listed = try Command.run("spool-ctl", ["--spool", spool.path, "list", "--json"])
+        let listed = try Command.run("spool-ctl", ["--spool", spool.path, "list", "--json"], timeout: 600)
         let lines = listed.stdout.split(separator: "\n")
         #expect(listed.status == 0 && lines.count == Self.count, "\(lines.count) listed")
         // Plain names are ordered by their files' times, which the file system keeps in coarse steps.
@@ -51,7 +50,9 @@ import Testing
             })
         #expect(ids.count == Self.count, "each once")
 
-        let sent = try Command.run("spool-send", ["--spool", spool.path, "--once", "--concurrency", "8"])
+        // Not timed, and run beside the whole suite on two cores: the limit is only there to end a hang.
+        let sent = try Command.run(
+            "spool-send", ["--spool", spool.path, "--once", "--concurrency", "8"], timeout: 1200)
         #expect(sent.status == 0, "\(sent.stderr.suffix(500))")
         #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty && spool.names("failed").isEmpty)
         let record = applied.withLock { $0 }

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 import SpoolTestSupport
 import Testing
 @testable import Spool

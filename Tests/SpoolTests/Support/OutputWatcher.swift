@@ -1,10 +1,11 @@
 import Foundation
+import SpoolSystem
 import Synchronization
 
 /// What a running program writes to a pipe, read as it comes, so that a test waits for a line the program
 /// prints (a watcher's "watching …", a retry notice) instead of sleeping for a while.
 final class OutputWatcher: Sendable {
-    let buffer = Mutex(Data())
+    let buffer = Locked(Data())
     let ended = Atomic<Bool>(false)
 
     /// Starts reading `pipe` on a thread of its own until the writer closes it.

@@ -1,7 +1,7 @@
 import Foundation
+import SpoolSystem
 import SpoolTestSupport
 import Glibc
-import Synchronization
 
 /// Tests/Support/quirks.py, started on 127.0.0.1 or ::1, over TLS with the test CA's certificate when
 /// asked: a server that sends trailers, huge heads, a 204 with a body, or answers after 2 s.
@@ -55,5 +55,5 @@ final class QuirkServer {
 
 /// What the server wrote to standard error, gathered as it arrives.
 final class LogBuffer: Sendable {
-    let text = Mutex("")
+    let text = Locked("")
 }

@@ -1,6 +1,6 @@
 import Foundation
+import SpoolSystem
 import SpoolTestSupport
-import Synchronization
 
 /// The seed scenario's server: one resource with a version, `If-Match` checked, responses replayed by
 /// `Idempotency-Key`, applied writes counted.
@@ -14,7 +14,7 @@ final class VersionedResource: @unchecked Sendable {
         var requestCount = 0
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
     /// Decides per request (by arrival number, from 1) whether to fail it before applying.
     let inject: @Sendable (Int, TestServer.Request) -> TestServer.Reply?
     /// Whether to drop the connection after applying the write with this arrival number.
