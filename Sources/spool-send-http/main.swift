@@ -1,5 +1,6 @@
 // The sending half of spool-send: links libcurl, so the light front execs it only when something is due
 // (or for --watch). Takes exactly spool-send's arguments; the logic is SendCommand.
+import Glibc
 import Spool
 import SpoolSystem
 import SpoolTransport
@@ -18,4 +19,8 @@ command.loadConfiguration()
 command.requireUsableTLSFiles()
 command.requireDescriptors()
 let spool = command.openSpool()
-await command.send(spool, through: CurlTransport(settings: command.transport))
+// The engine lives as long as the process (its thread never ends), so it is held here, where a leak
+// checker sees it.
+let transport = CurlTransport(settings: command.transport)
+let status = await command.send(spool, through: transport)
+exit(status)

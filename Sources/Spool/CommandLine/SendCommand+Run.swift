@@ -28,26 +28,30 @@ extension SendCommand {
         }
     }
 
-    /// Sends what is due through `transport`, once or (with `--watch`) until stopped, and exits with the
-    /// run's status.
-    public func send(_ spool: Spool, through transport: any Transport) async -> Never {
+    /// Sends what is due through `transport`, once or (with `--watch`) until stopped, and returns the run's
+    /// exit status, its message printed. The caller exits once this function's state is released, so that a
+    /// leak checker finds nothing still held at exit.
+    public func send(_ spool: Spool, through transport: any Transport) async -> Int32 {
         let wakeup: Wakeup
         do { wakeup = try Wakeup(watching: watch ? "\(spool.path)/new" : nil) } catch {
-            Program.fail(SendCommand.program, "cannot watch \(spool.path)/new: \(error)", code: ExitCode.ioError)
+            Program.printError("\(SendCommand.program): error: cannot watch \(spool.path)/new: \(error)\n")
+            return ExitCode.ioError
         }
         let worker = Worker(spool: spool, transport: transport, options: options)
         wakeup.onStopSignal { worker.requestStop() }
         let loop = RunLoop(
             worker: worker, wakeup: wakeup, spool: spool, options: options, watch: watch, pollSeconds: pollSeconds)
         switch await loop.run() {
-        case .finished: exit(0)
-        case let .faulted(faults): SendCommand.exitIfFaulted(faults)
+        case .finished: return 0
+        case let .faulted(faults):
+            if faults.isEmpty { return 0 }
+            Program.printError("\(SendCommand.program): error: \(faults.summary)\n")
+            return faults.exitCode
         case .remounted:
-            Program.fail(
-                SendCommand.program,
-                "\(spool.path) was mounted again under this watcher; start it again to use the new mount",
-                code: ExitCode.temporaryFailure)
+            Program.printError(
+                "\(SendCommand.program): error: \(spool.path) was mounted again under this watcher; start it "
+                    + "again to use the new mount\n")
+            return ExitCode.temporaryFailure
         }
-        exit(0)
     }
 }

@@ -155,7 +155,7 @@ import Testing
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs GNU time"),
-          arguments: [false, true])
+          .enabled(if: Sanitizer.name == nil, Sanitizer.distorts), arguments: [false, true])
     func aGibibyteIsStreamedInLittleMemory(tls: Bool) throws {
         let spool = TemporarySpool()
         let server = try UploadServer(tls: tls)
@@ -183,7 +183,7 @@ import Testing
     /// The same gibibyte over HTTP/2: Debian's nginx terminates TLS and HTTP/2 and streams the body, unbuffered,
     /// to the hashing server; its access log says which protocol the client spoke.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time") && Nginx.binary != nil,
-                   "needs GNU time and nginx"))
+                   "needs GNU time and nginx"), .enabled(if: Sanitizer.name == nil, Sanitizer.distorts))
     func aGibibyteOverHTTP2StaysInLittleMemory() throws {
         let spool = TemporarySpool()
         let upstream = try UploadServer()
