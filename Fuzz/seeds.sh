@@ -7,6 +7,8 @@ out=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=0
 seed() { n=$((n + 1)); printf '%s' "$1" >"$out/seed-$n"; }
+# What once crashed the target (Tests/Corpus/fuzz/TARGET/) starts every run.
+cp "$root/Tests/Corpus/fuzz/$target/"* "$out"/ 2>/dev/null || true
 case $target in
 document)
     cp "$root"/Tests/Corpus/* "$out"/ 2>/dev/null || true
@@ -42,6 +44,16 @@ headers)
         seed "$value"
     done
     ;;
+head)
+    seed "$(printf 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 412 Precondition Failed\r\nETag: "v7"\r\nContent-Type: application/json\r\nRetry-After: 120\r\n\r\n{"title":"theirs"}')"
+    seed "$(printf 'HTTP/2 429 \r\nratelimit-policy: "default";q=10;w=1\r\nratelimit: "default";r=0;t=5\r\nx-ratelimit-remaining: 0\r\nx-ratelimit-reset: 1800000100\r\n\r\n')"
+    seed "$(printf 'HTTP/1.1 503 Service Unavailable\r\nRetry-After: Sun, 06 Nov 1994 08:49:37 GMT\r\nX-Folded: a\r\n  b\r\nETag : W/"x"\r\n\r\nbody')"
+    seed "$(printf 'HTTP/1.1 301 Moved Permanently\r\nLocation: https://h/elsewhere\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n\r\n')"
+    ;;
+auth)
+    seed "$(printf '# the API token\nAuthorization: Bearer 0123456789abcdef\nX-Api-Key: k\r\ncacert = /etc/ssl/certs/ca-certificates.crt\ncert = /etc/spool/client.pem\n')"
+    seed "$(printf 'Authorization: Basic YWRhOnNlY3JldA==\n\n# end\n')"
+    ;;
 arguments)
     printf 'PUT\000https://h/x\000--body\000x\000--key\000k' >"$out/seed-args-1"
     printf -- '--spool\000/tmp/s\000--once\000--concurrency\0008\000--max-rate\0001M' >"$out/seed-args-2"
@@ -49,7 +61,7 @@ arguments)
     printf -- '-X\000PUT\000-H\000A: b\000-d\000@-\000https://h/x' >"$out/seed-args-4"
     ;;
 *)
-    echo "Fuzz/seeds.sh: error: unknown target $target (document, names, config, headers, arguments)" >&2
+    echo "Fuzz/seeds.sh: error: unknown target $target (document, names, config, headers, head, auth, arguments)" >&2
     exit 64
     ;;
 esac

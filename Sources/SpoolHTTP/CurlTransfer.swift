@@ -13,14 +13,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// The body, copied where libcurl can read it until the transfer ends (CURLOPT_POSTFIELDS does not copy).
     private var body: UnsafeMutableRawBufferPointer?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CCURL_ERROR_SIZE))
-    private let maxHeaderBytes: Int
-    private var status = 0
-    private var headers: [String: String] = [:]
-    private var headerBytes = 0
-    /// Set at the blank line ending a final (not 1xx) head: later header lines are trailers, not kept.
-    private var headComplete = false
-    private var headTooLarge = false
-    private var http1 = false
+    /// The answer's status and fields, read from the header lines libcurl hands on.
+    private var head: ResponseHead
     /// Set by the check before sending (CurlTransfer+Reuse.swift).
     var staleConnection = false
     /// Whether that check runs: on plain http only.
@@ -47,7 +41,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard let easy = curl_easy_init() else { return nil }
         self.easy = easy
         self.continuation = continuation
-        maxHeaderBytes = settings.maxHeaderBytes
+        head = ResponseHead(limit: settings.maxHeaderBytes)
         bodyLimit = request.keptBodyBytes
         stopsAtLimit = request.stopsAtKeptBytes
         errorBuffer[0] = 0
@@ -132,10 +126,7 @@ final class CurlTransfer: @unchecked Sendable {
     func finish(_ code: CURLcode) -> Bool {
         if code == CURLcode(CCURLE_ABORTED_BY_CALLBACK), staleConnection, !retriedFresh {
             retriedFresh = true
-            status = 0
-            headers = [:]
-            headerBytes = 0
-            headComplete = false
+            head.reset()
             kept = []
             bodyCut = false
             uploaded = 0
@@ -144,14 +135,15 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if let problem = uploadProblem {
             continuation.resume(returning: .failure(.bodyUnreadable(problem)))
-        } else if code == CURLcode(CCURLE_OK) && status > 0 || answeredEarly(code)
+        } else if code == CURLcode(CCURLE_OK) && head.status > 0 || answeredEarly(code)
             || code == CURLcode(CCURLE_WRITE_ERROR) && bodyCut && stopsAtLimit
         {
             continuation.resume(
-                returning: .success(HTTPResponse(status: status, headers: headers, body: kept, bodyCut: bodyCut)))
-        } else if headTooLarge {
+                returning: .success(
+                    HTTPResponse(status: head.status, headers: head.fields, body: kept, bodyCut: bodyCut)))
+        } else if head.isTooLarge {
             continuation.resume(
-                returning: .failure(.tooLarge("its head is over \(maxHeaderBytes) bytes (HTTP \(status))")))
+                returning: .failure(.tooLarge("its head is over \(head.limit) bytes (HTTP \(head.status))")))
         } else if let refused = proxyRefusal() {
             continuation.resume(returning: .failure(.other(refused)))
         } else {
@@ -174,42 +166,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// section 8.1 lets it when it answers before reading all of the request (nginx does for a body it
     /// does not need). libcurl 7.88 reports the reset as an error; the answer is the server's all the same.
     private func answeredEarly(_ code: CURLcode) -> Bool {
-        headComplete && !http1 && code == CURLcode(CCURLE_HTTP2_STREAM)
-    }
-
-    /// One header line, status lines of interim (1xx) answers and trailers included.
-    private func header(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        headerBytes += line.count
-        if headerBytes > maxHeaderBytes {
-            headTooLarge = true
-            return false
-        }
-        // Byte-wise, as this runs for every header line of every answer. Trimmed as bytes: in Swift
-        // "\r\n" is one Character, neither "\r" nor "\n".
-        var end = line.count
-        while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
-        let text = line[..<end]
-        // A status line starts a new head, also after one that looked final; a trailer's name cannot hold
-        // the "/" of "HTTP/". Any other line after a final head is a trailer, not kept.
-        if text.starts(with: "HTTP/".utf8) {
-            let fields = text.split(separator: 0x20, maxSplits: 2)
-            status = fields.count > 1 ? Int(String(decoding: fields[1], as: UTF8.self)) ?? 0 : 0
-            headers = [:]
-            http1 = text.starts(with: "HTTP/1".utf8)
-            headComplete = false
-        } else if headComplete {
-            return true
-        } else if text.isEmpty {
-            headComplete = status >= 200
-        } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
-            let name = String(decoding: text[..<colon], as: UTF8.self).lowercased()
-            var start = colon + 1, stop = end
-            while start < stop, text[start] == 0x20 || text[start] == 0x09 { start += 1 }
-            while stop > start, text[stop - 1] == 0x20 || text[stop - 1] == 0x09 { stop -= 1 }
-            let value = String(decoding: text[start..<stop], as: UTF8.self)
-            headers[name] = headers[name].map { $0 + ", " + value } ?? value
-        }
-        return true
+        head.isComplete && !head.isHTTP1 && code == CURLcode(CCURLE_HTTP2_STREAM)
     }
 
     /// Keeps the start of the body; false to end the transfer (a read that has all it keeps).
@@ -224,7 +181,7 @@ final class CurlTransfer: @unchecked Sendable {
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
         let bytes = UnsafeBufferPointer(
             start: UnsafeRawPointer(data!).assumingMemoryBound(to: UInt8.self), count: size * count)
-        return transfer.header(bytes) ? size * count : 0
+        return transfer.head.take(bytes) ? size * count : 0
     }
 
     static let onBody: ccurl_data_callback = { data, size, count, context in

@@ -11,7 +11,7 @@ enum FuzzTargets {
     /// The targets by name, as `Fuzz/run.sh` and the corpus replay name them.
     static let all: [String: @Sendable ([UInt8]) -> Void] = [
         "document": document, "names": names, "config": configuration, "headers": headers,
-        "arguments": arguments,
+        "arguments": arguments, "head": head, "auth": authProfile,
     ]
 
     /// The operation document: a document the reader accepts, written back out and read again, is the same

@@ -1,4 +1,5 @@
 import SpoolDocument
+import SpoolTransport
 import SpoolSystem
 
 /// The options of curl that describe a write, read with curl's meaning, so that `curl` in a script can become

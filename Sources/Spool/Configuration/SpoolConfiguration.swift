@@ -72,9 +72,10 @@ public struct SpoolConfiguration: Sendable, Equatable {
                 configuration.origins[section.name] = section.settings
             }
         }
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Split as bytes: in Swift "\r\n" is one Character, which a split at "\n" would not cut.
+        for (index, raw) in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             let line = index + 1
-            let text = SpoolConfiguration.withoutComment(raw)
+            let text = SpoolConfiguration.withoutComment(Substring(raw))
             if text.isEmpty { continue }
             if text.hasPrefix("[") {
                 guard text.hasSuffix("]") else { throw .badLine(path: path, line: line) }

@@ -48,11 +48,18 @@ public struct Credentials: Sendable {
         guard status.permissions & 0o077 == 0 else { throw .tooOpen(path: path, mode: status.permissions) }
         let bytes: [UInt8]
         do { bytes = try fd.readAll(limit: 64 * 1024).bytes } catch { throw .unreadable(path: path, error) }
+        return try Credentials.parse(bytes, path: path)
+    }
+
+    /// A profile's text read: `Header-Name: value` lines and TLS settings; comments and blank lines skipped.
+    /// A header whose name is not a token or whose value holds a control character is refused, so that a
+    /// profile can never add a line break, and with it a header of its own, to a request.
+    public static func parse(_ bytes: [UInt8], path: String) throws(CredentialError) -> Profile {
         var profile = Profile()
-        for (number, line) in String(decoding: bytes, as: UTF8.self).split(
-            separator: "\n", omittingEmptySubsequences: false
-        ).enumerated() {
-            let text = line.hasSuffix("\r") ? line.dropLast() : line
+        // Split as bytes: in Swift "\r\n" is one Character, which a split at "\n" would not cut.
+        for (number, bytes) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let line = String(decoding: bytes.last == 0x0D ? bytes.dropLast() : bytes, as: UTF8.self)
+            let text = line[...]
             if text.isEmpty || text.hasPrefix("#") { continue }
             if let setting = try Credentials.setting(text, path: path, line: number + 1) {
                 try apply(setting, to: &profile.tls, path: path, line: number + 1)
@@ -61,7 +68,7 @@ public struct Credentials: Sendable {
             guard let colon = text.firstIndex(of: ":") else { throw .badLine(path: path, line: number + 1) }
             let field = String(text[..<colon]), value = String(text[text.index(after: colon)...]).trimmingWhitespace()
             guard !field.isEmpty, field.utf8.allSatisfy(HTTPSyntax.isTokenCharacter),
-                !value.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 })
+                !value.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F })
             else {
                 throw .badLine(path: path, line: number + 1)
             }
@@ -102,7 +109,7 @@ public struct Credentials: Sendable {
     }
 
     /// Records one TLS file; the private key must be a regular file only its owner can read, checked now.
-    package func apply(_ setting: (name: String, value: String), to tls: inout TLSFiles, path: String, line: Int)
+    package static func apply(_ setting: (name: String, value: String), to tls: inout TLSFiles, path: String, line: Int)
         throws(CredentialError)
     {
         switch setting.name {

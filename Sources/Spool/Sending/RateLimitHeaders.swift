@@ -25,8 +25,8 @@ public struct RateLimitHeaders: Sendable, Equatable {
         var remaining: Double?, reset: Double?
         if let current = headers["ratelimit"] { (remaining, reset) = RateLimitHeaders.current(current) }
         for prefix in ["ratelimit-", "x-ratelimit-"] where remaining == nil {
-            remaining = headers[prefix + "remaining"].flatMap { Double($0.trimmingWhitespace()) }
-            reset = headers[prefix + "reset"].flatMap { Double($0.trimmingWhitespace()) }
+            remaining = headers[prefix + "remaining"].flatMap { RateLimitHeaders.number($0.trimmingWhitespace()) }
+            reset = headers[prefix + "reset"].flatMap { RateLimitHeaders.number($0.trimmingWhitespace()) }
         }
         guard remaining == 0, var reset, reset > 0 else { return }
         // A reset larger than any delay is a time (GitHub's X-RateLimit-Reset is epoch seconds).
@@ -51,8 +51,8 @@ public struct RateLimitHeaders: Sendable, Equatable {
     package static func policyRate(_ field: String) -> Double? {
         var lowest: Double?
         for item in items(field) {
-            guard let quota = Double(item.parameters["q"] ?? item.value), quota > 0,
-                  let window = item.parameters["w"].flatMap(Double.init), window > 0 else { continue }
+            guard let quota = number(item.parameters["q"] ?? item.value), quota > 0,
+                  let window = item.parameters["w"].flatMap(number), window > 0 else { continue }
             lowest = min(lowest ?? .infinity, quota / window)
         }
         return lowest
@@ -63,16 +63,27 @@ public struct RateLimitHeaders: Sendable, Equatable {
     package static func current(_ field: String) -> (remaining: Double?, reset: Double?) {
         var remaining: Double?, reset: Double?
         for item in items(field) {
-            if let r = item.parameters["r"].flatMap(Double.init) {
+            if let r = item.parameters["r"].flatMap(number) {
                 if remaining == nil || r < remaining! {
-                    (remaining, reset) = (r, item.parameters["t"].flatMap(Double.init))
+                    (remaining, reset) = (r, item.parameters["t"].flatMap(number))
                 }
                 continue
             }
             let pair = item.value.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
-            guard pair.count == 2, let number = Double(pair[1]) else { continue }
-            if pair[0] == "remaining" { remaining = number } else if pair[0] == "reset" { reset = number }
+            guard pair.count == 2, let value = number(pair[1]) else { continue }
+            if pair[0] == "remaining" { remaining = value } else if pair[0] == "reset" { reset = value }
         }
         return (remaining, reset)
+    }
+
+    /// A count or a number of seconds as the drafts write them: Structured Fields' integer or decimal (RFC 8941
+    /// section 3.3: up to 15 digits, at most 3 after a point), never negative. `Double(_:)` alone would also
+    /// read `1e400` (infinity), `nan` and `0x10`, and a window of infinity made a rate of 0.
+    package static func number<Text: StringProtocol>(_ text: Text) -> Double? {
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
+        let isDigits = { (part: Text.UTF8View.SubSequence) in part.allSatisfy { (0x30...0x39).contains($0) } }
+        guard let whole = parts.first, (1...15).contains(whole.count), isDigits(whole) else { return nil }
+        if parts.count == 2 { guard (1...3).contains(parts[1].count), isDigits(parts[1]) else { return nil } }
+        return Double(String(text))
     }
 }

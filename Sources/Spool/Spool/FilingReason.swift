@@ -60,10 +60,13 @@ public struct FilingReason: Sendable, Equatable {
     }
 
     /// The fields of a reason file's text (what comes before its first blank line).
+    /// Read as bytes, and only the one space the writers put after the colon dropped: a value may itself start
+    /// with blanks, or with a combining mark that would fuse with that space into one Character.
     package static func parse(_ bytes: [UInt8]) -> [(String, String)] {
-        String(decoding: bytes[..<fieldsEnd(bytes)], as: UTF8.self).split(separator: "\n").compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
+        bytes[..<fieldsEnd(bytes)].split(separator: 0x0A).compactMap { line in
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            let start = colon + 1 < line.endIndex && line[colon + 1] == 0x20 ? colon + 2 : colon + 1
+            return (String(decoding: line[..<colon], as: UTF8.self), String(decoding: line[start...], as: UTF8.self))
         }
     }
 

@@ -81,6 +81,26 @@ import Testing
         }
     }
 
+    /// A spool.conf saved with CRLF line ends (an editor on another system) reads as its LF twin, and a line
+    /// error names the same line.
+    @Test func crlfLineEndsReadAsLF() throws {
+        let text = "[default]\nmax-concurrency = 8  # eight\n\n[https://api.example.com]\nrate = 600/m\nburst = 5\n"
+        let crlf = text.replacingOccurrences(of: "\n", with: "\r\n")
+        let (lf, dos) = try (SpoolConfiguration.parse(text, path: "a"), SpoolConfiguration.parse(crlf, path: "b"))
+        for origin in ["https://api.example.com", "http://h"] {
+            let (a, b) = (lf.settings(for: origin), dos.settings(for: origin))
+            #expect(a.maxConcurrency == b.maxConcurrency && a.rate == b.rate && a.burst == b.burst)
+        }
+        #expect(dos.settings(for: "https://api.example.com").rate == 10)
+        #expect(throws: ConfigurationError.self) { try SpoolConfiguration.parse("[default]\r\nnonsense\r\n", path: "c") }
+        do {
+            _ = try SpoolConfiguration.parse("[default]\r\n\r\nnonsense\r\n", path: "c")
+            Issue.record("a line without '=' was accepted")
+        } catch {
+            #expect(error.description.contains("c line 3"), "\(error.description)")
+        }
+    }
+
     @Test func aFileOthersCanWriteIsRefused() throws {
         let temporary = TemporarySpool()
         let path = temporary.directory + "/spool.conf"

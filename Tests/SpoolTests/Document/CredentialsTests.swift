@@ -50,4 +50,20 @@ import Testing
             }
         }
     }
+
+    /// What a profile adds to a request is header lines and nothing more: a name that is not a token, or a
+    /// value with a control character (a line break would start a header of its own), refuses the profile.
+    @Test func aProfileCannotAddALineOfItsOwn() throws {
+        let good = try Credentials.parse(Array("X-Key: a\tb\r\nAuthorization:  Bearer x \n".utf8), path: "auth/p")
+        #expect(good.headers.map { "\($0.name)=\($0.value)" } == ["X-Key=a\tb", "Authorization=Bearer x"])
+        for text in ["X-Key: a\rInjected: 1\n", "X-Key: a\u{0}b\n", "X-Key: a\u{7F}\n", "Bad Name: x\n", ": x\n",
+                     "X-Key: a\u{1B}[2J\n"] {
+            do {
+                _ = try Credentials.parse(Array(text.utf8), path: "auth/p")
+                Issue.record("accepted: \(Array(text.utf8))")
+            } catch {
+                #expect(error.description.contains("auth/p"), "\(error.description)")
+            }
+        }
+    }
 }

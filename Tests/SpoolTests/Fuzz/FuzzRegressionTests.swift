@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// Every input the fuzzers ever crashed on (Fuzz/regressions/TARGET/), replayed through its target by
+/// Every input the fuzzers ever crashed on (Tests/Corpus/fuzz/TARGET/), replayed through its target by
 /// `spool-fuzz TARGET FILE...` as the package builds it: a broken invariant traps, and the run fails.
 @Suite struct FuzzRegressionTests {
-    static let regressions = Repository.root + "/Fuzz/regressions"
+    static let regressions = Repository.root + "/Tests/Corpus/fuzz"
 
     @Test func everyFoundCrashStaysFixed() throws {
         let targets = try FileManager.default.contentsOfDirectory(atPath: Self.regressions).sorted()

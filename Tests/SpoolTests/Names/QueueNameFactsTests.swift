@@ -70,7 +70,7 @@ import Testing
         }
     }
 
-    /// What the fuzzer found (Fuzz/regressions/names): names whose claim only the fast reader took.
+    /// What the fuzzer found (Tests/Corpus/fuzz/names): names whose claim only the fast reader took.
     @Test func aBadClaimIsRefusedByBothReaders() {
         for text in [
             "1764412345.M1P2Q3R4.h:o=1,k=0000000000000001@h.example,42,99,176+412345",

@@ -32,4 +32,14 @@ import Testing
         let found = FilingReason(fields).source
         #expect(found?.0 == .cur && found?.1 == source)
     }
+
+    /// What the fuzzer found (Tests/Corpus/fuzz/head/body-starting-with-blanks): a server's body starting with
+    /// blanks lost them when read back, and one starting with a combining mark kept the separator's space.
+    @Test func valuesKeepTheirLeadingBlanksAndMarks() {
+        let values = ["  b", "\u{301}x", " ", "", "a: b", "\tt"]
+        let reason = FilingReason(values.enumerated().map { ("f\($0.offset)", $0.element) })
+        let text = reason.text(id: "id", folder: .failed, source: .cur, name: FileName("n"), at: 0)
+        let back = FilingReason.parse(text).suffix(values.count).map(\.1)
+        #expect(back == values.map { $0.replacingControlCharacters() }, "\(back)")
+    }
 }
