@@ -135,12 +135,11 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if let problem = uploadProblem {
             continuation.resume(returning: .failure(.bodyUnreadable(problem)))
-        } else if code == CURLcode(CCURLE_OK) && head.status > 0 || answeredEarly(code)
+        } else if code == CURLcode(CCURLE_OK) && status > 0 || answeredEarly(code)
             || code == CURLcode(CCURLE_WRITE_ERROR) && bodyCut && stopsAtLimit
         {
             continuation.resume(
-                returning: .success(
-                    HTTPResponse(status: head.status, headers: head.fields, body: kept, bodyCut: bodyCut)))
+                returning: .success(HTTPResponse(status: status, headers: head.fields, body: kept, bodyCut: bodyCut)))
         } else if head.isTooLarge {
             continuation.resume(
                 returning: .failure(.tooLarge("its head is over \(head.limit) bytes (HTTP \(head.status))")))
@@ -151,6 +150,15 @@ final class CurlTransfer: @unchecked Sendable {
             continuation.resume(returning: .failure(CurlResultTable.failure(code, message: message)))
         }
         return true
+    }
+
+    /// The answer's status as libcurl read it, which decided how libcurl went on; the head's own reading
+    /// when libcurl has none (a transfer it ended early).
+    private var status: Int {
+        var code = 0
+        guard ccurl_getinfo_long(easy, Int32(CCURLINFO_RESPONSE_CODE), &code) == CURLcode(CCURLE_OK), code > 0
+        else { return head.status }
+        return code
     }
 
     /// Why the proxy would not open a tunnel, when it answered CONNECT with an error: nothing reached the

@@ -12,13 +12,16 @@ extension FuzzTargets {
     /// everything spool makes of them holds: the outcome's delays stay bounded, and its reason, written to
     /// `ID.why` and read back, is the same fields with control characters shown as escapes.
     static func head(_ bytes: [UInt8]) {
+        // Every line goes to the head, as the engine hands on trailers and later heads too; the body is what
+        // follows the first head that ended.
         var head = ResponseHead(limit: 4096)
-        var start = 0
-        while start < bytes.count, !head.isComplete {
+        var (start, bodyStart) = (0, bytes.count)
+        while start < bytes.count {
             let end = bytes[start...].firstIndex(of: 0x0A).map { $0 + 1 } ?? bytes.count
             let more = bytes[start..<end].withUnsafeBufferPointer { head.take($0) }
             start = end
             guard more else { return precondition(head.isTooLarge, "a line refused, the head not too large") }
+            if head.isComplete, bodyStart == bytes.count { bodyStart = end }
         }
         precondition(head.status == 0 || (100...999).contains(head.status), "status \(head.status)")
         for (name, value) in head.fields {
@@ -28,7 +31,7 @@ extension FuzzTargets {
             precondition(value.utf8.first != 0x20 && value.utf8.last != 0x20, "\(name) not trimmed: \(Array(value.utf8))")
         }
         guard head.status > 0 else { return }
-        let response = HTTPResponse(status: head.status, headers: head.fields, body: Array(bytes[start...]))
+        let response = HTTPResponse(status: head.status, headers: head.fields, body: Array(bytes[bodyStart...]))
         let now: Int64 = 1_800_000_000
         var fields: [Outcome.Field] = []
         switch Outcome.classify(method: "PUT", result: .success(response), nowSeconds: now) {

@@ -83,6 +83,7 @@ enum {
 };
 
 enum {
+    CCURLINFO_RESPONSE_CODE = 0x200000 + 2,
     CCURLINFO_HTTP_CONNECTCODE = 0x200000 + 22,
 };
 

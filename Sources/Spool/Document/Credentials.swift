@@ -48,10 +48,13 @@ public struct Credentials: Sendable {
         guard status.permissions & 0o077 == 0 else { throw .tooOpen(path: path, mode: status.permissions) }
         let bytes: [UInt8]
         do { bytes = try fd.readAll(limit: 64 * 1024).bytes } catch { throw .unreadable(path: path, error) }
-        return try Credentials.parse(bytes, path: path)
+        let profile = try Credentials.parse(bytes, path: path)
+        if let key = profile.tls.keyFile { try Credentials.checkKeyFile(key) }
+        return profile
     }
 
     /// A profile's text read: `Header-Name: value` lines and TLS settings; comments and blank lines skipped.
+    /// Reads nothing else: the key file it names is checked by `profile(_:)`.
     /// A header whose name is not a token or whose value holds a control character is refused, so that a
     /// profile can never add a line break, and with it a header of its own, to a request.
     public static func parse(_ bytes: [UInt8], path: String) throws(CredentialError) -> Profile {
@@ -62,7 +65,11 @@ public struct Credentials: Sendable {
             let text = line[...]
             if text.isEmpty || text.hasPrefix("#") { continue }
             if let setting = try Credentials.setting(text, path: path, line: number + 1) {
-                try apply(setting, to: &profile.tls, path: path, line: number + 1)
+                switch setting.name {
+                case "cacert": profile.tls.caFile = setting.value
+                case "cert": profile.tls.certificateFile = setting.value
+                default: profile.tls.keyFile = setting.value
+                }
                 continue
             }
             guard let colon = text.firstIndex(of: ":") else { throw .badLine(path: path, line: number + 1) }
@@ -108,28 +115,19 @@ public struct Credentials: Sendable {
         return (name, value)
     }
 
-    /// Records one TLS file; the private key must be a regular file only its owner can read, checked now.
-    package static func apply(_ setting: (name: String, value: String), to tls: inout TLSFiles, path: String, line: Int)
-        throws(CredentialError)
-    {
-        switch setting.name {
-        case "cacert": tls.caFile = setting.value
-        case "cert": tls.certificateFile = setting.value
-        default:
-            let fd: FileDescriptor
-            do {
-                fd = try FileDescriptor.currentDirectory.open(
-                    FileName(setting.value), O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-            } catch {
-                throw .unreadable(path: setting.value, error)
-            }
-            defer { fd.close() }
-            let status: FileStatus
-            do { status = try fd.status() } catch { throw .unreadable(path: setting.value, error) }
-            guard status.isRegularFile else { throw .notRegular(path: setting.value) }
-            guard status.permissions & 0o077 == 0 else { throw .tooOpen(path: setting.value, mode: status.permissions) }
-            tls.keyFile = setting.value
+    /// Checks a profile's private key: a regular file only its owner can read.
+    package static func checkKeyFile(_ path: String) throws(CredentialError) {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        } catch {
+            throw .unreadable(path: path, error)
         }
+        defer { fd.close() }
+        let status: FileStatus
+        do { status = try fd.status() } catch { throw .unreadable(path: path, error) }
+        guard status.isRegularFile else { throw .notRegular(path: path) }
+        guard status.permissions & 0o077 == 0 else { throw .tooOpen(path: path, mode: status.permissions) }
     }
 }
 

@@ -76,14 +76,15 @@ public struct RateLimitHeaders: Sendable, Equatable {
         return (remaining, reset)
     }
 
-    /// A count or a number of seconds as the drafts write them: Structured Fields' integer or decimal (RFC 8941
-    /// section 3.3: up to 15 digits, at most 3 after a point), never negative. `Double(_:)` alone would also
-    /// read `1e400` (infinity), `nan` and `0x10`, and a window of infinity made a rate of 0.
+    /// A count or a number of seconds: digits, maybe with a point and a fraction (Structured Fields' integers
+    /// and decimals, and the X-RateLimit-* fields' epoch seconds with microseconds), never negative, never more
+    /// than 15 digits before the point or 9 after. `Double(_:)` alone would also read `1e400` (infinity), `nan`
+    /// and `0x10`, and a window of infinity made a rate of 0.
     package static func number<Text: StringProtocol>(_ text: Text) -> Double? {
         let parts = text.utf8.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
         let isDigits = { (part: Text.UTF8View.SubSequence) in part.allSatisfy { (0x30...0x39).contains($0) } }
         guard let whole = parts.first, (1...15).contains(whole.count), isDigits(whole) else { return nil }
-        if parts.count == 2 { guard (1...3).contains(parts[1].count), isDigits(parts[1]) else { return nil } }
+        if parts.count == 2 { guard (1...9).contains(parts[1].count), isDigits(parts[1]) else { return nil } }
         return Double(String(text))
     }
 }

@@ -18,6 +18,8 @@ public struct ResponseHead: Sendable {
     private var byteCount = 0
     /// The field the last line added to, which an obsolete folded line continues.
     private var lastName: String?
+    /// Whether that line's value was empty.
+    private var lastWasEmpty = false
 
     /// An empty head that reads at most `limit` bytes of lines.
     public init(limit: Int) { self.limit = limit }
@@ -49,8 +51,11 @@ public struct ResponseHead: Sendable {
         } else if text[0] == 0x20 || text[0] == 0x09 {
             // RFC 9112 section 5.2: an obsolete line folding continues the field before, joined by a space.
             if let name = lastName, let value = fields[name] {
+                // After an empty line of a repeated field, the fold continues that new (empty) list element.
                 let more = ResponseHead.value(text, from: 0)
-                fields[name] = more.isEmpty ? value : value.isEmpty ? more : value + " " + more
+                let joint = lastWasEmpty ? ", " : " "
+                fields[name] = more.isEmpty ? value : value.isEmpty ? more : value + joint + more
+                if !more.isEmpty { lastWasEmpty = false }
             }
         } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
             // A blank before the colon is removed, as RFC 9112 section 5.1 tells a proxy to; a name that is
@@ -67,6 +72,7 @@ public struct ResponseHead: Sendable {
             // Empty list elements are ignored (RFC 9110 section 5.6.1), so that a join never ends in ", ".
             fields[key] = fields[key].map { $0.isEmpty ? value : value.isEmpty ? $0 : $0 + ", " + value } ?? value
             lastName = key
+            lastWasEmpty = value.isEmpty
         } else {
             lastName = nil
         }
@@ -76,12 +82,14 @@ public struct ResponseHead: Sendable {
     /// Forgets everything read: the engine sends the request again on a fresh connection.
     public mutating func reset() { self = ResponseHead(limit: limit) }
 
-    /// The status code of a status line (`HTTP-version SP 3DIGIT SP reason`, RFC 9112 section 4), or 0.
+    /// The status code of a status line (`HTTP-version SP 3DIGIT SP reason`, RFC 9112 section 4), or 0. Read
+    /// as leniently as libcurl reads it: blanks after the version, anything but a digit after the status.
     static func statusCode(_ line: UnsafeBufferPointer<UInt8>) -> Int {
-        guard let space = line.firstIndex(of: 0x20) else { return 0 }
-        let code = line[(space + 1)...].prefix { $0 != 0x20 }
-        guard code.count == 3, code.allSatisfy({ (0x30...0x39).contains($0) }), code.first != 0x30 else { return 0 }
-        return code.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        guard var index = line.firstIndex(where: { $0 == 0x20 || $0 == 0x09 }) else { return 0 }
+        while index < line.count, line[index] == 0x20 || line[index] == 0x09 { index += 1 }
+        let digits = line[index...].prefix { (0x30...0x39).contains($0) }
+        guard digits.count == 3, digits.first != 0x30 else { return 0 }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
     /// A field's value from `start`: CR, LF and NUL made spaces, then blanks trimmed at both ends.

@@ -85,6 +85,10 @@ final class Apache {
 
             """
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) { configuration += "SetEnv \(name) \(value)\n" }
+        // Under .ci/run's sanitizer passes, a CGI program (a sanitized spool-ctl) reports where the others do.
+        for name in ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS"] where ProcessInfo.processInfo.environment[name] != nil {
+            configuration += "PassEnv \(name)\n"
+        }
         try configuration.write(toFile: directory + "/httpd.conf", atomically: true, encoding: .utf8)
         // Started as a daemon and stopped with -k stop, as an admin runs it: its parent stays root and reaps
         // its www-data children itself.

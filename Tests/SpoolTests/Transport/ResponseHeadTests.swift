@@ -26,13 +26,17 @@ import Testing
     @Test func emptyRepeatedFieldsAddNoEmptyElement() {
         let head = read(["HTTP/1.1 429 Too Many Requests", "X-A: 0", "X-A:", "X-A: 1", "X-B:", "X-B: 2", "X-C:"])
         #expect(head.fields == ["x-a": "0, 1", "x-b": "2", "x-c": ""])
+        let folded = read(["HTTP/1.1 200 OK", "X-A: x", "X-A:", " w", "X-B: y", " z"])
+        #expect(folded.fields == ["x-a": "x, w", "x-b": "y z"])
     }
 
     @Test func aStatusIsThreeDigitsOrNothing() {
-        #expect(read(["HTTP/2 204 "]).status == 204)
-        #expect(read(["HTTP/1.1 200"]).status == 200)
-        for line in ["HTTP/1.1 2000 OK", "HTTP/1.1 +200 OK", "HTTP/1.1 -20 OK", "HTTP/1.1 099 X", "HTTP/1.1  200 OK",
-                     "HTTP/1.1 20x OK", "HTTP/1.1"] {
+        // As leniently as libcurl, whose reading decides how the transfer goes on.
+        for line in ["HTTP/2 204 ", "HTTP/1.1 204", "HTTP/1.1  204 OK", "HTTP/1.1 204\tNo Content", "HTTP/1.0\t204"] {
+            #expect(read([line]).status == 204, "\(line)")
+        }
+        for line in ["HTTP/1.1 2000 OK", "HTTP/1.1 +200 OK", "HTTP/1.1 -20 OK", "HTTP/1.1 099 X", "HTTP/1.1 20x OK",
+                     "HTTP/1.1", "HTTP/1.1 "] {
             #expect(read([line]).status == 0, "\(line)")
         }
     }
