@@ -59,6 +59,13 @@ package final class SpoolLock: Sendable {
             while flock(descriptor.rawValue, LOCK_EX) != 0 {
                 let error = Errno.current
                 if error == .interrupted { continue }
+                // A descriptor a network file system's client gave up on stays dead (GlusterFS answers EBADFD
+                // for good on one that held a lock when its connection dropped): the next use opens `.lock`
+                // anew instead of failing on it for the life of a watcher.
+                if error.faultClass == .disconnected, let held = opened, held.owned {
+                    held.descriptor.close()
+                    opened = nil
+                }
                 throw E.lockFailed(path, error)
             }
             defer { flock(descriptor.rawValue, LOCK_UN) }

@@ -41,7 +41,8 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
         case EACCES, EPERM: "Run spool-send as the spool's owner, or give the file mode 0600 and that owner."
         case EROFS: "The file system is read-only; remount it read-write."
         case ENODEV: "The spool's file system went away; remount it and run again."
-        case ENOTCONN, ESTALE, ENOLINK, ESHUTDOWN, ECONNABORTED, EHOSTDOWN, ECONNRESET, EHOSTUNREACH, ENETUNREACH:
+        case ENOTCONN, ESTALE, ENOLINK, ESHUTDOWN, ECONNABORTED, EHOSTDOWN, ECONNRESET, EHOSTUNREACH, ENETUNREACH,
+            EBADFD:
             "The spool's network file system is out of reach; the next run (or the watcher, in a while) goes on once "
                 + "it is back."
         default:
@@ -60,7 +61,7 @@ extension Errno {
         ETIMEDOUT: "ETIMEDOUT", EOVERFLOW: "EOVERFLOW", ENOBUFS: "ENOBUFS", EUCLEAN: "EUCLEAN",
         EREMOTEIO: "EREMOTEIO", EILSEQ: "EILSEQ", ENOLINK: "ENOLINK", ESHUTDOWN: "ESHUTDOWN",
         ECONNABORTED: "ECONNABORTED", EHOSTDOWN: "EHOSTDOWN", ESRCH: "ESRCH", ECONNRESET: "ECONNRESET",
-        EHOSTUNREACH: "EHOSTUNREACH", ENETUNREACH: "ENETUNREACH",
+        EHOSTUNREACH: "EHOSTUNREACH", ENETUNREACH: "ENETUNREACH", EBADFD: "EBADFD",
     ]
 
     /// The C name of the error (EIO, EMFILE, …), for messages an operator greps for.

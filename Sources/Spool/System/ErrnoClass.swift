@@ -38,6 +38,9 @@ public enum ErrnoClass: Sendable, Equatable {
         (ENOTCONN, .disconnected), (ESTALE, .disconnected), (ENOLINK, .disconnected), (ESHUTDOWN, .disconnected),
         (ECONNABORTED, .disconnected), (EHOSTDOWN, .disconnected), (ECONNRESET, .disconnected),
         (EHOSTUNREACH, .disconnected), (ENETUNREACH, .disconnected),
+        // GlusterFS's client answers EBADFD on a descriptor it could not reopen after its connection came
+        // back (one that held a lock): the spool lock's descriptor is then opened anew (SpoolLock.swift).
+        (EBADFD, .disconnected),
     ]
 
     /// The class of one error number.

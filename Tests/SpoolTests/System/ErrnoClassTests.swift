@@ -29,7 +29,7 @@ import Testing
                 kind == .storage && kind.exitCode == 74 && kind.stopsRun && !kind.passes,
                 "\(Errno(rawValue: error).symbolicName)")
         }
-        for error in [ENOTCONN, ESTALE, EHOSTDOWN] {
+        for error in [ENOTCONN, ESTALE, EHOSTDOWN, EBADFD] {
             let kind = Errno(rawValue: error).faultClass
             #expect(
                 kind == .disconnected && kind.exitCode == 75 && kind.stopsRun && kind.passes,
