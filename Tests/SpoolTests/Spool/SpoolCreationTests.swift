@@ -33,7 +33,7 @@ import Testing
             [
                 "-f", "-y", "-e", "trace=fsync,fdatasync", "-o", trace,
                 Command.path("spool-enqueue"), "--spool", spool, "PUT", "http://127.0.0.1:9/x"
-            ])
+            ], environment: Sanitizer.withoutLeakCheck)
         #expect(result.status == 0, "\(result.stderr)")
         let synced = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").compactMap {
             line -> String? in
@@ -52,7 +52,7 @@ import Testing
             [
                 "-f", "-y", "-e", "trace=fsync", "-o", trace,
                 Command.path("spool-enqueue"), "--spool", spool, "PUT", "http://127.0.0.1:9/x"
-            ])
+            ], environment: Sanitizer.withoutLeakCheck)
         #expect(second.status == 0)
         let count = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter {
             $0.contains("fsync(") && $0.contains("= 0")
