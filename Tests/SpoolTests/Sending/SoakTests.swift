@@ -37,8 +37,10 @@ import Testing
             return state.withLock { state in
                 state.requests += 1
                 if roll < 0.20 {
+                    // 502, a failing server: a 503 (or 429) is the origin asking for less, which its pacer
+                    // obeys (spool-send(8)), and one in five would rightly slow the whole origin down.
                     state.failures += 1
-                    return .respond(503, [:], "")
+                    return .respond(502, [:], "")
                 }
                 if state.applied[key] == nil {
                     state.applied[key] = 1
@@ -113,7 +115,7 @@ import Testing
         print(
             "soak: \(Int(Self.seconds)) s, \(enqueued.count) operations enqueued, \(state.applied.count) applied, "
                 + "\(state.requests) requests, "
-                + "\(state.failures) 503s and \(state.drops) dropped connections injected, "
+                + "\(state.failures) 502s and \(state.drops) dropped connections injected, "
                     + "\(enqueued.subtracting(state.applied.keys).count) lost; "
                 + "watcher RSS \(warmRSS) KB after warm-up, \(endRSS) KB at the end; fds \(warmFDs) then \(endFDs)")
         #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty && spool.names("failed").isEmpty)
