@@ -37,15 +37,8 @@ public struct Credentials: Sendable {
             throw .unreadable(path: directory, error)
         }
         defer { dir.close() }
-        let fd: FileDescriptor
-        do { fd = try dir.open(FileName(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch {
-            throw .unreadable(path: path, error)
-        }
+        let fd = try Credentials.openPrivate(FileName(name), in: dir, path: path)
         defer { fd.close() }
-        let status: FileStatus
-        do { status = try fd.status() } catch { throw .unreadable(path: path, error) }
-        guard status.isRegularFile else { throw .notRegular(path: path) }
-        guard status.permissions & 0o077 == 0 else { throw .tooOpen(path: path, mode: status.permissions) }
         let bytes: [UInt8]
         do { bytes = try fd.readAll(limit: 64 * 1024).bytes } catch { throw .unreadable(path: path, error) }
         let profile = try Credentials.parse(bytes, path: path)
@@ -117,17 +110,26 @@ public struct Credentials: Sendable {
 
     /// Checks a profile's private key: a regular file only its owner can read.
     package static func checkKeyFile(_ path: String) throws(CredentialError) {
+        try openPrivate(FileName(path), in: .currentDirectory, path: path).close()
+    }
+
+    /// `name` in `directory`, opened without following a link or blocking, if it is a regular file only its
+    /// owner can read or write: what a profile and its key must be.
+    static func openPrivate(_ name: FileName, in directory: FileDescriptor, path: String)
+        throws(CredentialError) -> FileDescriptor
+    {
         let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-        } catch {
+        do { fd = try directory.open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch {
             throw .unreadable(path: path, error)
         }
-        defer { fd.close() }
         let status: FileStatus
-        do { status = try fd.status() } catch { throw .unreadable(path: path, error) }
-        guard status.isRegularFile else { throw .notRegular(path: path) }
-        guard status.permissions & 0o077 == 0 else { throw .tooOpen(path: path, mode: status.permissions) }
+        do { status = try fd.status() } catch {
+            fd.close()
+            throw .unreadable(path: path, error)
+        }
+        guard status.isRegularFile else { fd.close(); throw .notRegular(path: path) }
+        guard status.permissions & 0o077 == 0 else { fd.close(); throw .tooOpen(path: path, mode: status.permissions) }
+        return fd
     }
 }
 
