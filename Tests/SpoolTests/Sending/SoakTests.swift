@@ -89,9 +89,17 @@ import Testing
                 ["--spool", spool.path, "--watch", "--min-backoff", "0", "--max-backoff", "1", "--concurrency", "4"])
         }
         let watched = workers[0].0.processIdentifier
-        Thread.sleep(forTimeInterval: Self.seconds * 0.2)
+        // The soak's length is its measure: warm-up is its first fifth, and each phase ends early, failing,
+        // as soon as a watcher is gone.
+        let started = Date()
+        func runUntil(_ fraction: Double) {
+            let end = started.addingTimeInterval(Self.seconds * fraction)
+            while Date() < end, workers.allSatisfy({ $0.0.isRunning }) { usleep(100_000) }
+        }
+        runUntil(0.2)
         let warmRSS = Self.residentKB(watched), warmFDs = Self.openFiles(watched)
-        Thread.sleep(forTimeInterval: Self.seconds * 0.8)
+        runUntil(1)
+        #expect(workers.allSatisfy { $0.0.isRunning }, "every watcher ran the whole soak")
         let endRSS = Self.residentKB(watched), endFDs = Self.openFiles(watched)
         _ = FileManager.default.createFile(atPath: stop, contents: Data())
         var enqueued = Set<String>()
