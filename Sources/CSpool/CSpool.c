@@ -27,6 +27,14 @@ int cspool_rename_exchange(int olddirfd, const char *oldpath, int newdirfd, cons
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_EXCHANGE);
 }
 
+int cspool_o_path(void) {
+    return O_PATH;
+}
+
+int cspool_syncfs(int fd) {
+    return syncfs(fd);
+}
+
 int cspool_is_nfs(int fd) {
     struct statfs info;
     return fstatfs(fd, &info) == 0 && info.f_type == 0x6969;

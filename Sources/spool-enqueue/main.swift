@@ -12,9 +12,11 @@ import SpoolSending
 import SpoolReporting
 import SpoolControl
 
+// Installed set-group-ID to a shared spool's drop group: work as the caller until the operation is placed.
+let group = GroupPrivilege.setAside()
 let command = EnqueueCommand.fromCommandLine()
 do {
-    let (out, note) = try command.run().report
+    let (out, note) = try command.run(group: group).report
     Program.printOut(out)
     if let note { Program.printError(note) }
 } catch {

@@ -14,6 +14,12 @@ int cspool_rename_exchange(int olddirfd, const char *oldpath, int newdirfd, cons
 /// Whether `fd` lives on NFS (statfs's NFS_SUPER_MAGIC): fstatfs, which Swift's Glibc module lacks.
 int cspool_is_nfs(int fd);
 
+/// O_PATH (a GNU flag Glibc's module does not export): a descriptor that names a folder without opening it.
+int cspool_o_path(void);
+
+/// syncfs(2): flushes the file system that holds fd (a GNU extension Glibc's module does not export).
+int cspool_syncfs(int fd);
+
 /// Whether the file system of fd may be written by other hosts: NFS, FUSE, CIFS/SMB, Ceph, 9P.
 int cspool_is_shared(int fd);
 

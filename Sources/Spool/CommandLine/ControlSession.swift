@@ -90,7 +90,7 @@ package struct ControlSession {
             }
             return
         }
-        var rows = [["ID", "STATE", "ATTEMPTS", "NEXT", "METHOD", "URL", "KEY", "AGE", "REASON"]]
+        var rows = [["ID", "STATE", "ATTEMPTS", "NEXT", "METHOD", "URL", "KEY", "AGE", "BY", "REASON"]]
         var widths: [Int]?
         ControlSession.forEachItem(spool, folders) { item in
             guard selected(item) else { return true }
@@ -128,7 +128,7 @@ package struct ControlSession {
             item.id, item.stateWord(nowSeconds: nowSeconds), String(item.attempts),
             item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
             item.operation?.method ?? "?", item.operation.map(ControlSession.target) ?? "?", key,
-            humanDuration(item.age(nowSeconds: nowSeconds)),
+            humanDuration(item.age(nowSeconds: nowSeconds)), item.dropperName ?? "?",
             item.reasonLine ?? item.lastError ?? "-"
         ]
     }
@@ -151,6 +151,9 @@ package struct ControlSession {
             ["file:", spool.displayPath(item.folder, item.fileName)],
             ["attempts:", String(item.attempts)]
         ]
+        if let dropper = item.dropper {
+            rows.append(["dropped by:", UserDatabase.display(dropper)])
+        }
         if let due = item.dueSeconds { rows.append(["next attempt:", Timestamp.formatRFC3339(due)]) }
         if let last = item.lastError { rows.append(["last error:", last]) }
         rows.append([
@@ -171,7 +174,7 @@ package struct ControlSession {
             if let payload = operation.payload { rows.append(["payload:", "\(payload.length) bytes"]) }
         }
         if let problem = item.problem { rows.append(["problem:", problem]) }
-        for (field, value) in item.reason.fields where field != "id" && field != "folder" {
+        for (field, value) in item.reason.fields where !["id", "folder", "dropped-by"].contains(field) {
             rows.append(["why \(field):", value])
         }
         var out = ControlSession.table(rows)

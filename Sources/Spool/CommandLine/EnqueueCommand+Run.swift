@@ -58,18 +58,13 @@ extension Enqueued {
 
 extension EnqueueCommand {
     /// Builds the operation and enqueues it durably, or folds it into what waits on its key (a `merge`, a
-    /// DELETE of a queued create); returns which.
-    public func run() throws(EnqueueInputError) -> Enqueued {
+    /// DELETE of a queued create); returns which. `group` is the drop group set aside at start, taken only
+    /// to open the spool and place the operation.
+    public func run(group: GroupPrivilege = .none) throws(EnqueueInputError) -> Enqueued {
         let operation: Operation
+        // Every file the caller names is opened as the caller, before the drop group is taken.
         let (built, builtPayload) = try document()
         do { operation = try Operation(document: built) } catch { throw .invalid(source: jsonInput, error) }
-        let spool: Spool
-        do {
-            spool = try Spool(path: Spool.defaultPath(option: self.spool))
-            try spool.requireWritable()
-        } catch {
-            throw .spool(error)
-        }
         var source = builtPayload
         var opened: FileDescriptor?
         defer { opened?.close() }
@@ -83,11 +78,20 @@ extension EnqueueCommand {
                 source = .input(opened!, source: path)
             }
         }
-        do {
-            return try spool.enqueueFolding(
-                operation, maxSize: maxSize, limits: limits, payload: source, maxPayload: maxPayload)
-        } catch {
-            throw .enqueue(error)
+        return try group.whileRaised { () throws(EnqueueInputError) -> Enqueued in
+            let spool: Spool
+            do throws(SpoolError) {
+                spool = try Spool(path: Spool.defaultPath(option: self.spool))
+                try spool.requireWritable()
+            } catch {
+                throw .spool(error)
+            }
+            do throws(EnqueueError) {
+                return try spool.enqueueFolding(
+                    operation, maxSize: maxSize, limits: limits, payload: source, maxPayload: maxPayload)
+            } catch {
+                throw .enqueue(error)
+            }
         }
     }
 

@@ -18,6 +18,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case unknownKey(path: String, line: Int, key: String)
     case repeatedKey(path: String, line: Int, key: String)
     case badValue(path: String, line: Int, key: String, value: String, expected: String)
+    case badPolicyLine(path: String, line: Int, why: String)
 
     public var description: String {
         switch self {
@@ -36,6 +37,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case let .repeatedKey(path, line, key): "\(path) line \(line): '\(key)' is set twice in this section"
         case let .badValue(path, line, key, value, expected):
             "\(path) line \(line): \(key) = \(value): expected \(expected)"
+        case let .badPolicyLine(path, line, why): "\(path) line \(line): \(why)"
         }
     }
 }

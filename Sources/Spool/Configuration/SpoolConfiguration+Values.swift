@@ -68,15 +68,20 @@ extension SpoolConfiguration {
     package static func handlerDirectory(_ value: String, section: String, path: String, line: Int)
         throws(ConfigurationError) -> String
     {
+        try absolutePath(value, key: "handler-dir", of: "the directory of handlers", section: section, path: path,
+                         line: line)
+    }
+
+    /// An absolute path for a `[default]`-only key (`handler-dir`, `producers`).
+    package static func absolutePath(_ value: String, key: String, of what: String, section: String, path: String,
+                                     line: Int) throws(ConfigurationError) -> String {
         guard section == "default" else {
             throw .badValue(
-                path: path, line: line, key: "handler-dir", value: value,
-                expected: "the key in [default] only: handlers have no origin")
+                path: path, line: line, key: key, value: value,
+                expected: "the key in [default] only: it is spool-send's, not one origin's")
         }
         guard value.hasPrefix("/"), !value.utf8.contains(where: { $0 < 0x20 }) else {
-            throw .badValue(
-                path: path, line: line, key: "handler-dir", value: value,
-                expected: "an absolute path to the directory of handlers")
+            throw .badValue(path: path, line: line, key: key, value: value, expected: "an absolute path to \(what)")
         }
         return value
     }

@@ -16,11 +16,16 @@ public struct SpoolConfiguration: Sendable, Equatable {
     /// The keys a section may set.
     public static let keys = [
         "max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version",
-        "warn-after", "handler-dir", "max-rate", "max-payload", "fetch-on-conflict"
+        "warn-after", "handler-dir", "max-rate", "max-payload", "fetch-on-conflict",
+        "producers"
     ]
 
     /// The handler directory (`handler-dir`, in `[default]` only): where the programs that jobs name live.
     public var handlerDirectory: String?
+    /// The producer policy file (`producers`, in `[default]` only): who may cause what in a shared spool.
+    public var producerPolicyPath: String?
+    /// That file's rules, read by `load`; the default policy when no file is named.
+    public var producerPolicy = ProducerPolicy()
     /// The largest payload sent (`max-payload`, in `[default]` only), unless `--max-payload` says otherwise.
     public var maxPayload: Int64?
 
@@ -40,6 +45,16 @@ public struct SpoolConfiguration: Sendable, Equatable {
     /// Reads and parses the file at `path`: a regular file (not a link) that group and others cannot write,
     /// since it decides where requests go and whom they trust.
     public static func load(path: String) throws(ConfigurationError) -> SpoolConfiguration {
+        var configuration = try parse(String(decoding: readAdministratorFile(path), as: UTF8.self), path: path)
+        if let policy = configuration.producerPolicyPath {
+            configuration.producerPolicy = try ProducerPolicy.load(path: policy)
+        }
+        return configuration
+    }
+
+    /// The bytes of an administrator's file (spool.conf, the producer policy): a regular file, not a link,
+    /// that group and others cannot write, of at most 1 MiB.
+    package static func readAdministratorFile(_ path: String) throws(ConfigurationError) -> [UInt8] {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
@@ -56,7 +71,7 @@ public struct SpoolConfiguration: Sendable, Equatable {
         let read: (bytes: [UInt8], truncated: Bool)
         do { read = try fd.readAll(limit: 1 << 20) } catch { throw .unreadable(path: path, error) }
         guard !read.truncated else { throw .tooLarge(path: path) }
-        return try parse(String(decoding: read.bytes, as: UTF8.self), path: path)
+        return read.bytes
     }
 
     /// Parses the text of a configuration file; `path` is only for messages.
@@ -102,6 +117,11 @@ public struct SpoolConfiguration: Sendable, Equatable {
                         path: path, line: line, key: key, value: value, expected: "bytes, or a number with k, M or G")
                 }
                 configuration.maxPayload = bytes
+                continue
+            }
+            if key == "producers" {
+                configuration.producerPolicyPath = try absolutePath(
+                    value, key: key, of: "the producer policy file", section: section!.name, path: path, line: line)
                 continue
             }
             if key == "handler-dir" {

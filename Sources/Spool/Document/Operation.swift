@@ -29,6 +29,9 @@ public struct Operation: Sendable {
     public let hasPayload: Bool
     /// Where the payload lies in the operation's file, set by the reader that found it there.
     public var payload: PayloadSpan?
+    /// The user id owning the operation's file, set by the reader that found it: who dropped it, which a
+    /// producer cannot forge (a file's owner is whoever created it).
+    public var dropper: UInt32?
     /// The document's `idempotency_key`, if any.
     public let idempotencyKey: String?
     /// The document's `if_match`, if any.

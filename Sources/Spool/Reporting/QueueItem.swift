@@ -32,6 +32,13 @@ public struct QueueItem: Sendable {
     public var reason: FilingReason
     /// Size of the file in bytes.
     public var size: Int
+    /// Who dropped it: its file's owner (nil when the file could not be looked at).
+    public var dropper: UInt32? = nil
+
+    /// The dropper as `list` shows it: a login name, else the user id.
+    public var dropperName: String? {
+        dropper.map { UserDatabase.name(of: $0) ?? String($0) }
+    }
 
     /// The one-line reason: the `reason` field of `ID.why`, else the problem with the document.
     public var reasonLine: String? {
@@ -71,6 +78,8 @@ public struct QueueItem: Sendable {
             ("age_seconds", .number(String(age(nowSeconds: nowSeconds)))),
             ("reason", optional(reasonLine)),
             ("size", .number(String(size))),
+            ("dropped_by", optional(dropperName)),
+            ("dropped_by_uid", dropper.map { .number(String($0)) } ?? .null),
         ]
         if let payload = operation?.payload { members.append(("payload_bytes", .number(String(payload.length)))) }
         if let handler = operation?.handler {

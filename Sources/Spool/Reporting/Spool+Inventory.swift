@@ -17,7 +17,8 @@ extension Spool {
             dueSeconds: name?.state.flatMap { $0.dueSeconds > 0 ? $0.dueSeconds : nil },
             lastError: name?.state?.lastError,
             orderMicroseconds: name?.state?.orderMicroseconds ?? status?.modifiedMicroseconds ?? 0, claim: name?.claim,
-            operation: nil, problem: nil, reason: FilingReason([(String, String)]()), size: status?.size ?? 0)
+            operation: nil, problem: nil, reason: FilingReason([(String, String)]()), size: status?.size ?? 0,
+            dropper: status?.owner)
         if folder == .failed || folder == .conflict {
             item.reason = reason(of: fileName.string ?? id, in: folder)
             if let attempts = item.reason["attempts"].flatMap({ Int($0) }) { item.attempts = attempts }

@@ -36,6 +36,10 @@ public enum LaneDecision {
         /// Options that bear on the decision.
         public var lifetimeSeconds: Int64
         public var allowedOrigins: Set<String>?
+        /// What the operation's producer may name, when the producer policy governs them (nil: it does not).
+        public var producerRights: ProducerPolicy.Rights?
+        /// The policy's file, for the reason; nil when no file is named (the default policy).
+        public var producerPolicyPath: String?
         /// The operation's origin failed at the transport level earlier in this run.
         public var originBlocked: Bool
         /// Its dependencies, up to the first that is not done; nil until looked up.
@@ -49,8 +53,8 @@ public enum LaneDecision {
         /// The facts of one decision.
         public init(
             entry: QueueEntry, operation: Operation, nowSeconds: Int64, lifetimeSeconds: Int64,
-            allowedOrigins: Set<String>? = nil,
-            originBlocked: Bool = false, dependencies: [Dependency]? = nil,
+            allowedOrigins: Set<String>? = nil, producerRights: ProducerPolicy.Rights? = nil,
+            producerPolicyPath: String? = nil, originBlocked: Bool = false, dependencies: [Dependency]? = nil,
             nextHasSameKey: Bool? = nil, claimSuffixLength: Int = 40
         ) {
             self.entry = entry
@@ -58,6 +62,8 @@ public enum LaneDecision {
             self.nowSeconds = nowSeconds
             self.lifetimeSeconds = lifetimeSeconds
             self.allowedOrigins = allowedOrigins
+            self.producerRights = producerRights
+            self.producerPolicyPath = producerPolicyPath
             self.originBlocked = originBlocked
             self.dependencies = dependencies
             self.nextHasSameKey = nextHasSameKey
@@ -108,6 +114,10 @@ public enum LaneDecision {
                             + "nothing was sent"
                     )
                 ]))
+        }
+        // In a shared spool, a producer names only the origins, profiles and handlers the policy gives them.
+        if let rights = facts.producerRights, let why = rights.refusal(operation, policyPath: facts.producerPolicyPath) {
+            return .fail(FilingReason([("reason", why), ("error", "forbidden")]))
         }
         if facts.originBlocked { return .park(.originBlocked) }
         if let reason = expiry(facts) { return .fail(reason) }

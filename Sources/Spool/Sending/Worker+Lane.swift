@@ -141,7 +141,8 @@ extension Worker {
         let blocked = state.withLock { $0.blockedOrigins[operation.origin] != nil }
         var facts = LaneDecision.Facts(
             entry: entry, operation: operation, nowSeconds: nowSeconds, lifetimeSeconds: options.lifetimeSeconds,
-            allowedOrigins: options.allowedOrigins, originBlocked: blocked,
+            allowedOrigins: options.allowedOrigins, producerRights: rights(of: operation),
+            producerPolicyPath: options.configuration.producerPolicyPath, originBlocked: blocked,
             claimSuffixLength: Claim(owner: .current, since: nowSeconds).suffix.count)
         while true {
             let action = LaneDecision.decide(facts)
@@ -153,7 +154,8 @@ extension Worker {
                 let newer = next.flatMap {
                     try? readDocument(.new, $0.fileName)?.operation
                 }
-                facts.nextHasSameKey = newer?.key == operation.key
+                // Only the same producer's write replaces one: another's may not cancel it.
+                facts.nextHasSameKey = newer?.key == operation.key && newer?.dropper == operation.dropper
             }
         }
     }

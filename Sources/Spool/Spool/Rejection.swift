@@ -13,6 +13,7 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
     case payloadTooLarge(size: Int64, limit: Int64)
     case payloadChanged(size: Int64, expected: Int64)
     case unreadable(Errno)
+    case closedToSender(owner: UInt32, mode: UInt32)
     case invalid(OperationError)
 
     public var description: String {
@@ -31,6 +32,10 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
             "the file changed under the sender: it is \(size) bytes where its document and payload were \(expected); "
                 + "a producer must not write a file after its rename into new/, and nothing short was sent"
         case let .unreadable(error): "cannot read the file: \(error)"
+        case let .closedToSender(owner, mode):
+            "the file (mode \(String(mode & 0o7777, radix: 8)), dropped by \(UserDatabase.display(owner))) cannot be "
+                + "read by the sender; in a shared spool a dropped file must be readable by its group (mode 0640, "
+                + "as spool-enqueue makes it)"
         case let .invalid(error): "invalid operation: \(error)"
         }
     }
@@ -44,7 +49,7 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
         case .hardLinked: "hard-link"
         case .tooLarge, .payloadTooLarge: "too-large"
         case .payloadChanged: "payload-changed"
-        case .unreadable: "unreadable"
+        case .unreadable, .closedToSender: "unreadable"
         case .invalid: "invalid"
         }
     }

@@ -43,7 +43,8 @@ extension Spool {
         var stage = displayPath(.tmp, temporary)
         let fd: FileDescriptor
         do throws(Errno) {
-            fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
+            // A shared spool's sender reads what producers drop through the drop group (tmp/ is set-group-ID).
+            fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: dropOnly ? Spool.droppedFileMode : Spool.fileMode)
         } catch {
             throw .write(path: stage, error)
         }
@@ -77,7 +78,8 @@ extension Spool {
             throw .write(path: stage, error)
         }
         do throws(Errno) {
-            try new.sync()
+            // A producer of a shared spool cannot open new/ to sync it: the file system's sync covers the rename.
+            if dropOnly { try root.syncFileSystem() } else { try new.sync() }
         } catch {
             throw .write(path: "\(path)/new", error)
         }
@@ -142,7 +144,8 @@ extension Spool {
         _ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil,
         payload: PayloadSource? = nil, maxPayload: Int64 = Spool.defaultMaxPayloadSize
     ) throws(EnqueueError) -> Enqueued {
-        if operation.merge || (operation.handler == nil && operation.method == "DELETE") {
+        // A producer of a shared spool cannot list what waits: the sender folds at admission instead.
+        if !dropOnly, operation.merge || (operation.handler == nil && operation.method == "DELETE") {
             let folded: Folding?
             do {
                 folded = try withLock { transaction throws(SystemCallError) in

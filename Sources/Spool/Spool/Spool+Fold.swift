@@ -30,6 +30,8 @@ public struct KeyEntry: Sendable, Equatable {
     public var creates: Bool
     /// Whether its body is JSON that a merge patch can go into (no payload, no handler).
     public var mergeable: Bool
+    /// Who dropped it (its file's owner); nil when it could not be read.
+    public var dropper: UInt32? = nil
 
     /// Never attempted and not being sent: still free to change.
     public var untouched: Bool { folder == .new && attempts == 0 }
@@ -42,15 +44,23 @@ public enum FoldDecision: Equatable, Sendable {
     /// Remove these entries, newest first.
     case cancel([KeyEntry])
 
-    /// What a write does to its key's waiting `entries` (oldest first), or nil to queue it as its own.
-    public static func decide(merge: Bool, delete: Bool, entries: [KeyEntry]) -> FoldDecision? {
+    /// What a write does to its key's waiting `entries` (oldest first), or nil to queue it as its own. In a
+    /// shared spool a write folds only into its own producer's (`dropper`), and a merge, which writes the
+    /// merged file anew, only when that producer is the `writer` (the merged file's owner is whoever writes it).
+    public static func decide(
+        merge: Bool, delete: Bool, entries: [KeyEntry], dropper: UInt32? = nil, writer: UInt32? = nil
+    ) -> FoldDecision? {
         if delete, let create = entries.lastIndex(where: { $0.creates }) {
             // The create and everything behind it must be untouched: if any was tried, the server may have it.
             let doomed = entries[create...]
-            guard doomed.allSatisfy(\.untouched) else { return nil }
+            guard doomed.allSatisfy(\.untouched), doomed.allSatisfy({ $0.dropper == dropper }) else { return nil }
             return .cancel(doomed.reversed())
         }
-        if merge, let newest = entries.last, newest.untouched, newest.mergeable { return .merge(newest) }
+        if merge, let newest = entries.last, newest.untouched, newest.mergeable, newest.dropper == dropper,
+           dropper == writer
+        {
+            return .merge(newest)
+        }
         return nil
     }
 }
@@ -79,7 +89,7 @@ extension Spool.Transaction {
                 entries.append(KeyEntry(
                     id: name.id, folder: folder, name: name.fileName, attempts: name.state!.attempts,
                     orderMicroseconds: name.state!.orderMicroseconds, creates: operation?.creates ?? false,
-                    mergeable: operation.map(Spool.isMergeable) ?? false))
+                    mergeable: operation.map(Spool.isMergeable) ?? false, dropper: operation?.dropper))
             }
         }
         return entries.sorted { ($0.orderMicroseconds, $0.id) < ($1.orderMicroseconds, $1.id) }
@@ -91,7 +101,11 @@ extension Spool.Transaction {
         let delete = operation.handler == nil && operation.method == "DELETE"
         guard operation.merge || delete else { return nil }
         let entries = try keyEntries(OrderingKey.hash(operation.key), before: before)
-        switch FoldDecision.decide(merge: operation.merge, delete: delete, entries: entries) {
+        let writer = UserDatabase.effectiveUser
+        switch FoldDecision.decide(
+            merge: operation.merge, delete: delete, entries: entries, dropper: operation.dropper ?? writer,
+            writer: writer)
+        {
         case nil: return nil
         case let .merge(entry): return try merge(operation, into: entry, log: log)
         case let .cancel(doomed):

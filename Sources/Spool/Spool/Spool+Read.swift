@@ -37,6 +37,12 @@ extension Spool {
             fd = try directory(folder).open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         } catch .noSuchFileOrDirectory {
             return nil
+        } catch .permissionDenied {
+            // Someone else's file that this sender may not read (a shared spool's producer who made it 0600):
+            // the file's fault, not the spool's. One's own unreadable file is the spool's fault.
+            guard let status = try? directory(folder).status(of: name), status.owner != UserDatabase.effectiveUser
+            else { throw failure(.permissionDenied) }
+            throw .rejected(.closedToSender(owner: status.owner, mode: UInt32(status.mode)))
         } catch {
             throw failure(error)
         }
@@ -70,17 +76,19 @@ extension Spool {
         do { read = try fd.readPrefix(limit: firstPiece, expectedSize: status.size) } catch { throw failure(error) }
         if read.truncated {
             do throws(ReadError) {
-                let operation = try Spool.operation(
+                var operation = try Spool.operation(
                     read.bytes, truncated: true, fileSize: Int64(status.size), maxSize: maxSize, maxPayload: maxPayload)
+                operation.dropper = status.owner
                 return (operation, status.modifiedMicroseconds)
             } catch {
                 guard firstPiece < maxSize, case .rejected = error else { throw error }
                 do { read = try fd.readPrefix(limit: maxSize, expectedSize: status.size) } catch { throw failure(error) }
             }
         }
-        let operation = try Spool.operation(
+        var operation = try Spool.operation(
             read.bytes, truncated: read.truncated || status.size > maxSize, fileSize: Int64(status.size),
             maxSize: maxSize, maxPayload: maxPayload)
+        operation.dropper = status.owner
         return (operation, status.modifiedMicroseconds)
     }
 

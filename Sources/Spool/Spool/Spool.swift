@@ -21,6 +21,10 @@ public final class Spool: Sendable {
     /// The spool directory itself.
     public let root: FileDescriptor
     package let folders: [FileDescriptor]
+    /// Whether this process may only drop here: a producer of a shared spool (spool(5)), for whom `tmp/` and
+    /// `new/` are write-and-search only and the other folders closed. Their descriptors are `O_PATH` ones,
+    /// good for creating and renaming an entry but not for listing or syncing the folder.
+    public let dropOnly: Bool
     /// Set once `RENAME_NOREPLACE` was refused with EINVAL: moves are links and unlinks from then on.
     package let linkMoves = Atomic<Bool>(false)
     /// The spool lock, opened on first use: producers never need it.
@@ -58,6 +62,8 @@ public final class Spool: Sendable {
     public static let directoryMode: mode_t = 0o700
     /// Default queue file mode.
     public static let fileMode: mode_t = 0o600
+    /// The mode of a file a producer drops into a shared spool: the sender reads it through the drop group.
+    public static let droppedFileMode: mode_t = 0o640
 
     /// The spool named by `--spool`, else `SPOOL_DIR`, else `./spool`.
     public static func defaultPath(option: String?) -> String {
@@ -94,13 +100,15 @@ public final class Spool: Sendable {
         let root: FileDescriptor
         do { root = try cwd.openDirectory(name) } catch { throw Spool.openError(path: path, error) }
         var folders: [FileDescriptor] = []
+        var dropOnly = false
         do {
             let device = try root.status().device
             var madeFolder = false
             for folder in Folder.allCases {
                 let folderPath = "\(path)/\(folder.rawValue)"
                 let fd = try Spool.openFolder(
-                    root, folder.rawValue, path: folderPath, create: create, spool: path, created: &madeFolder)
+                    root, folder.rawValue, path: folderPath, create: create, spool: path, created: &madeFolder,
+                    dropOnly: &dropOnly)
                 folders.append(fd)
                 guard (try? fd.status().device) == device else {
                     throw SpoolError.otherFileSystem(path: folderPath, spool: path)
@@ -118,13 +126,21 @@ public final class Spool: Sendable {
         }
         self.root = root
         self.folders = folders
+        self.dropOnly = dropOnly
         if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }
     }
 
     package static func openFolder(_ root: FileDescriptor, _ name: String, path: String, create: Bool, spool: String,
-                           created: inout Bool) throws(SpoolError) -> FileDescriptor {
+                                   created: inout Bool, dropOnly: inout Bool) throws(SpoolError) -> FileDescriptor {
         do {
             return try root.openDirectory(FileName(name))
+        } catch .permissionDenied {
+            // A shared spool's producer: the folder may be written and searched (tmp/, new/) or not at all.
+            // O_PATH needs neither; what the descriptor is used for is checked by the kernel at each use.
+            dropOnly = true
+            do throws(Errno) { return try root.locateDirectory(FileName(name)) } catch {
+                throw openError(path: path, error)
+            }
         } catch .noSuchFileOrDirectory {
             guard create else { throw .noSuchSpool(path: spool, missing: name) }
             do {
@@ -165,8 +181,10 @@ public final class Spool: Sendable {
     /// Refuses a spool this process cannot change: a read-only mount, or folders it may not write.
     /// Checked up front so that a worker says so once, instead of failing on every file.
     public func requireWritable() throws(SpoolError) {
-        for folder in Folder.allCases {
-            let ok = FileName(folder.rawValue).withCString { faccessat(root.rawValue, $0, W_OK | X_OK, 0) }
+        // A producer of a shared spool needs only tmp/ and new/; the effective ids count (spool-enqueue may be
+        // set-group-ID to the drop group).
+        for folder in dropOnly ? [.tmp, .new] : Folder.allCases {
+            let ok = FileName(folder.rawValue).withCString { faccessat(root.rawValue, $0, W_OK | X_OK, AT_EACCESS) }
             if ok != 0 { throw .notWritable(path: "\(path)/\(folder.rawValue)", Errno.current) }
         }
     }

@@ -46,6 +46,10 @@ extension Spool {
     public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason,
                      what summary: String? = nil, log: Log) -> MoveResult<String> {
         var reason = reason
+        // Who dropped it: the owner of its file, which a producer cannot forge (spool(5), shared spools).
+        if reason["dropped-by"] == nil, let owner = try? directory(folder).status(of: name).owner {
+            reason.fields.append(("dropped-by", UserDatabase.display(owner)))
+        }
         // A deferred operation's last deferral goes into its filed reason: an expired one says what kept it.
         if folder == .new || folder == .cur, let state = QueueName(name)?.state, state.attempts > 0 {
             reason = reason.adding(lastDeferral: deferral(of: id))

@@ -26,6 +26,13 @@ public struct FileDescriptor: Sendable, Equatable {
         try open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
     }
 
+    /// Names the directory `name` without opening it (`O_PATH`), not following a link: good as the folder of
+    /// `openat`, `renameat` and `fstatat`, which check the folder's permission at each use, where a plain open
+    /// would need read permission (a shared spool's write-only `new/`).
+    public func locateDirectory(_ name: FileName) throws(Errno) -> FileDescriptor {
+        try open(name, cspool_o_path() | O_DIRECTORY | O_NOFOLLOW)
+    }
+
     /// Closes the descriptor, ignoring errors: there is nothing useful to do about them on read-only or synced files.
     public func close() { _ = Glibc.close(rawValue) }
 
@@ -116,6 +123,12 @@ public struct FileDescriptor: Sendable, Equatable {
     /// Flushes the file's data and metadata to the disk.
     public func sync() throws(Errno) {
         try retryingInterrupts { Glibc.fsync(rawValue) }
+    }
+
+    /// Flushes the whole file system this descriptor is on (`syncfs`): what makes a rename durable for a
+    /// process that may not open the folder it renamed into (a shared spool's `new/`, write-only to producers).
+    public func syncFileSystem() throws(Errno) {
+        try retryingInterrupts { cspool_syncfs(rawValue) }
     }
 
     /// The file's status.

@@ -72,7 +72,12 @@ import Testing
         #expect(json.text == #"{"id":"op-1","state":"pending","folder":"new","#
             + #""file":"op-1:o=1795957110250000,k=0000000000000abc,a=2,e=503","attempts":2,"next_attempt":null,"#
             + #""last_error":"503","method":"PUT","url":"http://api.example/x","key":"k1","#
-            + #""enqueued_at":"2026-11-29T12:58:30Z","age_seconds":90,"reason":null,"size":42}"#)
+            + #""enqueued_at":"2026-11-29T12:58:30Z","age_seconds":90,"reason":null,"size":42,"#
+            + #""dropped_by":null,"dropped_by_uid":null}"#)
+        var dropped = Self.item(.new, operation: operation)
+        dropped.dropper = 0
+        let byRoot = dropped.json(nowSeconds: Self.nowSeconds)
+        #expect(byRoot["dropped_by"] == .string("root") && byRoot["dropped_by_uid"] == .number("0"))
     }
 
     @Test func jsonOfADeferredItemWithoutADocument() {
@@ -90,7 +95,7 @@ import Testing
         guard case let .object(members) = json else { Issue.record("not an object: \(json.text)"); return }
         #expect(members.map(\.key) == ["id", "state", "folder", "file", "attempts", "next_attempt", "last_error",
                                        "method", "url", "key", "enqueued_at", "age_seconds", "reason", "size",
-                                       "handler", "args", "claimed_by", "claimed_at"])
+                                       "dropped_by", "dropped_by_uid", "handler", "args", "claimed_by", "claimed_at"])
         #expect(json["state"] == .string("sending") && json["folder"] == .string("cur"))
         #expect(json["method"] == .string("RUN") && json["url"] == .string("handler:backup"))
         #expect(json["handler"] == .string("backup"))

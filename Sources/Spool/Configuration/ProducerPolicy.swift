@@ -1,0 +1,156 @@
+import SpoolDocument
+import SpoolSystem
+
+/// Who may cause what in a shared spool (spool(5), PRODUCERS): which origins, auth profiles and handlers the
+/// operations a user drops may name. It governs operations whose file is owned by someone other than root and
+/// the spool's owner (they keep today's rules); without a policy file, such a producer may send to any origin
+/// but name no auth profile and no handler, since those carry the host's credentials and programs.
+///
+/// The file holds lines `WHO WHAT NAME...`: WHO is a login name, `@group` or `*` (every producer), WHAT is
+/// `origin`, `auth` or `handler`, and each NAME an origin (`https://api.example.com`), a profile, a handler,
+/// or `*` for any. A producer's rights are the union of the lines that match them; once an `origin` line
+/// matches, only the origins it names are open to them.
+public struct ProducerPolicy: Sendable, Equatable {
+    /// What a line grants.
+    public enum Kind: String, Sendable, CaseIterable {
+        case origin, auth, handler
+    }
+
+    /// Whom a line is for.
+    public enum Who: Sendable, Equatable {
+        case user(String)
+        case group(String)
+        case everyone
+
+        /// Whether `user` is the one, or in the group, this names.
+        public func matches(_ user: SystemUser) -> Bool {
+            switch self {
+            case let .user(name): user.name == name
+            case let .group(name): user.groups.contains(name)
+            case .everyone: true
+            }
+        }
+    }
+
+    /// One line of the file.
+    public struct Rule: Sendable, Equatable {
+        /// Whom it is for.
+        public var who: Who
+        /// What it grants.
+        public var kind: Kind
+        /// The names granted; nil for any (`*`).
+        public var names: Set<String>?
+    }
+
+    /// A set of names, or any name.
+    public struct Allowed: Sendable, Equatable {
+        /// The names; nil for any.
+        public var names: Set<String>?
+
+        /// Whether `name` is in it.
+        public func contains(_ name: String) -> Bool { names?.contains(name) ?? true }
+
+        mutating func add(_ more: Set<String>?) {
+            guard let current = names else { return }
+            names = more.map { current.union($0) }
+        }
+    }
+
+    /// What one producer may name.
+    public struct Rights: Sendable, Equatable {
+        /// The producer.
+        public var user: SystemUser
+        /// Origins their requests may go to; nil when no line limits them (any origin).
+        public var origins: Allowed?
+        /// Auth profiles they may name.
+        public var profiles = Allowed(names: [])
+        /// Handlers they may name.
+        public var handlers = Allowed(names: [])
+
+        /// Why `operation` is outside these rights, or nil when it is within them.
+        public func refusal(_ operation: Operation, policyPath: String?) -> String? {
+            let source = policyPath.map { "the producer policy \($0)" } ?? "no producer policy (spool(5), PRODUCERS)"
+            let what: String
+            if let handler = operation.handler {
+                guard !handlers.contains(handler) else { return nil }
+                what = "may not run the handler '\(handler)'"
+            } else if let origins, !origins.contains(operation.origin) {
+                what = "may not send to \(operation.origin)"
+            } else if let profile = operation.auth, !profiles.contains(profile) {
+                what = "may not name the auth profile '\(profile)'"
+            } else {
+                return nil
+            }
+            return "dropped by \(user.display), who \(what) under \(source); nothing was sent"
+        }
+    }
+
+    /// The lines, in file order.
+    public var rules: [Rule]
+
+    /// A policy of these lines; none gives the default.
+    public init(rules: [Rule] = []) { self.rules = rules }
+
+    /// What `user` may name under this policy.
+    public func rights(of user: SystemUser) -> Rights {
+        var rights = Rights(user: user)
+        for rule in rules where rule.who.matches(user) {
+            switch rule.kind {
+            case .origin:
+                if rights.origins == nil { rights.origins = Allowed(names: []) }
+                rights.origins!.add(rule.names)
+            case .auth: rights.profiles.add(rule.names)
+            case .handler: rights.handlers.add(rule.names)
+            }
+        }
+        return rights
+    }
+
+    /// Reads and parses the file at `path`, held to spool.conf's rules (regular, not a link, written by its
+    /// owner only).
+    public static func load(path: String) throws(ConfigurationError) -> ProducerPolicy {
+        try parse(String(decoding: SpoolConfiguration.readAdministratorFile(path), as: UTF8.self), path: path)
+    }
+
+    /// Parses the text of a policy file; `path` is only for messages.
+    public static func parse(_ text: String, path: String) throws(ConfigurationError) -> ProducerPolicy {
+        var rules: [Rule] = []
+        // Split as bytes: in Swift "\r\n" is one Character, which a split at "\n" would not cut.
+        for (index, raw) in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let words = SpoolConfiguration.withoutComment(Substring(raw))
+                .split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            if words.isEmpty { continue }
+            rules.append(try rule(words, path: path, line: index + 1))
+        }
+        return ProducerPolicy(rules: rules)
+    }
+
+    private static func rule(_ words: [String], path: String, line: Int) throws(ConfigurationError) -> Rule {
+        guard words.count >= 3 else {
+            throw .badPolicyLine(path: path, line: line, why: "expected 'WHO WHAT NAME...' (for example 'alice auth billing')")
+        }
+        let who: Who
+        switch words[0] {
+        case "*": who = .everyone
+        case let group where group.hasPrefix("@") && group.count > 1: who = .group(String(group.dropFirst()))
+        case let user where !user.hasPrefix("@"): who = .user(user)
+        default: throw .badPolicyLine(path: path, line: line, why: "'@' must be followed by a group name")
+        }
+        guard let kind = Kind(rawValue: words[1]) else {
+            throw .badPolicyLine(path: path, line: line, why: "'\(words[1])' is not origin, auth or handler")
+        }
+        let names = Array(words.dropFirst(2))
+        if names.contains("*") { return Rule(who: who, kind: kind, names: nil) }
+        guard kind == .origin else { return Rule(who: who, kind: kind, names: Set(names)) }
+        var origins: Set<String> = []
+        for name in names {
+            guard let origin = try? SpoolConfiguration.sectionName(name, path: path, line: line), origin != "default"
+            else {
+                throw .badPolicyLine(
+                    path: path, line: line, why: "'\(name)' is not an origin such as https://api.example.com")
+            }
+            origins.insert(origin)
+        }
+        return Rule(who: who, kind: kind, names: origins)
+    }
+}

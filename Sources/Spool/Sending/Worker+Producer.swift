@@ -1,0 +1,15 @@
+import SpoolConfiguration
+import SpoolDocument
+import SpoolSystem
+
+extension Worker {
+    /// The rights of whoever dropped `operation` under the producer policy (spool.conf's `producers`), or nil
+    /// when the spool's owner or root did, who keep today's rules.
+    package func rights(of operation: Operation) -> ProducerPolicy.Rights? {
+        guard let uid = operation.dropper, uid != 0, uid != spoolOwner else { return nil }
+        if let known = producerRights.withLock({ $0[uid] }) { return known }
+        let rights = options.configuration.producerPolicy.rights(of: UserDatabase.user(uid))
+        producerRights.withLock { $0[uid] = rights }
+        return rights
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Glibc
+import Testing
+@testable import SpoolTestSupport
+
+/// `bin/package`, end to end on this machine: the .deb checked by lintian, installed with dpkg, used by two
+/// unprivileged users (one through the set-group-ID spool-enqueue, one a member of the group spool using the
+/// shell protocol) and sent by spool-send running as the user spool with the command line of the package's
+/// own unit, then removed and purged. Needs root, the Debian tools, and release binaries as fresh as the
+/// sources (`bin/spool-send` builds them; `.ci/run` does so first).
+@Suite(.serialized) struct DebianPackageTests {
+    static let missing: String? = {
+        guard Sanitizer.name == nil else { return "skipped under a sanitizer: it installs the release build" }
+        guard geteuid() == 0 else { return "not root: installing a package and making users needs root" }
+        for tool in ["/usr/bin/dpkg-deb", "/usr/bin/dpkg-shlibdeps", "/usr/bin/lintian", "/usr/bin/setfacl",
+                     "/usr/sbin/adduser", "/usr/sbin/useradd", "/usr/bin/systemd-tmpfiles", "/usr/bin/systemd-analyze",
+                     "/usr/bin/setpriv"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            return "\(tool) is missing (.ci/run installs it)"
+        }
+        return Package.releaseBinariesAreStale
+    }()
+
+    static let spool = "/var/spool/spool"
+
+    @Test(.enabled(if: missing == nil, "\(missing ?? "")"))
+    func installedPackageServesTwoUsersWhoCannotReadEachOther() throws {
+        let package = try Package.build()
+        defer { Package.purge() }
+        let lint = try Command.run("/usr/bin/lintian", ["--fail-on", "error,warning", package])
+        #expect(lint.status == 0, "lintian: \(lint.stdout)\(lint.stderr)")
+        Package.purge()
+        let installed = try Command.run("/usr/bin/dpkg", ["-i", package])
+        try #require(installed.status == 0, "dpkg -i: \(installed.stdout)\(installed.stderr)")
+        try checkLayout()
+        for unit in Package.units {
+            let verified = try Command.run("/usr/bin/systemd-analyze", ["verify", "/lib/systemd/system/\(unit)"])
+            #expect(verified.status == 0 && verified.stderr.isEmpty, "\(unit): \(verified.stderr)")
+        }
+
+        let users = try TestUsers()
+        defer { users.remove() }
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        try writeAdministratorFiles(users, server)
+        let dropped = try drop(users, server)
+        try checkNeitherCanRead(users, dropped)
+
+        let send = try Package.runUnit("spool-send-once.service")
+        #expect(send.status == 0, "spool-send as the unit runs it: \(send.stderr)")
+        let paths = Set(server.requests.map(\.path))
+        #expect(paths == ["/alice/plain", "/bob/shell", "/bob/profile"], "the server received \(paths)")
+        let profiled = server.requests.first { $0.path == "/bob/profile" }
+        #expect(profiled?.headers["authorization"] == "Bearer b0b-allowed", "bob may use the profile billing")
+        try checkFiled(users, forbidden: dropped.forbidden, unreadable: dropped.closed)
+
+        let removed = try Command.run("/usr/bin/dpkg", ["-r", "spool"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        for gone in ["/usr/bin/spool-send", "/usr/bin/spool-enqueue", "/lib/systemd/system/spool-send.service"] {
+            #expect(!FileManager.default.fileExists(atPath: gone), "dpkg -r leaves \(gone)")
+        }
+        for kept in ["/etc/spool/spool.conf", "/etc/spool/producers", "/etc/spool/auth/billing", Self.spool + "/failed"] {
+            #expect(FileManager.default.fileExists(atPath: kept), "dpkg -r removes \(kept), which Debian keeps")
+        }
+        let purged = try Command.run("/usr/bin/dpkg", ["-P", "spool"])
+        #expect(purged.status == 0, "\(purged.stderr)")
+        for gone in ["/etc/spool", Self.spool] {
+            #expect(!FileManager.default.fileExists(atPath: gone), "dpkg -P leaves \(gone)")
+        }
+        let override = try Command.run("/usr/bin/dpkg-statoverride", ["--list", "/usr/bin/spool-enqueue"])
+        #expect(override.status != 0 && override.stdout.isEmpty, "the statoverride outlives the purge")
+    }
+
+    /// The modes spool(5) promises: producers drop, never list; the rest is the sender's.
+    func checkLayout() throws {
+        func mode(_ path: String) -> (mode: Int, owner: String, group: String) {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            return ((attributes?[.posixPermissions] as? Int) ?? -1, (attributes?[.ownerAccountName] as? String) ?? "?",
+                    (attributes?[.groupOwnerAccountName] as? String) ?? "?")
+        }
+        let enqueue = try Command.run("/usr/bin/stat", ["-c", "%a %U %G", "/usr/bin/spool-enqueue"])
+        #expect(enqueue.stdout == "2755 root spool\n", "spool-enqueue is set-group-ID spool")
+        let folders = try Command.run(
+            "/usr/bin/stat", ["-c", "%n %a %U %G", Self.spool] + ["tmp", "new", "cur", "failed", "conflict"].map {
+                Self.spool + "/" + $0
+            } + ["/etc/spool/auth"])
+        #expect(folders.stdout == """
+            \(Self.spool) 750 spool spool
+            \(Self.spool)/tmp 3730 spool spool
+            \(Self.spool)/new 3730 spool spool
+            \(Self.spool)/cur 700 spool spool
+            \(Self.spool)/failed 700 spool spool
+            \(Self.spool)/conflict 700 spool spool
+            /etc/spool/auth 700 spool spool
+
+            """)
+        #expect(mode("/etc/spool/spool.conf").mode == 0o644)
+    }
+
+    /// The policy: both may send to the test server; bob may name the profile billing, alice no profile.
+    func writeAdministratorFiles(_ users: TestUsers, _ server: TestServer) throws {
+        try "\(users.alice) origin \(server.baseURL)\n\(users.bob) origin \(server.baseURL)\n\(users.bob) auth billing\n"
+            .write(toFile: "/etc/spool/producers", atomically: false, encoding: .utf8)
+        try "Authorization: Bearer b0b-allowed\n".write(toFile: "/etc/spool/auth/billing", atomically: false, encoding: .utf8)
+        _ = try Command.run("/bin/chown", ["spool:spool", "/etc/spool/auth/billing"])
+        chmod("/etc/spool/auth/billing", 0o600)
+    }
+
+    struct Dropped {
+        /// The file names in new/ of each user's operations.
+        var alice: [String], bob: [String]
+        /// The id of alice's operation naming a profile she may not use, and of bob's file only he can read.
+        var forbidden: String, closed: String
+    }
+
+    /// Alice drops with the set-group-ID spool-enqueue only (she is not in the group); bob, a member, with the
+    /// shell protocol as spool(5) writes it, and with spool-enqueue.
+    func drop(_ users: TestUsers, _ server: TestServer) throws -> Dropped {
+        func enqueue(_ user: String, _ arguments: [String]) throws -> String {
+            let result = try users.run(user, "/usr/bin/spool-enqueue", ["--spool", Self.spool] + arguments)
+            try #require(result.status == 0, "spool-enqueue as \(user): \(result.stderr)")
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let before = Set(Package.names("new"))
+        _ = try enqueue(users.alice, ["PUT", server.baseURL + "/alice/plain", "--body", "a"])
+        let forbidden = try enqueue(users.alice, ["PUT", server.baseURL + "/alice/profile", "--auth", "billing"])
+        let afterAlice = Set(Package.names("new"))
+        let shell = try users.run(users.bob, "/bin/sh", ["-c", Package.shellDrop(server.baseURL + "/bob/shell", umask: "027")])
+        #expect(shell.status == 0, "the shell protocol as bob: \(shell.stderr)")
+        let closed = try users.run(users.bob, "/bin/sh", ["-c", Package.shellDrop(server.baseURL + "/bob/closed", umask: "077")])
+        #expect(closed.status == 0, "\(closed.stderr)")
+        _ = try enqueue(users.bob, ["PUT", server.baseURL + "/bob/profile", "--auth", "billing", "--body", "b"])
+        let all = Set(Package.names("new"))
+        let closedName = closed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return Dropped(
+            alice: Array(afterAlice.subtracting(before)), bob: Array(all.subtracting(afterAlice)),
+            forbidden: forbidden, closed: closedName)
+    }
+
+    /// Neither lists new/, cur/ or failed/, nor reads the other's dropped file by its name.
+    func checkNeitherCanRead(_ users: TestUsers, _ dropped: Dropped) throws {
+        #expect(dropped.alice.count == 2 && dropped.bob.count == 3, "\(dropped)")
+        for user in [users.alice, users.bob] {
+            for folder in ["new", "cur", "failed", "tmp"] {
+                let listed = try users.run(user, "/bin/ls", [Self.spool + "/" + folder])
+                #expect(listed.status != 0 && listed.stderr.contains("Permission denied"), "\(user) lists \(folder)/")
+            }
+        }
+        let aliceReads = try users.run(users.alice, "/bin/cat", [Self.spool + "/new/" + dropped.bob[0]])
+        #expect(aliceReads.status != 0 && aliceReads.stdout.isEmpty, "alice reads bob's \(dropped.bob[0])")
+        let bobReads = try users.run(users.bob, "/bin/cat", [Self.spool + "/new/" + dropped.alice[0]])
+        #expect(bobReads.status != 0 && bobReads.stdout.isEmpty, "bob, in the group spool, reads alice's file")
+    }
+
+    /// What spool-send filed, and spool-ctl's account of who dropped it.
+    func checkFiled(_ users: TestUsers, forbidden: String, unreadable: String) throws {
+        let failed = Set(Package.names("failed").filter { !$0.hasSuffix(".why") })
+        #expect(failed == [forbidden, unreadable], "failed/ holds \(failed)")
+        let show = try Command.run("/usr/bin/spool-ctl", ["--spool", Self.spool, "show", forbidden])
+        #expect(show.stdout.contains("dropped by:   \(users.alice) (uid \(users.aliceUID))"), "\(show.stdout)")
+        #expect(show.stdout.contains("may not name the auth profile 'billing' under the producer policy "
+            + "/etc/spool/producers; nothing was sent"), "\(show.stdout)")
+        let why = (try? String(contentsOfFile: Self.spool + "/failed/\(unreadable).why", encoding: .utf8)) ?? ""
+        #expect(why.contains("cannot be read by the sender") && why.contains("dropped-by: \(users.bob)"), "\(why)")
+        let list = try Command.run("/usr/bin/spool-ctl", ["--spool", Self.spool, "list", "failed", "--json"])
+        #expect(list.stdout.contains("\"dropped_by\":\"\(users.alice)\"") && list.stdout.contains(
+            "\"dropped_by\":\"\(users.bob)\""), "\(list.stdout)")
+    }
+}
