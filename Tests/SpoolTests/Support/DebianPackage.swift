@@ -60,14 +60,17 @@ enum Package {
                 + command, workingDirectory: "/")
     }
 
-    /// spool(5)'s shell drop for the host spool, as a reader copies it, sending to `url` under `umask`.
-    static func shellDrop(_ url: String, umask: String) throws -> String {
+    /// spool(5)'s shell drop for the host spool, as a reader copies it, sending to `url`; `closed` makes the
+    /// file mode 0600 before it is renamed (the default ACL overrides a umask, not a chmod).
+    static func shellDrop(_ url: String, closed: Bool = false) throws -> String {
         let block = try #require(
             try ManPageExamples.blocks(in: "spool.5").first { $0.contains("spool=/var/spool/spool") },
             "spool(5) shows the shell drop into the host's spool")
         #expect(block.contains("https://api.example.com/notes/1") && block.contains("umask 027"))
-        return block.replacingOccurrences(of: "https://api.example.com/notes/1", with: url)
-            .replacingOccurrences(of: "umask 027", with: "umask \(umask)")
+        let script = block.replacingOccurrences(of: "https://api.example.com/notes/1", with: url)
+        guard closed else { return script }
+        return script.replacingOccurrences(
+            of: "sync \"$spool/tmp/$name\"", with: "chmod 600 \"$spool/tmp/$name\"; sync \"$spool/tmp/$name\"")
     }
 }
 
