@@ -51,7 +51,7 @@ import Testing
         #expect(paths == ["/alice/plain", "/bob/shell", "/bob/profile"], "the server received \(paths)")
         let profiled = server.requests.first { $0.path == "/bob/profile" }
         #expect(profiled?.headers["authorization"] == "Bearer b0b-allowed", "bob may use the profile billing")
-        try checkFiled(users, forbidden: dropped.forbidden, unreadable: dropped.closed)
+        try checkFiled(users, forbidden: dropped.forbidden, unreadable: dropped.closed, job: dropped.job)
 
         let removed = try Command.run("/usr/bin/dpkg", ["-r", "spool"])
         #expect(removed.status == 0, "\(removed.stderr)")
@@ -110,6 +110,8 @@ import Testing
         var alice: [String], bob: [String]
         /// The id of alice's operation naming a profile she may not use, and of bob's file only he can read.
         var forbidden: String, closed: String
+        /// Alice's handler job, which no policy line allows her.
+        var job: String
     }
 
     /// Alice drops with the set-group-ID spool-enqueue only (she is not in the group); bob, a member, with the
@@ -123,6 +125,7 @@ import Testing
         let before = Set(Package.names("new"))
         _ = try enqueue(users.alice, ["PUT", server.baseURL + "/alice/plain", "--body", "a"])
         let forbidden = try enqueue(users.alice, ["PUT", server.baseURL + "/alice/profile", "--auth", "billing"])
+        let job = try enqueue(users.alice, ["--handler", "rsync-backup", "/srv"])
         let afterAlice = Set(Package.names("new"))
         let shell = try users.run(users.bob, "/bin/sh", ["-c", Package.shellDrop(server.baseURL + "/bob/shell")])
         #expect(shell.status == 0, "the shell protocol as bob: \(shell.stderr)")
@@ -133,12 +136,12 @@ import Testing
         let closedName = closed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         return Dropped(
             alice: Array(afterAlice.subtracting(before)), bob: Array(all.subtracting(afterAlice)),
-            forbidden: forbidden, closed: closedName)
+            forbidden: forbidden, closed: closedName, job: job)
     }
 
     /// Neither lists new/, cur/ or failed/, nor reads the other's dropped file by its name.
     func checkNeitherCanRead(_ users: TestUsers, _ dropped: Dropped) throws {
-        #expect(dropped.alice.count == 2 && dropped.bob.count == 3, "\(dropped)")
+        #expect(dropped.alice.count == 3 && dropped.bob.count == 3, "\(dropped)")
         for user in [users.alice, users.bob] {
             for folder in ["new", "cur", "failed", "tmp"] {
                 let listed = try users.run(user, "/bin/ls", [Self.spool + "/" + folder])
@@ -152,9 +155,12 @@ import Testing
     }
 
     /// What spool-send filed, and spool-ctl's account of who dropped it.
-    func checkFiled(_ users: TestUsers, forbidden: String, unreadable: String) throws {
+    func checkFiled(_ users: TestUsers, forbidden: String, unreadable: String, job: String) throws {
         let failed = Set(Package.names("failed").filter { !$0.hasSuffix(".why") })
-        #expect(failed == [forbidden, unreadable], "failed/ holds \(failed)")
+        #expect(failed == [forbidden, unreadable, job], "failed/ holds \(failed)")
+        let jobWhy = (try? String(contentsOfFile: Self.spool + "/failed/\(job).why", encoding: .utf8)) ?? ""
+        #expect(jobWhy.contains("may not run the handler 'rsync-backup'") && jobWhy.contains("error: forbidden"),
+                "\(jobWhy)")
         let show = try Command.run("/usr/bin/spool-ctl", ["--spool", Self.spool, "show", forbidden])
         #expect(show.stdout.contains("dropped by:") && show.stdout.contains("\(users.alice) (uid \(users.aliceUID))"),
                 "\(show.stdout)")
