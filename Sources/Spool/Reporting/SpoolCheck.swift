@@ -14,6 +14,12 @@ public struct SpoolCheck: Sendable {
         public let problem: String
     }
 
+    /// Whether a folder's mode is a drop folder's (spool(5), A spool for many users): the group may write and
+    /// search but not read, others nothing, and the sticky bit keeps one producer from another's files.
+    static func isDropFolder(_ permissions: UInt32) -> Bool {
+        permissions & 0o1000 != 0 && permissions & 0o070 == 0o030 && permissions & 0o007 == 0
+    }
+
     /// Everything found; empty when the spool is healthy.
     public private(set) var findings: [Finding] = []
 
@@ -36,9 +42,14 @@ public struct SpoolCheck: Sendable {
             if let text = name.string, Spool.Folder(rawValue: text) != nil { return }
             add("\(path)/\(name.escaped)", "stray entry in the spool root; operations belong in new/ (see spool(5))")
         }
+        // A spool many users drop into (spool(5)): tmp/ and new/ are the drop group's, write-and-search only and
+        // sticky, and the dropped files are readable by the group (the sender reads through it, or an ACL).
+        let shared = (try? spool.directory(.new).status()).map { SpoolCheck.isDropFolder($0.permissions) } ?? false
         for folder in Spool.Folder.allCases {
             let directory = spool.directory(folder)
-            if let status = try? directory.status(), status.permissions & 0o022 != 0 {
+            if let status = try? directory.status(), status.permissions & 0o022 != 0,
+               !(shared && (folder == .tmp || folder == .new) && SpoolCheck.isDropFolder(status.permissions))
+            {
                 add(
                     "\(path)/\(folder.rawValue)",
                     "folder is writable by group or others (mode \(String(status.permissions, radix: 8))); chmod 700 it"
@@ -49,11 +60,14 @@ public struct SpoolCheck: Sendable {
                 guard !name.isHidden else { return }
                 names.insert(name.string ?? name.escaped)
                 let entryPath = spool.displayPath(folder, name)
-                if let status = try? directory.status(of: name), status.isRegularFile, status.permissions & 0o077 != 0 {
+                if let status = try? directory.status(of: name), status.isRegularFile,
+                   status.permissions & (shared ? 0o037 : 0o077) != 0
+                {
                     add(
                         entryPath,
                         "file is readable or writable by group or others (mode "
-                            + "\(String(status.permissions, radix: 8))); queue files are 0600"
+                            + "\(String(status.permissions, radix: 8))); queue files are "
+                            + (shared ? "0640 at most in a shared spool" : "0600")
                     )
                 }
                 switch folder {

@@ -52,6 +52,8 @@ import Testing
         let profiled = server.requests.first { $0.path == "/bob/profile" }
         #expect(profiled?.headers["authorization"] == "Bearer b0b-allowed", "bob may use the profile billing")
         try checkFiled(users, forbidden: dropped.forbidden, unreadable: dropped.closed, job: dropped.job)
+        let check = try Command.run("/usr/bin/spool-ctl", ["--spool", Self.spool, "check"])
+        #expect(check.status == 0 && check.stdout == "\(Self.spool): ok\n", "the drop layout is healthy: \(check.stdout)")
 
         let removed = try Command.run("/usr/bin/dpkg", ["-r", "spool"])
         #expect(removed.status == 0, "\(removed.stderr)")
