@@ -81,7 +81,13 @@ extension EnqueueCommand {
         return try group.whileRaised { () throws(EnqueueInputError) -> Enqueued in
             let spool: Spool
             do throws(SpoolError) {
-                spool = try Spool(path: Spool.defaultPath(option: self.spool))
+                // Set-group-ID, it makes nothing: a spool, or a folder in one, made with the drop group would be
+                // the caller's to fill with what the sender cannot move. Its default is the host's spool.
+                if group.saved != nil {
+                    spool = try Spool(path: Spool.defaultPath(option: self.spool, fallback: Spool.hostPath), create: false)
+                } else {
+                    spool = try Spool(path: Spool.defaultPath(option: self.spool))
+                }
                 try spool.requireWritable()
             } catch {
                 throw .spool(error)

@@ -46,7 +46,10 @@ extension Spool {
         }
         var target = QueueName(id: item.id, state: nil)
         if let operation {
-            target.state = RetryState(for: operation, orderMicroseconds: item.orderMicroseconds)
+            // Rewritten by root, the file keeps its dropper; by the spool's owner, it becomes theirs.
+            let dropper = (try? directory(item.folder).status(of: item.fileName).owner) ?? item.dropper
+            target.state = RetryState(
+                for: operation, orderMicroseconds: item.orderMicroseconds, scope: keyScope(of: dropper))
         }
         let moved = withLock { transaction in
             transaction.unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName)
@@ -82,7 +85,8 @@ extension Spool {
             guard let operation = item.operation else {
                 throw .unreadable(id: item.id, why: item.problem ?? "its document cannot be read")
             }
-            name.state = RetryState(for: operation, orderMicroseconds: item.orderMicroseconds)
+            name.state = RetryState(
+                for: operation, orderMicroseconds: item.orderMicroseconds, scope: keyScope(of: item.dropper))
         }
         guard !name.state!.held else { return nil }
         name.state!.held = true

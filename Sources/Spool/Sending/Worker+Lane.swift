@@ -105,10 +105,16 @@ extension Worker {
 
     /// Reads a lane's operation; files it when its content is bad, parks its key when the spool is at fault.
     package func read(_ entry: QueueEntry) -> ReadStep {
-        do {
+        do throws(ReadError) {
             guard let read = try readDocument(.new, entry.fileName) else {
                 park(entry)
                 return .stop
+            }
+            // A name's order must be its document's, as its dropper's: in a shared spool a producer could
+            // otherwise write a name into another producer's lane.
+            let scope = spool.keyScope(of: read.operation.dropper)
+            guard RetryState.keyHash(read.operation.key, scope: scope) == entry.state.keyHash else {
+                throw .rejected(.foreignOrder(dropper: read.operation.dropper ?? 0))
             }
             return .operation(read.operation)
         } catch {

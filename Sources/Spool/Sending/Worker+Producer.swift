@@ -4,9 +4,13 @@ import SpoolSystem
 
 extension Worker {
     /// The rights of whoever dropped `operation` under the producer policy (spool.conf's `producers`), or nil
-    /// when the spool's owner or root did, who keep today's rules.
+    /// when the spool's owner or root did, who keep today's rules. An operation whose dropper is unknown gets
+    /// the rights of nobody in particular (the `*` lines).
     package func rights(of operation: Operation) -> ProducerPolicy.Rights? {
-        guard let uid = operation.dropper, uid != 0, uid != spoolOwner else { return nil }
+        guard let uid = operation.dropper else {
+            return options.configuration.producerPolicy.rights(of: SystemUser(uid: UInt32.max, name: nil, groups: []))
+        }
+        guard uid != 0, uid != spoolOwner else { return nil }
         if let known = producerRights.withLock({ $0[uid] }) { return known }
         let rights = options.configuration.producerPolicy.rights(of: UserDatabase.user(uid))
         producerRights.withLock { $0[uid] = rights }

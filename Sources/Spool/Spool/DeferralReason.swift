@@ -40,7 +40,10 @@ extension Spool {
             return FilingReason([(String, String)]())
         }
         defer { fd.close() }
-        guard (try? fd.status())?.isRegularFile == true, let (bytes, _) = try? fd.readAll(limit: 16 * 1024) else {
+        // Only the sender writes it, as the spool's owner: in a shared spool a producer could plant one.
+        guard let status = try? fd.status(), status.isRegularFile, status.owner == owner || status.owner == 0,
+              let (bytes, _) = try? fd.readAll(limit: 16 * 1024)
+        else {
             return FilingReason([(String, String)]())
         }
         return FilingReason(FilingReason.parse(bytes).filter { $0.0 != "id" })

@@ -14,6 +14,7 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
     case payloadChanged(size: Int64, expected: Int64)
     case unreadable(Errno)
     case closedToSender(owner: UInt32, mode: UInt32)
+    case foreignOrder(dropper: UInt32)
     case invalid(OperationError)
 
     public var description: String {
@@ -36,6 +37,10 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
             "the file (mode \(String(mode & 0o7777, radix: 8)), dropped by \(UserDatabase.display(owner))) cannot be "
                 + "read by the sender; in a shared spool a dropped file must be readable by its group (mode 0640, "
                 + "as spool-enqueue makes it)"
+        case let .foreignOrder(dropper):
+            "its name puts it in an order (k=) that is not its document's key as dropped by "
+                + "\(UserDatabase.display(dropper)): a name written by hand to hold back another's writes, or a file "
+                + "whose owner changed after it was queued ('spool-ctl retry' queues it again in its own order)"
         case let .invalid(error): "invalid operation: \(error)"
         }
     }
@@ -43,7 +48,7 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
     /// A short token for file names and metrics.
     public var token: String {
         switch self {
-        case .badName: "bad-name"
+        case .badName, .foreignOrder: "bad-name"
         case .symbolicLink: "symlink"
         case .notRegularFile: "not-regular"
         case .hardLinked: "hard-link"

@@ -36,7 +36,8 @@ extension Spool {
         }
         if let limits, let refusal = limits.refusal(self, size: bytes.count) { throw .queueFull(refusal) }
         let (id, order) = UniqueName.next()
-        let state = RetryState(for: operation, orderMicroseconds: order)
+        let state = RetryState(
+            for: operation, orderMicroseconds: order, scope: keyScope(of: UserDatabase.effectiveUser))
         let temporary = FileName(id)
         let final = QueueName(id: id, state: state).fileName
         let tmp = directory(.tmp), new = directory(.new)
@@ -44,7 +45,7 @@ extension Spool {
         let fd: FileDescriptor
         do throws(Errno) {
             // A shared spool's sender reads what producers drop through the drop group (tmp/ is set-group-ID).
-            fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: dropOnly ? Spool.droppedFileMode : Spool.fileMode)
+            fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: writtenFileMode)
         } catch {
             throw .write(path: stage, error)
         }
@@ -121,11 +122,21 @@ extension Spool {
 extension RetryState {
     /// The state of `operation` as admitted or enqueued: never tried, due at its `not_before`.
     public init(for operation: Operation, orderMicroseconds: Int64) {
+        self.init(for: operation, orderMicroseconds: orderMicroseconds, scope: nil)
+    }
+
+    /// The state of a new operation in the order of `scope`'s producer (`Spool.keyScope`), or the shared one.
+    public init(for operation: Operation, orderMicroseconds: Int64, scope: UInt32?) {
         self.init(
-            orderMicroseconds: orderMicroseconds, keyHash: OrderingKey.hash(operation.key),
+            orderMicroseconds: orderMicroseconds, keyHash: RetryState.keyHash(operation.key, scope: scope),
             priority: operation.priority,
             dueSeconds: operation.notBefore ?? 0)
         originHash = OrderingKey.originHash(operation.origin)
+    }
+
+    /// The hash of an ordering key, in a producer's own order when `scope` names them (`Spool.keyScope`).
+    public static func keyHash(_ key: String, scope: UInt32?) -> UInt64 {
+        OrderingKey.hash(scope.map { key + "\u{0}uid=\($0)" } ?? key)
     }
 }
 

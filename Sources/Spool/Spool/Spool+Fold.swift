@@ -100,8 +100,9 @@ extension Spool.Transaction {
     public func fold(_ operation: Operation, before: Int64? = nil, log: Log) throws(SystemCallError) -> Folding? {
         let delete = operation.handler == nil && operation.method == "DELETE"
         guard operation.merge || delete else { return nil }
-        let entries = try keyEntries(OrderingKey.hash(operation.key), before: before)
         let writer = UserDatabase.effectiveUser
+        let entries = try keyEntries(
+            RetryState.keyHash(operation.key, scope: spool.keyScope(of: operation.dropper ?? writer)), before: before)
         switch FoldDecision.decide(
             merge: operation.merge, delete: delete, entries: entries, dropper: operation.dropper ?? writer,
             writer: writer)

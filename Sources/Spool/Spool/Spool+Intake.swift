@@ -57,7 +57,18 @@ extension Spool {
             reason.append(("original-name", fileName.escaped))
         }
         if attempts > 0 { reason.append(("attempts", String(attempts))) }
-        return file(fileName, from: folder, to: .failed, id: id, reason: FilingReason(reason), log: log)
+        let filed = file(fileName, from: folder, to: .failed, id: id, reason: FilingReason(reason), log: log)
+        // Another user's directory dropped into a shared spool's new/ cannot be moved by the sender (a
+        // directory's move needs write permission on it): its owner's doing, left where it is, not a fault.
+        if case let .fault(fault) = filed, fault.error == .permissionDenied,
+           let status = try? directory(folder).status(of: fileName), status.isDirectory,
+           status.owner != UserDatabase.effectiveUser
+        {
+            log.warning("\(displayPath(folder, fileName)): \(rejection.description), dropped by "
+                + "\(UserDatabase.display(status.owner)), who must remove it: the sender may not move it")
+            return .gone
+        }
+        return filed
     }
 }
 
@@ -114,7 +125,8 @@ extension Spool.Transaction {
             if case let .merged(into) = folded { log.notice("\(id) (\(operation.summary)): merged into \(into)") }
             return nil
         }
-        let state = RetryState(for: operation, orderMicroseconds: modified)
+        let state = RetryState(
+            for: operation, orderMicroseconds: modified, scope: spool.keyScope(of: operation.dropper))
         let name = QueueName(id: id, state: state)
         switch admit(fileName, as: name.fileName) {
         case .moved: break

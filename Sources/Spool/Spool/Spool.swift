@@ -25,6 +25,9 @@ public final class Spool: Sendable {
     /// `new/` are write-and-search only and the other folders closed. Their descriptors are `O_PATH` ones,
     /// good for creating and renaming an entry but not for listing or syncing the folder.
     public let dropOnly: Bool
+    /// The owner of the spool's folder: operations dropped by them or by root keep every right and share one
+    /// order per key; anyone else's are their own (spool(5), A spool for many users).
+    public let owner: UInt32
     /// Set once `RENAME_NOREPLACE` was refused with EINVAL: moves are links and unlinks from then on.
     package let linkMoves = Atomic<Bool>(false)
     /// The spool lock, opened on first use: producers never need it.
@@ -65,12 +68,31 @@ public final class Spool: Sendable {
     /// The mode of a file a producer drops into a shared spool: the sender reads it through the drop group.
     public static let droppedFileMode: mode_t = 0o640
 
+    /// The mode of an operation file this process writes: the owner's alone when this process is the spool's
+    /// owner, else readable by the group too, for the sender (root's drops into a shared spool included).
+    public var writtenFileMode: mode_t {
+        UserDatabase.effectiveUser == owner ? Spool.fileMode : Spool.droppedFileMode
+    }
+
+    /// Whose order an operation dropped by `dropper` keeps: nil (the one shared order per key) for the spool's
+    /// owner and root, else the dropper's own, so that one producer's writes never hold back another's.
+    public func keyScope(of dropper: UInt32?) -> UInt32? {
+        guard let dropper, dropper != 0, dropper != owner else { return nil }
+        return dropper
+    }
+
     /// The spool named by `--spool`, else `SPOOL_DIR`, else `./spool`.
-    public static func defaultPath(option: String?) -> String {
+    public static func defaultPath(option: String?) -> String { defaultPath(option: option, fallback: "spool") }
+
+    /// The spool named by `--spool`, else `SPOOL_DIR`, else `fallback`.
+    public static func defaultPath(option: String?, fallback: String) -> String {
         if let option { return option }
         if let env = getenv("SPOOL_DIR"), env.pointee != 0 { return String(cString: env) }
-        return "spool"
+        return fallback
     }
+
+    /// The host's spool, as the Debian package makes it: a set-group-ID spool-enqueue's default.
+    public static let hostPath = "/var/spool/spool"
 
     /// Opens the spool at `path`. With `create`, as a producer or `spool-ctl init` opens it, a missing spool
     /// (one level) and any missing folder are made with mode 0700; without it, as readers and the sender open
@@ -127,6 +149,7 @@ public final class Spool: Sendable {
         self.root = root
         self.folders = folders
         self.dropOnly = dropOnly
+        owner = (try? root.status().owner) ?? UserDatabase.effectiveUser
         if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }
     }
 

@@ -144,8 +144,14 @@ extension Spool {
         let temporary = FileName(UniqueName.next().id)
         let tmp = directory(.tmp)
         do {
-            let fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
+            let fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: writtenFileMode)
             defer { fd.close() }
+            // Root's edit keeps the operation its dropper's (and so under their policy and order).
+            if UserDatabase.effectiveUser == 0, let dropper = try? directory(folder).status(of: name).owner,
+               dropper != 0
+            {
+                try fd.changeOwner(to: dropper)
+            }
             try fd.writeAll(document)
             if let payload {
                 let old = try directory(folder).open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)

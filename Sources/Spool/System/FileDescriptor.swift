@@ -125,6 +125,12 @@ public struct FileDescriptor: Sendable, Equatable {
         try retryingInterrupts { Glibc.fsync(rawValue) }
     }
 
+    /// Gives the file to user `owner` (`fchown`; the group stays): root keeping a rewritten operation its
+    /// dropper's.
+    public func changeOwner(to owner: UInt32) throws(Errno) {
+        try retryingInterrupts { Glibc.fchown(rawValue, owner, UInt32.max) }
+    }
+
     /// Flushes the whole file system this descriptor is on (`syncfs`): what makes a rename durable for a
     /// process that may not open the folder it renamed into (a shared spool's `new/`, write-only to producers).
     public func syncFileSystem() throws(Errno) {

@@ -128,4 +128,12 @@ import Testing
         #expect(FoldDecision.decide(merge: false, delete: true, entries: [creates[0]], dropper: 1002, writer: 0)
             == .cancel([creates[0]]))
     }
+
+    @Test func eachProducerHasAnOrderOfTheirOwn() {
+        let key = "https://api.example.com/notes/1"
+        #expect(RetryState.keyHash(key, scope: nil) == OrderingKey.hash(key), "root's and the owner's: as before")
+        #expect(RetryState.keyHash(key, scope: 1001) != RetryState.keyHash(key, scope: nil))
+        #expect(RetryState.keyHash(key, scope: 1001) != RetryState.keyHash(key, scope: 1002))
+        #expect(RetryState.keyHash(key, scope: 1001) == RetryState.keyHash(key, scope: 1001))
+    }
 }

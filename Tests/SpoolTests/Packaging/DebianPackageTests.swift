@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import Testing
+@testable import SpoolNames
+@testable import SpoolQueue
 @testable import SpoolTestSupport
 
 /// `bin/package`, end to end on this machine: the .deb checked by lintian, installed with dpkg, used by two
@@ -44,14 +46,22 @@ import Testing
         try writeAdministratorFiles(users, server)
         let dropped = try drop(users, server)
         try checkNeitherCanRead(users, dropped)
+        let attacks = try holdBackAlice(users, server)
 
         let send = try Package.runUnit("spool-send-once.service")
         #expect(send.status == 0, "spool-send as the unit runs it: \(send.stderr)")
         let paths = Set(server.requests.map(\.path))
-        #expect(paths == ["/alice/plain", "/bob/shell", "/bob/profile"], "the server received \(paths)")
+        #expect(paths == ["/alice/plain", "/bob/shell", "/bob/profile", "/shared", "/root/drop"],
+                "the server received \(paths)")
+        #expect(send.stderr.contains("new/bobs-folder") && send.stderr.contains("who must remove it"), "\(send.stderr)")
+        #expect(FileManager.default.fileExists(atPath: Self.spool + "/new/bobs-folder"))
+        #expect(Package.names("new").filter { $0.hasPrefix(attacks.waiting) }.count == 1,
+                "alice's write of /shared for tomorrow waits, and bob's of /shared did not wait behind it")
         let profiled = server.requests.first { $0.path == "/bob/profile" }
         #expect(profiled?.headers["authorization"] == "Bearer b0b-allowed", "bob may use the profile billing")
-        try checkFiled(users, forbidden: dropped.forbidden, unreadable: dropped.closed, job: dropped.job)
+        try checkFiled(
+            users, forbidden: dropped.forbidden, unreadable: dropped.closed, job: dropped.job, planted: attacks.planted)
+        _ = try? FileManager.default.removeItem(atPath: Self.spool + "/new/bobs-folder")
         let check = try Command.run("/usr/bin/spool-ctl", ["--spool", Self.spool, "check"])
         #expect(check.status == 0 && check.stdout == "\(Self.spool): ok\n", "the drop layout is healthy: \(check.stdout)")
 
@@ -141,9 +151,33 @@ import Testing
             forbidden: forbidden, closed: closedName, job: job)
     }
 
+    /// What a producer might do to hold back another's writes, and root's own drop: alice queues a write of
+    /// /shared for tomorrow, bob one of /shared for now (each producer has an order of their own); bob writes a
+    /// name by hand into the lane of alice's /alice/plain, first in its order, and makes a folder in new/;
+    /// root drops with spool-enqueue. Returns alice's waiting id and bob's planted one.
+    func holdBackAlice(_ users: TestUsers, _ server: TestServer) throws -> (waiting: String, planted: String) {
+        let later = try users.run(
+            users.alice, "/usr/bin/spool-enqueue", ["PUT", server.baseURL + "/shared", "--not-before", "+1d"])
+        #expect(later.status == 0, "\(later.stderr)")
+        let now = try users.run(users.bob, "/usr/bin/spool-enqueue", ["PUT", server.baseURL + "/shared"])
+        #expect(now.status == 0, "\(now.stderr)")
+        let lane = RetryState.keyHash(server.baseURL + "/alice/plain", scope: UInt32(users.aliceUID)!)
+        let planted = QueueName(id: "planted-by-bob", state: RetryState(orderMicroseconds: 1, keyHash: lane))
+        let document = #"{"method":"PUT","url":"\#(server.baseURL)/bob/planted"}"#
+        let script = "printf '%s\\n' '\(document)' > \(Self.spool)/tmp/p && "
+            + "mv \(Self.spool)/tmp/p '\(Self.spool)/new/\(planted.fileName.string!)' && mkdir \(Self.spool)/new/bobs-folder"
+        let plant = try users.run(users.bob, "/bin/sh", ["-c", script])
+        #expect(plant.status == 0, "\(plant.stderr)")
+        let root = try Command.run("/usr/bin/spool-enqueue", ["PUT", server.baseURL + "/root/drop"])
+        #expect(root.status == 0, "root's drop, into the default spool of a set-group-ID spool-enqueue: \(root.stderr)")
+        return (later.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "planted-by-bob")
+    }
+
     /// Neither lists new/, cur/ or failed/, nor reads the other's dropped file by its name.
     func checkNeitherCanRead(_ users: TestUsers, _ dropped: Dropped) throws {
         #expect(dropped.alice.count == 3 && dropped.bob.count == 3, "\(dropped)")
+        let lock = try Command.run("/usr/bin/stat", ["-c", "%a %U", Self.spool + "/.lock"])
+        #expect(lock.stdout == "600 spool\n", "the lock is the sender's from the start")
         for user in [users.alice, users.bob] {
             for folder in ["new", "cur", "failed", "tmp"] {
                 let listed = try users.run(user, "/bin/ls", [Self.spool + "/" + folder])
@@ -157,9 +191,11 @@ import Testing
     }
 
     /// What spool-send filed, and spool-ctl's account of who dropped it.
-    func checkFiled(_ users: TestUsers, forbidden: String, unreadable: String, job: String) throws {
+    func checkFiled(_ users: TestUsers, forbidden: String, unreadable: String, job: String, planted: String) throws {
         let failed = Set(Package.names("failed").filter { !$0.hasSuffix(".why") })
-        #expect(failed == [forbidden, unreadable, job], "failed/ holds \(failed)")
+        #expect(failed == [forbidden, unreadable, job, planted], "failed/ holds \(failed)")
+        let plantedWhy = (try? String(contentsOfFile: Self.spool + "/failed/\(planted).why", encoding: .utf8)) ?? ""
+        #expect(plantedWhy.contains("error: bad-name") && plantedWhy.contains("not its document's key"), "\(plantedWhy)")
         let jobWhy = (try? String(contentsOfFile: Self.spool + "/failed/\(job).why", encoding: .utf8)) ?? ""
         #expect(jobWhy.contains("may not run the handler 'rsync-backup'") && jobWhy.contains("error: forbidden"),
                 "\(jobWhy)")
