@@ -100,7 +100,7 @@ import Testing
             size = len(sys.stdin.buffer.read())
             sys.stdout.write("x" * 300000)
             with open("\(fixture.work)/seen", "w") as out:
-                out.write("%d %s %s\\n" % (size, max(fds), os.getcwd()))
+                out.write("%d %s %s %s\\n" % (size, max(fds), os.getcwd(), os.environ["SPOOL_DROPPED_BY"]))
                 for name in sorted(os.environ):
                     out.write(name + "\\n")
             sys.stderr.write("e" * 200000 + "\\nthe last line\\n")
@@ -116,12 +116,13 @@ import Testing
         try spool.send(fixture.options)
         let seen = fixture.lines("seen")
         #expect(
-            seen.first == "300000 3 /",
-            "the whole body read, no descriptor beyond 0-2 (3: the listing's own), run in /: \(seen)")
+            seen.first == "300000 3 / \(geteuid())",
+            "the whole body read, no descriptor beyond 0-2 (3: the listing's own), run in /, told who dropped it: \(seen)")
         // LC_CTYPE is Python's own: it sets it in a C locale (PEP 538).
         #expect(
             Array(seen.dropFirst()).filter { $0 != "LC_CTYPE" } == [
-                "PATH", "SPOOL_ATTEMPT", "SPOOL_DIR", "SPOOL_HANDLER", "SPOOL_ID", "SPOOL_IDEMPOTENCY_KEY", "SPOOL_KEY"
+                "PATH", "SPOOL_ATTEMPT", "SPOOL_DIR", "SPOOL_DROPPED_BY", "SPOOL_HANDLER", "SPOOL_ID",
+                "SPOOL_IDEMPOTENCY_KEY", "SPOOL_KEY"
             ])
         let why = spool.read("failed", id + ".why")
         #expect(
