@@ -32,10 +32,6 @@ public final class Worker: Sendable {
     /// Each origin's window, rate and pause, learned across a watcher's runs.
     package let limits: OriginLimits
 
-    /// The owner of the spool's folder: operations dropped by them or by root keep today's rules; anyone
-    /// else's are held to the producer policy.
-    package let spoolOwner: UInt32
-
     /// Each producer's rights under the policy, looked up once per user id in a run.
     package let producerRights = Locked([UInt32: ProducerPolicy.Rights]())
 
@@ -71,7 +67,6 @@ public final class Worker: Sendable {
         self.transport = transport
         self.options = options
         absoluteSpoolPath = FileName.absolutePath(spool.path)
-        spoolOwner = (try? spool.root.status().owner) ?? UserDatabase.effectiveUser
         limits = OriginLimits(configuration: options.configuration, concurrency: options.concurrency, log: options.log)
         { [spool] in
             OriginRecord.read(spool)

@@ -77,9 +77,13 @@ public final class Spool: Sendable {
     /// Whose order an operation dropped by `dropper` keeps: nil (the one shared order per key) for the spool's
     /// owner and root, else the dropper's own, so that one producer's writes never hold back another's.
     public func keyScope(of dropper: UInt32?) -> UInt32? {
-        guard let dropper, dropper != 0, dropper != owner else { return nil }
+        guard let dropper, isProducer(dropper) else { return nil }
         return dropper
     }
+
+    /// Whether what `uid` drops is a producer's, held to the producer policy and ordered on its own: anyone
+    /// but root and the spool's owner.
+    public func isProducer(_ uid: UInt32) -> Bool { uid != 0 && uid != owner }
 
     /// The spool named by `--spool`, else `SPOOL_DIR`, else `./spool`.
     public static func defaultPath(option: String?) -> String { defaultPath(option: option, fallback: "spool") }
@@ -123,8 +127,11 @@ public final class Spool: Sendable {
         do { root = try cwd.openDirectory(name) } catch { throw Spool.openError(path: path, error) }
         var folders: [FileDescriptor] = []
         var dropOnly = false
+        var owner = UserDatabase.effectiveUser
         do {
-            let device = try root.status().device
+            let status = try root.status()
+            let device = status.device
+            owner = status.owner
             var madeFolder = false
             for folder in Folder.allCases {
                 let folderPath = "\(path)/\(folder.rawValue)"
@@ -149,7 +156,7 @@ public final class Spool: Sendable {
         self.root = root
         self.folders = folders
         self.dropOnly = dropOnly
-        owner = (try? root.status().owner) ?? UserDatabase.effectiveUser
+        self.owner = owner
         if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }
     }
 
