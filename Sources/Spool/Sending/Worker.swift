@@ -119,15 +119,15 @@ public final class Worker: Sendable {
             let before = state.withLock {
                 $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done
             }
+            // One task per slot, each taking the next lane as it finishes one: no task made per lane, and no
+            // wake-up of this task between lanes.
+            let lanes = Locked(plan.lanes.makeIterator())
             await withTaskGroup(of: Void.self) { group in
-                var lanes = plan.lanes.makeIterator()
                 for _ in 0..<max(1, options.concurrency) {
-                    guard let lane = lanes.next() else { break }
-                    group.addTask { await self.process(lane, plan: plan) }
-                }
-                while await group.next() != nil {
-                    if !isStopping, let lane = lanes.next() {
-                        group.addTask { await self.process(lane, plan: plan) }
+                    group.addTask {
+                        while !self.isStopping, let lane = lanes.withLock({ $0.next() }) {
+                            await self.process(lane, plan: plan)
+                        }
                     }
                 }
             }
