@@ -56,7 +56,7 @@ func benchDelivery(_ report: Report, _ config: Config, _ server: BenchServer) {
     report.add(
         "delivery, default concurrency 4, ops/s", spool: fmt(spoolAt[4]!) + " /s",
         baseline: "Python http.client loop " + fmt(python.median) + " /s",
-        ratio: spoolAt[4]! / python.median, target: ">= 1.5x Python loop", met: spoolAt[4]! >= 1.5 * python.median)
+        ratio: spoolAt[4]! / python.median, target: ">= 2.5x Python loop", met: spoolAt[4]! >= 2.5 * python.median)
     let curl = Stats(
         values: (0..<config.repetitions).map { _ in curlPerFile(base: server.base, count: config.curlCount) })
     report.add(

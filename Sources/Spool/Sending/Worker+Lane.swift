@@ -56,7 +56,8 @@ extension Worker {
                 if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
                 return park(entry)
             }
-            guard await attempt(claimed, operation, ticket: ticket) else { return }
+            let last = index == lane.count - 1
+            guard await attempt(claimed, operation, ticket: ticket, lastOfLane: last) else { return }
         }
     }
 

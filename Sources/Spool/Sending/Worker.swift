@@ -105,6 +105,9 @@ public final class Worker: Sendable {
     /// (`unclaimStranded`), since recovery never takes a live worker's claims.
     package let stranded = Locked<[QueueEntry]>([])
 
+    /// Delivered files of lanes that have ended, removed while other lanes send.
+    package let removals = PendingRemovals()
+
     /// Sends everything that is due, round after round, until a round sends nothing.
     public func run() async -> RunSummary {
         state.withLock { $0 = RunState() }
@@ -131,6 +134,9 @@ public final class Worker: Sendable {
                     }
                 }
             }
+            // The next plan must not find a delivered file still claimed, and the run must not end before
+            // every delivered file is gone.
+            await removals.drain()
             let after = state.withLock {
                 $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done
             }
