@@ -1,5 +1,4 @@
 import Glibc
-import SpoolQueue
 import SpoolSystem
 
 /// Case 8: one large payload, as spool-enqueue leaves it in the spool (copied in and synced), sent by
@@ -44,39 +43,29 @@ private func measureUploads(_ report: Report, _ config: Config, server: BenchSer
     shell("head -c \(size) /dev/urandom > '\(file)' && sync '\(file)'")
     defer { unlink(file) }
     let url = server.base + "/upload"
-    var memory: [Double] = []
-    var counter = 0
-    let spool = Stats(values: (0..<config.repetitions).map { _ in
-        counter += 1
-        let spool = "\(directory)/spool\(counter)"
-        _ = try! Spool(path: spool)
-        defer { shell("rm -rf '\(spool)'") }
-        let queued = run([config.binaries + "/spool-enqueue", "--spool", spool, "PUT", url, "--payload", file])
-        precondition(queued.status == 0, "spool-enqueue --payload failed")
-        shell("sync")
-        let sent = run([config.binaries + "/spool-send", "--spool", spool, "--once"])
-        precondition(sent.status == 0 && Fixtures.count(spool + "/new") == 0, "spool-send left the upload behind")
-        memory.append(Double(sent.maxResidentKB) / 1024)
-        return Double(size) / sent.seconds / 1_048_576
-    })
-    let dataBinary = Stats(values: (0..<config.repetitions).map { _ in
-        let sent = run(["/usr/bin/curl", "-s", "-f", "-o", "/dev/null", "-X", "PUT", "-H", "Content-Type:",
-                        "--data-binary", "@" + file, url])
-        precondition(sent.status == 0, "curl --data-binary failed")
-        return Double(size) / sent.seconds / 1_048_576
-    })
-    // curl -T sends a copy written and synced just before, as spool's payload is, so that both start from the
-    // same state of the disk; the copy's removal, which spool does and curl does not, is timed apart.
+    // One of each contestant per round, so that the disk's drift over the case (this one wanders by half)
+    // weighs on all of them alike. Every contestant sends a copy written and synced just before: spool's is
+    // queued by spool-enqueue; curl -T's is made by cp, and its removal, which spool does and curl does not,
+    // is timed apart.
+    var spoolRates: [Double] = [], memory: [Double] = [], dataBinaryRates: [Double] = []
     var uploads: [Double] = [], uploadsAndRemovals: [Double] = []
-    for _ in 0..<config.repetitions {
+    for round in 1...config.repetitions {
+        let sent = uploadThroughSpool(config, url: url, file: file, spool: "\(directory)/spool\(round)")
+        spoolRates.append(Double(size) / sent.seconds / 1_048_576)
+        memory.append(Double(sent.maxResidentKB) / 1024)
+        let posted = run(["/usr/bin/curl", "-s", "-f", "-o", "/dev/null", "-X", "PUT", "-H", "Content-Type:",
+                          "--data-binary", "@" + file, url])
+        precondition(posted.status == 0, "curl --data-binary failed")
+        dataBinaryRates.append(Double(size) / posted.seconds / 1_048_576)
         shell("cp '\(file)' '\(file).copy' && sync")
-        let sent = run(["/usr/bin/curl", "-s", "-f", "-o", "/dev/null", "-T", file + ".copy", url])
-        precondition(sent.status == 0, "curl -T failed")
+        let streamed = run(["/usr/bin/curl", "-s", "-f", "-o", "/dev/null", "-T", file + ".copy", url])
+        precondition(streamed.status == 0, "curl -T failed")
         let removed = run(["/bin/rm", file + ".copy"])
-        uploads.append(Double(size) / sent.seconds / 1_048_576)
-        uploadsAndRemovals.append(Double(size) / (sent.seconds + removed.seconds) / 1_048_576)
+        uploads.append(Double(size) / streamed.seconds / 1_048_576)
+        uploadsAndRemovals.append(Double(size) / (streamed.seconds + removed.seconds) / 1_048_576)
     }
     let uploadFile = Stats(values: uploads), uploadAndRemove = Stats(values: uploadsAndRemovals)
+    let spool = Stats(values: spoolRates), dataBinary = Stats(values: dataBinaryRates)
     let row = "upload of \(size >> 20) MiB, \(label), MiB/s"
     report.add(
         row, spool: describe(spool, " MiB/s"),
@@ -96,21 +85,39 @@ private func measureUploads(_ report: Report, _ config: Config, server: BenchSer
         ratio: nil, target: "< 64 MiB", met: peak.median < 64)
 }
 
+/// One payload queued by spool-enqueue into a new spool at `spool` and synced, then sent by `spool-send --once`
+/// (timed); the spool is removed after.
+private func uploadThroughSpool(_ config: Config, url: String, file: String, spool: String) -> Finished {
+    // Made by spool-ctl, not by this process, which would keep the spool's folders open: the file system
+    // must be free to unmount.
+    precondition(run([config.binaries + "/spool-ctl", "--spool", spool, "init"]).status == 0, "spool-ctl init failed")
+    defer { shell("rm -rf '\(spool)'") }
+    let queued = run([config.binaries + "/spool-enqueue", "--spool", spool, "PUT", url, "--payload", file])
+    precondition(queued.status == 0, "spool-enqueue --payload failed")
+    shell("sync")
+    let sent = run([config.binaries + "/spool-send", "--spool", spool, "--once"])
+    precondition(sent.status == 0 && Fixtures.count(spool + "/new") == 0, "spool-send left the upload behind")
+    return sent
+}
+
 /// An ext4 file system with mkfs.ext4's defaults (a journal), mounted with mount's defaults (no `discard`) from
-/// an image file on a loop device: the file system most Linux installations hold their spool on.
+/// an image file on a loop device: the file system most Linux installations hold their spool on. Its inode
+/// tables and journal are written at once, not by the kernel in the background while the cases run.
 enum DefaultExt4 {
     /// Makes and mounts one under `root`; nil where the machine cannot (not root, no losetup or mkfs.ext4).
     static func mount(under root: String) -> String? {
         guard getuid() == 0, which("mkfs.ext4") != nil, which("losetup") != nil else { return nil }
         let image = root + "/ext4.img", point = root + "/ext4"
         let made = shell(
-            "truncate -s 2G '\(image)' && mkfs.ext4 -q -F '\(image)' && mkdir -p '\(point)' && "
+            "truncate -s 2G '\(image)' && mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 '\(image)' && "
+                + "mkdir -p '\(point)' && "
                 + "mount -o loop '\(image)' '\(point)'")
         return made.status == 0 ? point : nil
     }
 
     /// Unmounts it (the loop device is released with it) so that the benchmark's clean-up can remove the image.
     static func unmount(_ point: String) {
-        shell("umount '\(point)'")
+        // Lazily when busy: the kernel may still be writing it back; it goes once that is done.
+        shell("umount '\(point)' 2>/dev/null || umount -l '\(point)'")
     }
 }
