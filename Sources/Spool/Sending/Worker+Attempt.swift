@@ -10,8 +10,8 @@ import SpoolTransport
 /// One attempt: sending a claimed operation, and doing what `AttemptDecision` says with the outcome.
 extension Worker {
     /// Sends one claimed operation, with the origin's room `ticket`, and acts on the outcome. Returns
-    /// whether the lane may go on. The last operation of a lane, once delivered, is removed by `removals`.
-    package func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int?, lastOfLane: Bool) async -> Bool {
+    /// whether the lane may go on.
+    package func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int?) async -> Bool {
         var outcome: Outcome?
         if let handler = operation.handler {
             outcome = await runHandler(handler, claimed, operation)
@@ -39,7 +39,7 @@ extension Worker {
             return false
         }
         let theirs = await fetchServerVersion(outcome, operation)
-        return act(on: outcome, claimed, operation, theirs: theirs, removeLater: lastOfLane)
+        return act(on: outcome, claimed, operation, theirs: theirs)
     }
 
     /// Sends one request and says how it went; nil when the system, not the request, failed before sending.
@@ -139,11 +139,10 @@ extension Worker {
     }
 
     /// Carries out what `AttemptDecision` makes of an outcome; returns whether the lane may go on. `theirs`,
-    /// the server's version of a conflicting resource, goes into the conflict's reason. `removeLater`: a
-    /// delivered file is removed by `removals` (see `PendingRemovals` for when that is safe).
-    package func act(
-        on outcome: Outcome, _ claimed: QueueEntry, _ operation: Operation, theirs: FilingReason?, removeLater: Bool
-    ) -> Bool {
+    /// the server's version of a conflicting resource, goes into the conflict's reason.
+    package func act(on outcome: Outcome, _ claimed: QueueEntry, _ operation: Operation, theirs: FilingReason? = nil)
+        -> Bool
+    {
         let action = AttemptDecision.decide(outcome, state: claimed.state, maxAttempts: operation.maxAttempts,
                                             nowMicroseconds: Timestamp.nowMicroseconds()) { attempts, retryAfter in
             options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)
@@ -159,10 +158,7 @@ extension Worker {
         }
         switch action {
         case .complete:
-            let removed: @Sendable () -> Void = { [self] in
-                if let fault = spool.complete(claimed).fault { strand(claimed, fault) }
-            }
-            if !removeLater || !removals.add(removed) { removed() }
+            retire(claimed)
             log.detail("\(claimed.id): done")
             state.withLock {
                 $0.summary.done += 1

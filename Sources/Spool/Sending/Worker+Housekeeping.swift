@@ -41,6 +41,19 @@ extension Worker {
         }
     }
 
+    /// Takes a delivered operation out of `cur/`: retired to `tmp/` by a rename and removed there by the
+    /// removals thread (`PendingRemovals`), or, when the rename cannot be made, removed in place.
+    package func retire(_ claimed: QueueEntry) {
+        guard case .moved = spool.retire(claimed) else {
+            if let fault = spool.complete(claimed).fault { strand(claimed, fault) }
+            return
+        }
+        let name = claimed.fileName
+        // A removal that fails leaves a file that is never sent again; housekeeping removes it from tmp/.
+        let remove: @Sendable () -> Void = { [spool] in try? spool.removeTemporary(name) }
+        if !removals.add(remove) { remove() }
+    }
+
     /// Keeps a claim this worker could not move on (a full or failing disk) for `unclaimStranded`.
     package func strand(_ claimed: QueueEntry, _ fault: SystemCallError) {
         record(fault)

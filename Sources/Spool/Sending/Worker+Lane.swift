@@ -56,8 +56,7 @@ extension Worker {
                 if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
                 return park(entry)
             }
-            let last = index == lane.count - 1
-            guard await attempt(claimed, operation, ticket: ticket, lastOfLane: last) else { return }
+            guard await attempt(claimed, operation, ticket: ticket) else { return }
         }
     }
 

@@ -105,7 +105,7 @@ public final class Worker: Sendable {
     /// (`unclaimStranded`), since recovery never takes a live worker's claims.
     package let stranded = Locked<[QueueEntry]>([])
 
-    /// Delivered files of lanes that have ended, removed while other lanes send.
+    /// Delivered files, retired to `tmp/`, removed while the lanes send.
     package let removals = PendingRemovals()
 
     /// Sends everything that is due, round after round, until a round sends nothing.

@@ -29,6 +29,18 @@ extension Spool {
         }
     }
 
+    /// cur/NAME@CLAIM → tmp/NAME@CLAIM: done, out of its key's way at the cost of a rename, its removal left
+    /// for later (`removeTemporary`, by the worker's removals thread). Freeing a file's blocks can take far
+    /// longer than a rename (ext4 mounted `discard` waits for the disk in `unlinkat`); once in `tmp/`, the
+    /// file is never sent again, and what a crash leaves there housekeeping removes with the rest of `tmp/`.
+    /// Not fsynced, as `complete`.
+    package func retire(_ claimed: QueueEntry) -> MoveResult<Void> {
+        if claimed.state.attempts > 0 { forgetDeferral(of: claimed.id) }
+        return .of("retire the delivered operation", displayPath(.cur, claimed.fileName)) { () throws(Errno) in
+            try move(claimed.fileName, from: .cur, to: .tmp, as: claimed.fileName)
+        }
+    }
+
     /// new/NAME or cur/NAME@CLAIM → failed/ID or conflict/ID, with its reason beside it as `ID.why`, said in
     /// the log: the one way into `failed/` and `conflict/`, for intake, workers and recovery alike. Moved
     /// gives the name it was filed under; gone, when another worker moved the entry first. No lock: a filed
