@@ -67,6 +67,10 @@ public final class Worker: Sendable {
         self.transport = transport
         self.options = options
         absoluteSpoolPath = FileName.absolutePath(spool.path)
+        // A file retired to a sticky tmp/ can be removed there only by its owner, tmp/'s owner or root: where
+        // this worker is none of them (a layout spool(5) does not describe), delivered files stay in cur/.
+        let user = UserDatabase.effectiveUser
+        retiresToTemporary = user == 0 || (try? spool.directory(.tmp).status())?.owner == user
         limits = OriginLimits(configuration: options.configuration, concurrency: options.concurrency, log: options.log)
         { [spool] in
             OriginRecord.read(spool)
@@ -108,6 +112,9 @@ public final class Worker: Sendable {
     /// Delivered files, retired to `tmp/`, removed while the lanes send.
     package let removals = PendingRemovals()
 
+    /// Whether this worker may remove what it retires to `tmp/` (it is root or owns `tmp/`).
+    package let retiresToTemporary: Bool
+
     /// Sends everything that is due, round after round, until a round sends nothing.
     public func run() async -> RunSummary {
         state.withLock { $0 = RunState() }
@@ -134,8 +141,8 @@ public final class Worker: Sendable {
                     }
                 }
             }
-            // The next plan must not find a delivered file still claimed, and the run must not end before
-            // every delivered file is gone.
+            // Every delivered file is gone before the next plan and before the run ends: tmp/ holds no more
+            // than one round's deliveries.
             await removals.drain()
             let after = state.withLock {
                 $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done

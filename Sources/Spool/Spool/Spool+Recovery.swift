@@ -31,13 +31,24 @@ extension Spool {
         }
         for name in names {
             guard let status = try? tmp.status(of: name), !status.isDirectory else { continue }
+            // A delivered operation retired here (`retire`) belongs to its worker while that lives (a claim
+            // made on another host cannot be checked, and waits for the 36 hours); once its worker is dead,
+            // it is left over from a crash and goes at once, however large.
+            let retiredBy = QueueName(name)?.claim?.owner
+            let workerAlive = retiredBy?.isAlive
+            if workerAlive == true { continue }
+            let leftByCrash = workerAlive == false
             let abandoned = nowSeconds - status.modifiedMicroseconds / 1_000_000 > lifetimeSeconds
             let twin = status.linkCount > 1 && nowSeconds - status.changedSeconds >= Spool.twinSettleSeconds
-            guard abandoned || twin else { continue }
+            guard leftByCrash || abandoned || twin else { continue }
             do throws(Errno) {
                 try removeTemporary(name)
                 removed += 1
-                if abandoned { log.notice("removed abandoned \(displayPath(.tmp, name))") }
+                if leftByCrash, let worker = retiredBy {
+                    log.notice("removed \(displayPath(.tmp, name)): delivered, left by dead worker pid \(worker.pid)")
+                } else if abandoned {
+                    log.notice("removed abandoned \(displayPath(.tmp, name))")
+                }
             } catch .noSuchFileOrDirectory {
             } catch {
                 throw SystemCallError("remove", displayPath(.tmp, name), error)

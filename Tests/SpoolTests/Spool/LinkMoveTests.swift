@@ -82,6 +82,32 @@ struct LinkMoveTests {
         withExtendedLifetime(mount) {}
     }
 
+    /// Where moves are `link` + `unlink`, a delivered operation is removed in place by one `unlink`, not
+    /// retired to `tmp/` by a move: a crash between that move's link and unlink would leave a `cur/` name,
+    /// and recovery would send the delivered write again. Asked to die at the second link (the first is the
+    /// claim), spool-send must not reach one.
+    @Test func aDeliveryIsOneUnlinkNotAMove() throws {
+        let temporary = TemporarySpool()
+        let mount = try BindMount(base: temporary.directory + "/fuse")
+        let spool = mount.path + "/spool"
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        #expect(try Command.run("spool-enqueue", ["--spool", spool, "PUT", server.baseURL + "/item"]).status == 0)
+        let sent = try Command.run(
+            "spool-send", ["--spool", spool, "--once"], environment: ["SPOOL_CRASH_AT": "move.linked#2"])
+        #expect(sent.status == 0, "a second link was made: \(sent.stderr)")
+        let again = try Command.run("spool-send", ["--spool", spool, "--once"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(server.requests.count == 1, "delivered once")
+        for folder in ["new", "cur", "tmp"] {
+            let left = ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter {
+                !$0.hasPrefix(".")
+            }
+            #expect(left.isEmpty, "\(folder)/ holds \(left)")
+        }
+        withExtendedLifetime(mount) {}
+    }
+
     /// A crash at `move.linked` (the Nth link of the process) and what must follow.
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String

@@ -85,6 +85,25 @@ import Testing
         #expect(temporary.names("tmp") == ["in-progress"])
         #expect(FileManager.default.fileExists(atPath: temporary.path + "/tmp/.hidden"))
     }
+
+    /// A delivered operation retired to tmp/ (`Spool.retire`) whose worker died before removing it goes at the
+    /// next housekeeping, however young; one whose worker lives, or whose worker is on another host, stays.
+    @Test func deliveredFilesLeftByADeadWorkerGoAtOnce() throws {
+        let temporary = TemporarySpool()
+        let nowSeconds = Timestamp.nowSeconds()
+        let state = RetryState(orderMicroseconds: 1, keyHash: 7)
+        let me = ProcessIdentity.current
+        // This host and pid, another start: the process that made the claim is gone.
+        let dead = ProcessIdentity(host: me.host, pid: me.pid, startTicks: me.startTicks &+ 1)
+        let elsewhere = ProcessIdentity(host: "elsewhere", pid: 1, startTicks: 1)
+        let names = [("dead", dead), ("live", me), ("remote", elsewhere)].map { id, owner in
+            QueueName(id: id, state: state, claim: Claim(owner: owner, since: nowSeconds)).fileName.escaped
+        }
+        for name in names { temporary.drop("tmp", name, "{}") }
+        let removed = try temporary.open().cleanTemporaryFiles(nowSeconds: nowSeconds)
+        #expect(removed == 1)
+        #expect(temporary.names("tmp") == [names[1], names[2]])
+    }
 }
 
 extension FileHandle {
