@@ -47,14 +47,24 @@ extension Worker {
     /// `unlink` is also cheaper there), where this worker could not remove it from `tmp/`, or when the rename
     /// fails.
     package func retire(_ claimed: QueueEntry) {
-        guard retiresToTemporary, !spool.movesByLink, case .moved = spool.retire(claimed) else {
-            if let fault = spool.complete(claimed).fault { strand(claimed, fault) }
-            return
+        if retiresToTemporary, !spool.movesByLink {
+            let retired = spool.retire(claimed)
+            if retired.wasMoved {
+                let name = claimed.fileName
+                let remove: @Sendable () -> Void = { [self] in
+                    do throws(Errno) { try spool.removeTemporary(name) } catch {
+                        // Delivered and never sent again: a fault of the disk, said as one; housekeeping
+                        // tries again.
+                        record(SystemCallError("remove", spool.displayPath(.tmp, name), error))
+                    }
+                }
+                if !removals.add(remove) { remove() }
+                return
+            }
+            if let fault = retired.fault { log.detail("\(claimed.id): \(fault); removed from cur/ instead") }
         }
-        let name = claimed.fileName
-        // A removal that fails leaves a file that is never sent again; housekeeping removes it from tmp/.
-        let remove: @Sendable () -> Void = { [spool] in try? spool.removeTemporary(name) }
-        if !removals.add(remove) { remove() }
+        // Gone too (tmp/ itself may be what is missing) or not retired: removed in place, as it always was.
+        if let fault = spool.complete(claimed).fault { strand(claimed, fault) }
     }
 
     /// Keeps a claim this worker could not move on (a full or failing disk) for `unclaimStranded`.
