@@ -89,6 +89,20 @@ import Testing
         #expect(found.isEmpty, "moves outside Transitions.swift: \(found)")
     }
 
+    /// A folder is listed through a lookup by name (`Spool+Listing.swift`), never through the descriptor held
+    /// since the spool was opened: on GlusterFS that descriptor may go on reading a replica that missed a drop.
+    @Test func foldersAreListedByName() throws {
+        var found: [String] = []
+        // Credentials and SetupCheck list folders outside the spool (credentials, TLS files).
+        let outside = ["Sources/Spool/Document/Credentials.swift", "Sources/Spool/Reporting/SetupCheck.swift"]
+        for (path, text) in try Self.sources("Sources/Spool")
+        where !path.hasPrefix("Sources/Spool/System/") && !outside.contains(path) {
+            found += Self.matches(#"(directory\([^)]*\)|\b(new|cur|tmp|dir)|directory)\.(forEach\w*Entry|entries)"#, in: text)
+                .map { "\(path): \($0)" }
+        }
+        #expect(found.isEmpty, "folders listed through a held descriptor: \(found)")
+    }
+
     @Test func dispatchAndFoundationStayOut() throws {
         var found: [String] = []
         for folder in [

@@ -57,7 +57,7 @@ extension Spool {
                 return item
             }
             var found: FileName?
-            try directory(folder).forEachEntry { fileName, _ in
+            try forEachEntry(in: folder) { fileName, _ in
                 guard found == nil else { return }
                 if fileName.string == id || QueueName(fileName)?.id == id { found = fileName }
             }

@@ -35,7 +35,7 @@ extension Spool {
         var keys: [InventoryKey] = []
         var first = InventoryHeap(capacity: Spool.inventoryFirstBatch)
         for (index, folder) in folders.enumerated() {
-            try directory(folder).forEachRawEntryWithInode { raw, _, inode in
+            try forEachRawEntryWithInode(in: folder) { raw, _, inode in
                 guard raw.first != UInt8(ascii: "."), !isReason(folder, raw) else { return }
                 let key = InventoryKey(order: order(folder, raw), inode: inode, folder: UInt8(index))
                 keys.append(key)
@@ -56,7 +56,7 @@ extension Spool {
             }
             var names = [FileName?](repeating: nil, count: batch.count)
             for index in Set(batch.map(\.folder)).sorted() {
-                try directory(folders[Int(index)]).forEachRawEntryWithInode { raw, _, inode in
+                try forEachRawEntryWithInode(in: folders[Int(index)]) { raw, _, inode in
                     if let slot = slots[InventoryKey(order: 0, inode: inode, folder: index)] {
                         names[slot] = FileName(bytes: Array(raw))
                     }

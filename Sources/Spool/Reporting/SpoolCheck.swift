@@ -56,7 +56,7 @@ public struct SpoolCheck: Sendable {
                 )
             }
             var names = Set<String>()
-            try directory.forEachEntry { name, _ in
+            try spool.forEachEntry(in: folder) { name, _ in
                 guard !name.isHidden else { return }
                 names.insert(name.string ?? name.escaped)
                 let entryPath = spool.displayPath(folder, name)

@@ -35,7 +35,7 @@ public struct SpoolShape: Sendable {
             try countFiled(spool, folder, nowSeconds: nowSeconds)
         }
         for folder in folders where folder != .failed && folder != .conflict {
-            try spool.directory(folder).forEachRawEntry { name, _ in
+            try spool.forEachRawEntry(in: folder) { name, _ in
                 guard let first = name.first, first != UInt8(ascii: ".") else { return }
                 guard let facts = QueueName.Facts(name) else {
                     rows[SpoolShape.unadmitted, default: Array(repeating: 0, count: columns)][0] += 1
@@ -64,7 +64,7 @@ public struct SpoolShape: Sendable {
     /// its document's (written at enqueue), its origin read from it.
     private mutating func countFiled(_ spool: Spool, _ folder: Spool.Folder, nowSeconds: Int64) throws(Errno) {
         var names: [FileName] = []
-        try spool.directory(folder).forEachEntry { name, _ in
+        try spool.forEachEntry(in: folder) { name, _ in
             if !name.isHidden, name.string?.hasSuffix(".why") == false { names.append(name) }
         }
         for name in names {

@@ -28,7 +28,7 @@ public struct SpoolStats: Sendable {
         for folder in Spool.Folder.allCases {
             let directory = spool.directory(folder)
             var count = 0
-            try directory.forEachEntry { fileName, _ in
+            try spool.forEachEntry(in: folder) { fileName, _ in
                 guard !fileName.isHidden else { return }
                 bytes += (try? directory.status(of: fileName).size) ?? 0
                 if (folder == .failed || folder == .conflict) && fileName.string?.hasSuffix(".why") == true { return }

@@ -87,7 +87,7 @@ package struct PlanBuilder {
         listing = "\(spool.path)/new"
         var others: [FileName] = [], tooLate: [FileName] = []
         let lifetimeSeconds = options.lifetimeSeconds
-        try spool.directory(.new).forEachRawEntry { raw, _ in
+        try spool.forEachRawEntry(in: .new) { raw, _ in
             guard raw.first != UInt8(ascii: ".") else { return }
             if let facts = QueueName.Facts(raw), !facts.claimed {
                 if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetimeSeconds {
@@ -109,7 +109,7 @@ package struct PlanBuilder {
     package mutating func listHeld(_ spool: Spool) throws(Errno) {
         listing = "\(spool.path)/cur"
         var found = Set<UInt64>()
-        try spool.directory(.cur).forEachRawEntry { raw, _ in
+        try spool.forEachRawEntry(in: .cur) { raw, _ in
             if let facts = QueueName.Facts(raw) { found.insert(facts.keyHash) }
         }
         held = found
@@ -152,7 +152,7 @@ package struct PlanBuilder {
         var unreadable: [FileName] = []
         var found: [UInt64: Kept] = [:]
         var dropped = false
-        try spool.directory(.new).forEachRawEntry { raw, _ in
+        try spool.forEachRawEntry(in: .new) { raw, _ in
             guard let facts = QueueName.Facts(raw), !facts.claimed, dueKeys.contains(facts.keyHash) else { return }
             // Later than every one kept: not parsed at all.
             if let cutoff = found[facts.keyHash]?.cutoff, facts.orderMicroseconds > cutoff {

@@ -36,7 +36,7 @@ extension Worker {
                     var found: [String: (folder: Spool.Folder, fileName: FileName)] = [:]
                     for folder in [Spool.Folder.new, .cur] {
                         do throws(Errno) {
-                            try spool.directory(folder).forEachEntry { fileName, _ in
+                            try spool.forEachEntry(in: folder) { fileName, _ in
                                 if let name = QueueName(fileName) { found[name.id] = (folder, fileName) }
                             }
                         } catch {

@@ -32,7 +32,7 @@ public struct QueueLimits: Sendable {
             }
         }
         var count = 0
-        try? new.forEachRawEntry { raw, _ in if raw.first != UInt8(ascii: ".") { count += 1 } }
+        try? spool.forEachRawEntry(in: .new) { raw, _ in if raw.first != UInt8(ascii: ".") { count += 1 } }
         if count >= maxCount { return "\(count) operations wait in new/, the limit is \(maxCount) (--max-queue)" }
         return nil
     }

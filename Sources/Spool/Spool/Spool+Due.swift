@@ -17,7 +17,7 @@ extension Spool {
     {
         var targets: [(FileName, FileName)] = []
         do throws(Errno) {
-            try directory(.new).forEachEntry { fileName, _ in
+            try forEachEntry(in: .new) { fileName, _ in
                 guard let state = QueueName(fileName)?.state, state.dueSeconds > nowSeconds,
                     let error = state.lastError, errors.contains(error),
                     let target = Spool.dueNow(fileName)

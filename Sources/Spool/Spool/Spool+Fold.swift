@@ -73,7 +73,7 @@ extension Spool.Transaction {
         for folder in [Spool.Folder.new, .cur] {
             var names: [QueueName] = []
             do {
-                try spool.directory(folder).forEachRawEntry { raw, _ in
+                try spool.forEachRawEntry(in: folder) { raw, _ in
                     guard let facts = QueueName.Facts(raw), facts.keyHash == keyHash,
                           let name = QueueName(FileName(bytes: Array(raw))), let state = name.state
                     else { return }

@@ -18,7 +18,7 @@ extension Spool {
         log: Log = .silent, _ body: (QueueEntry) throws -> Void
     ) throws {
         var entries: [FileName] = [], dropped: [FileName] = []
-        try directory(.new).forEachEntry { fileName, _ in
+        try forEachEntry(in: .new) { fileName, _ in
             guard !fileName.isHidden else { return }
             if QueueName(fileName)?.state == nil { dropped.append(fileName) } else { entries.append(fileName) }
         }

@@ -25,7 +25,7 @@ extension Spool {
         var removed = 0
         var names: [FileName] = []
         do {
-            try tmp.forEachEntry { name, _ in if !name.isHidden { names.append(name) } }
+            try forEachEntry(in: .tmp) { name, _ in if !name.isHidden { names.append(name) } }
         } catch {
             throw SystemCallError("list", "\(path)/tmp", error)
         }
@@ -73,7 +73,7 @@ extension Spool.Transaction {
         let cur = spool.directory(.cur)
         var staleClaims: [(FileName, QueueName, Claim)] = []
         do {
-            try cur.forEachEntry { name, _ in
+            try spool.forEachEntry(in: .cur) { name, _ in
                 guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
                 // Another host's claim is stale once both its stamp and the file's last touch are older than
                 // the lease: a worker uploading a payload touches the file while it sends.
@@ -128,7 +128,7 @@ extension Spool.Transaction {
             let dir = spool.directory(folder)
             var orphans: [String] = []
             do {
-                try dir.forEachEntry { name, _ in
+                try spool.forEachEntry(in: folder) { name, _ in
                     guard !name.isHidden, let text = name.string, text.hasSuffix(".why") else { return }
                     let id = String(text.dropLast(4))
                     if case .failure(.noSuchFileOrDirectory) = Result(catching: { () throws(Errno) in

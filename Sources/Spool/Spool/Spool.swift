@@ -21,6 +21,8 @@ public final class Spool: Sendable {
     /// The spool directory itself.
     public let root: FileDescriptor
     package let folders: [FileDescriptor]
+    /// Each folder as it was when opened: a listing by name must find the same directory (`Spool+Listing`).
+    package let folderStatuses: [FileStatus]
     /// Whether this process may only drop here: a producer of a shared spool (spool(5)), for whom `tmp/` and
     /// `new/` are write-and-search only and the other folders closed. Their descriptors are `O_PATH` ones,
     /// good for creating and renaming an entry but not for listing or syncing the folder.
@@ -126,6 +128,7 @@ public final class Spool: Sendable {
         let root: FileDescriptor
         do { root = try cwd.openDirectory(name) } catch { throw Spool.openError(path: path, error) }
         var folders: [FileDescriptor] = []
+        var folderStatuses: [FileStatus] = []
         var dropOnly = false
         var owner = UserDatabase.effectiveUser
         do {
@@ -139,9 +142,10 @@ public final class Spool: Sendable {
                     root, folder.rawValue, path: folderPath, create: create, spool: path, created: &madeFolder,
                     dropOnly: &dropOnly)
                 folders.append(fd)
-                guard (try? fd.status().device) == device else {
+                guard let folderStatus = try? fd.status(), folderStatus.device == device else {
                     throw SpoolError.otherFileSystem(path: folderPath, spool: path)
                 }
+                folderStatuses.append(folderStatus)
             }
             // A new folder exists after a power cut only once the directory holding it is synced: without
             // this, the first enqueue could be acknowledged into a new/ that is then lost.
@@ -155,6 +159,7 @@ public final class Spool: Sendable {
         }
         self.root = root
         self.folders = folders
+        self.folderStatuses = folderStatuses
         self.dropOnly = dropOnly
         self.owner = owner
         if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }

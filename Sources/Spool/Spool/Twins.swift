@@ -56,7 +56,7 @@ extension Spool {
             var candidates: [FileName] = []
             let dir = directory(other)
             do {
-                try dir.forEachRawEntry { raw, _ in
+                try forEachRawEntry(in: other) { raw, _ in
                     if other == .tmp || raw.starts(with: prefix) { candidates.append(FileName(bytes: Array(raw))) }
                 }
             } catch {

@@ -215,7 +215,27 @@ public struct FileDescriptor: Sendable, Equatable {
     /// The same, with each entry's inode number: what tells an entry apart across two listings without
     /// keeping its name.
     public func forEachRawEntryWithInode(_ body: (UnsafeBufferPointer<UInt8>, UInt8, UInt64) -> Void) throws(Errno) {
-        let own = try open(FileName("."), O_RDONLY | O_DIRECTORY)
+        try forEachRawEntryWithInode(ofDirectory: FileName("."), sameAs: nil, body)
+    }
+
+    /// The same for the directory `name` in this one, opened by name for this listing (not following a
+    /// link) and refused with ESTALE when it is no longer the directory `held` (device and inode): a lookup
+    /// by name is what makes a network file system's client ask the server afresh.
+    public func forEachRawEntryWithInode(
+        ofDirectory name: FileName, sameAs held: FileStatus?, _ body: (UnsafeBufferPointer<UInt8>, UInt8, UInt64) -> Void
+    ) throws(Errno) {
+        let own = try open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+        if let held {
+            let status: FileStatus
+            do { status = try own.status() } catch {
+                own.close()
+                throw error
+            }
+            guard status.device == held.device, status.inode == held.inode else {
+                own.close()
+                throw Errno(rawValue: ESTALE)
+            }
+        }
         guard let stream = Glibc.fdopendir(own.rawValue) else {
             let error = Errno.current
             own.close()

@@ -15,7 +15,7 @@ struct FolderPage {
 
     init(spool: Spool, folder: Spool.Folder, offset: Int, limit: Int) throws {
         var names: [FileName] = []
-        try spool.directory(folder).forEachEntry { name, _ in
+        try spool.forEachEntry(in: folder) { name, _ in
             if !name.isHidden, name.string?.hasSuffix(".why") != true { names.append(name) }
         }
         names.sort()

@@ -61,18 +61,19 @@ final class GlusterCluster {
     }
 
     /// A new cluster, or nil with the reason printed when this machine cannot build one.
-    static func build(partitionable: Bool = false) -> GlusterCluster? {
+    static func build(partitionable: Bool = false, options: [(String, String)] = []) -> GlusterCluster? {
         if partitionable, let reason = partitionUnavailable {
             print("skipping a shared-spool test: \(reason)")
             return nil
         }
-        do { return try GlusterCluster(partitionable: partitionable) } catch {
+        do { return try GlusterCluster(partitionable: partitionable, options: options) } catch {
             print("skipping a shared-spool test: \(error)")
             return nil
         }
     }
 
-    init(partitionable: Bool = false) throws {
+    /// `options` are volume options (`gluster volume set`) beyond the recipe of spool(5).
+    init(partitionable: Bool = false, options: [(String, String)] = []) throws {
         directory = "/tmp/spool-gluster-\(getpid())"
         volume = "spool\(getpid())"
         let host = ProcessInfo.processInfo.hostName
@@ -120,6 +121,7 @@ final class GlusterCluster {
         ] {
             try shell("gluster --mode=script volume set \(volume) \(option) \(value)")
         }
+        for (option, value) in options { try shell("gluster --mode=script volume set \(volume) \(option) \(value)") }
         if partitionable, let root = GlusterCluster.cgroup2Mount {
             let name = "spool-partition-\(getpid())"
             try FileManager.default.createDirectory(atPath: "\(root)/\(name)", withIntermediateDirectories: false)
@@ -143,17 +145,28 @@ final class GlusterCluster {
     }
 
     /// Cuts the last mount off from glusterd and the bricks, the way a partition does: nothing it sends
-    /// arrives, and nothing tells it so.
-    func partition() throws {
+    /// arrives, and nothing tells it so. With `brick` (1...3), from that brick only.
+    func partition(brick: Int? = nil) throws {
         guard let group = partitionGroup else { throw Skip.missing("the cluster was not built partitionable") }
+        let port = try brick.map { "tcp dport \(try brickPort($0)) " } ?? ""
         // `level` counts from the kernel's root, which a cgroup namespace hides: match the cgroup at any depth.
         let rules = (1...8).map {
-            "nft add rule inet \(volume) out socket cgroupv2 level \($0) '\"\(group.nftPath)\"' drop"
+            "nft add rule inet \(volume) out socket cgroupv2 level \($0) '\"\(group.nftPath)\"' \(port)drop"
         }
         try shell(
             "nft add table inet \(volume) && nft add chain inet \(volume) out '{ type filter hook output priority 0; "
                 + "}' && "
                 + rules.joined(separator: " && "))
+    }
+
+    /// The TCP port brick `brick` (1...3) listens on, from `gluster volume status --xml`.
+    func brickPort(_ brick: Int) throws -> Int {
+        let status = try Command.run("/usr/sbin/gluster", ["--mode=script", "volume", "status", volume, "--xml"])
+        let nodes = status.stdout.components(separatedBy: "<node>").filter { $0.contains("<path>\(directory)/b\(brick)</path>") }
+        guard let node = nodes.first, let start = node.range(of: "<port>"), let end = node.range(of: "</port>"),
+            let port = Int(node[start.upperBound..<end.lowerBound])
+        else { throw Skip.missing("no port for brick \(brick) in `gluster volume status --xml`: \(status.stdout)") }
+        return port
     }
 
     /// Ends the partition.
