@@ -158,20 +158,22 @@ extension Worker {
         }
         switch action {
         case .complete:
-            retire(claimed)
+            let left = retire(claimed)
             log.detail("\(claimed.id): done")
             state.withLock {
                 $0.summary.done += 1
                 $0.completed.insert(claimed.id)
             }
-            return true
+            // Delivered but still in cur/ (the disk refused both moves): it will be sent again, so the key's
+            // next write waits for that.
+            return left
         case .file(let destination, var reason):
             if let theirs {
                 reason.fields += theirs.fields
                 reason.body = theirs.body
             }
-            file(claimed, from: .cur, to: destination, reason: reason, operation)
-            return true
+            // Not filed (a fault) means decided again later: the key's next write waits for that too.
+            return file(claimed, from: .cur, to: destination, reason: reason, operation)
         case let .giveBack(reason):
             // As it was: no attempt counted, no backoff, its key's order kept; its origin's pause or rate
             // decides when it goes.

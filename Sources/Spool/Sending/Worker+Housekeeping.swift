@@ -46,7 +46,10 @@ extension Worker {
     /// `unlink` (a crash between the two would leave a `cur/` name, and recovery would send it again; one
     /// `unlink` is also cheaper there), where this worker could not remove it from `tmp/`, or when the rename
     /// fails.
-    package func retire(_ claimed: QueueEntry) {
+    /// Returns whether the claim left `cur/`: when it did not, its lane must stop, or the key's next write
+    /// would go before this one is sent again.
+    @discardableResult
+    package func retire(_ claimed: QueueEntry) -> Bool {
         if retiresToTemporary, !spool.movesByLink {
             let retired = spool.retire(claimed)
             if retired.wasMoved {
@@ -59,12 +62,14 @@ extension Worker {
                     }
                 }
                 if !removals.add(remove) { remove() }
-                return
+                return true
             }
             if let fault = retired.fault { log.detail("\(claimed.id): \(fault); removed from cur/ instead") }
         }
         // Gone too (tmp/ itself may be what is missing) or not retired: removed in place, as it always was.
-        if let fault = spool.complete(claimed).fault { strand(claimed, fault) }
+        guard let fault = spool.complete(claimed).fault else { return true }
+        strand(claimed, fault)
+        return false
     }
 
     /// Keeps a claim this worker could not move on (a full or failing disk) for `unclaimStranded`.

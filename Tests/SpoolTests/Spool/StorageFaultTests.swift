@@ -241,4 +241,52 @@ import Testing
         #expect(temporary.names("new") == dropped.sorted())
         #expect(temporary.names("failed").isEmpty)
     }
+
+    /// Why a folder cannot be made append-only here (`chattr +a`: entries may come, none may go), or nil.
+    static let appendOnlyUnavailable: String? = {
+        guard getuid() == 0 else { return "needs root to set the append-only flag (CAP_LINUX_IMMUTABLE)" }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr") else {
+            return "needs /usr/bin/chattr (Debian's e2fsprogs)"
+        }
+        let probe = NSTemporaryDirectory() + "spool-append-only-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
+        defer {
+            _ = Mounts.run(["chattr", "-a", probe])
+            rmdir(probe)
+        }
+        guard Mounts.run(["chattr", "+a", probe]) == 0 else {
+            return "the file system of \(NSTemporaryDirectory()) has no append-only flag"
+        }
+        return nil
+    }()
+
+    /// A delivered write that the disk will not let out of `cur/` (neither retired nor removed: the folder
+    /// is append-only) stops its lane: the key's next write waits until the first is sent again, by the next
+    /// run, with the same key. Going on would have sent the second, then the first again over it.
+    @Test(.enabled(if: StorageFaultTests.appendOnlyUnavailable == nil, "\(StorageFaultTests.appendOnlyUnavailable ?? "")"))
+    func aDeliveredWriteStuckInCurStopsItsLane() throws {
+        let temporary = TemporarySpool()
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        for body in ["1", "2"] {
+            let result = try Command.run(
+                "spool-enqueue", ["--spool", temporary.path, "PUT", server.baseURL + "/stuck/k", "--body", body])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let cur = temporary.path + "/cur"
+        #expect(Mounts.run(["chattr", "+a", cur]) == 0)
+        let stuck = try Command.run("spool-send", ["--spool", temporary.path, "--once"])
+        #expect(Mounts.run(["chattr", "-a", cur]) == 0)
+        let bodies = { server.requests.map { String(decoding: $0.body, as: UTF8.self) } }
+        #expect(bodies() == ["1"], "the second write waits for the first: \(bodies())")
+        #expect(stuck.status == 74 && stuck.stderr.contains("/cur/"), "\(stuck.status): \(stuck.stderr)")
+        #expect(temporary.names("cur").count == 1 && temporary.names("new").count == 1)
+
+        let again = try Command.run("spool-send", ["--spool", temporary.path, "--once"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(bodies() == ["1", "1", "2"], "the first sent again, then the second: \(bodies())")
+        let keys = server.requests.map { $0.header("Idempotency-Key") ?? "" }
+        #expect(keys.count == 3 && keys[0] == keys[1] && keys[1] != keys[2], "\(keys)")
+        #expect(temporary.names("cur").isEmpty && temporary.names("new").isEmpty)
+    }
 }
