@@ -140,10 +140,10 @@ import Testing
         #expect(found.isEmpty, "locks other than Locked: \(found)")
     }
 
-    /// `.target(name: "X", dependencies: [...]` in Package.swift, C targets left out.
+    /// The layers' "may use" table in Package.swift (`"X": [...]`), C targets left out.
     static func packageDependencies() throws -> [String: Set<String>] {
         let text = try String(contentsOfFile: root + "/Package.swift", encoding: .utf8)
-        let regex = try NSRegularExpression(pattern: #"\.target\(name: "(Spool\w*)", dependencies: \[([^\]]*)\]"#)
+        let regex = try NSRegularExpression(pattern: #"^    "(Spool\w*)": \[([^\]]*)\],$"#, options: .anchorsMatchLines)
         var result: [String: Set<String>] = [:]
         for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
             let name = String(text[Range(match.range(at: 1), in: text)!])
@@ -184,7 +184,7 @@ import Testing
         // `swift build` finds any module of the package in its build folder, so a back-edge compiles unless
         // the build runs with --explicit-target-dependency-import-check error; this check does not need it.
         let text = try String(contentsOfFile: Self.root + "/Package.swift", encoding: .utf8)
-        let regex = try NSRegularExpression(pattern: #"\.target\(name: "(Spool\w*)"[^)]*?path: "(Sources/[^"]+)""#)
+        let regex = try NSRegularExpression(pattern: #"\.target\(name: "(Spool\w*)".*?path: "(Sources/[^"]+)""#)
         var paths: [String: String] = [:]
         for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
             paths[String(text[Range(match.range(at: 1), in: text)!])] = String(
@@ -212,5 +212,43 @@ import Testing
             }
         }
         #expect(found.isEmpty, "back-edges: \(found)")
+    }
+
+    /// Every target names, in the package as SwiftPM reads it, every module of the package that its files
+    /// import: SwiftPM recompiles a module only when a module it names changes, and a release build inlines
+    /// across modules, so a program that reached a layer only through another kept that layer's old class
+    /// sizes after an incremental build (Package.swift, `uses`).
+    @Test func everyTargetNamesEveryModuleItImports() throws {
+        let scratch = NSTemporaryDirectory() + "spool-dump-package-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let dump = try Command.run(
+            "/usr/bin/env", ["swift", "package", "--scratch-path", scratch, "dump-package"], timeout: 300,
+            workingDirectory: Self.root)
+        try #require(dump.status == 0, "swift package dump-package: \(dump.stderr)")
+        let package = try #require(
+            try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any], "\(dump.stdout)")
+        let targets = try #require(package["targets"] as? [[String: Any]])
+        let modules = Set(targets.compactMap { ($0["name"] as? String).map { $0.replacingOccurrences(of: "-", with: "_") } })
+        #expect(targets.count >= 20, "\(targets.count) targets")
+        var found: [String] = []
+        for target in targets {
+            guard let name = target["name"] as? String else { continue }
+            let named = Set(
+                ((target["dependencies"] as? [[String: Any]]) ?? []).compactMap {
+                    (($0["target"] ?? $0["byName"]) as? [Any])?.first as? String
+                })
+            let path = (target["path"] as? String)
+                ?? (target["type"] as? String == "test" ? "Tests/\(name)" : "Sources/\(name)")
+            let files = (FileManager.default.enumerator(atPath: Self.root + "/" + path)?.allObjects as? [String] ?? [])
+                .filter { $0.hasSuffix(".swift") }
+            for file in files {
+                let source = try String(contentsOfFile: Self.root + "/" + path + "/" + file, encoding: .utf8)
+                for line in Self.matches(#"^(@testable )?import \w+$"#, in: source) {
+                    let module = String(line.split(separator: " ").last!)
+                    if modules.contains(module), !named.contains(module) { found.append("\(name): \(file) imports \(module)") }
+                }
+            }
+        }
+        #expect(found.isEmpty, "imports of modules the target does not name: \(found)")
     }
 }
