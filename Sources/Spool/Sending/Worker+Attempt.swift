@@ -158,22 +158,31 @@ extension Worker {
         }
         switch action {
         case .complete:
-            let left = retire(claimed)
+            guard retire(claimed) else {
+                // Delivered, but still in cur/ (the disk refused every move) or taken back by another worker:
+                // it will be sent again, and the key's next write and its dependants wait for that.
+                log.detail("\(claimed.id): delivered, but it did not leave cur/; it goes again, first")
+                park(claimed)
+                return false
+            }
             log.detail("\(claimed.id): done")
             state.withLock {
                 $0.summary.done += 1
                 $0.completed.insert(claimed.id)
             }
-            // Delivered but still in cur/ (the disk refused both moves): it will be sent again, so the key's
-            // next write waits for that.
-            return left
+            return true
         case .file(let destination, var reason):
             if let theirs {
                 reason.fields += theirs.fields
                 reason.body = theirs.body
             }
-            // Not filed (a fault) means decided again later: the key's next write waits for that too.
-            return file(claimed, from: .cur, to: destination, reason: reason, operation)
+            // Not filed, or filed but not synced (a fault), means decided again later, and gone means another
+            // worker's: either way the key's next write waits, for the rest of the run.
+            guard file(claimed, from: .cur, to: destination, reason: reason, operation) else {
+                park(claimed)
+                return false
+            }
+            return true
         case let .giveBack(reason):
             // As it was: no attempt counted, no backoff, its key's order kept; its origin's pause or rate
             // decides when it goes.

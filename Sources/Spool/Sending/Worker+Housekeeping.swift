@@ -67,9 +67,15 @@ extension Worker {
             if let fault = retired.fault { log.detail("\(claimed.id): \(fault); removed from cur/ instead") }
         }
         // Gone too (tmp/ itself may be what is missing) or not retired: removed in place, as it always was.
-        guard let fault = spool.complete(claimed).fault else { return true }
-        strand(claimed, fault)
-        return false
+        switch spool.complete(claimed) {
+        case .moved: return true
+        case .gone:
+            // No longer in cur/: another worker took the claim back (its lease ran out) and sends it again.
+            return false
+        case let .fault(fault):
+            strand(claimed, fault)
+            return false
+        }
     }
 
     /// Keeps a claim this worker could not move on (a full or failing disk) for `unclaimStranded`.

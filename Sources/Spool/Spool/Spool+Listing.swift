@@ -8,7 +8,9 @@ import SpoolSystem
 /// looks the directory up by name. GlusterFS writes a drop made while one replica was out of the dropping
 /// host's reach to the others only; a host that keeps listing through an old descriptor may go on reading
 /// the replica that missed it, see a newer write of the same key and send that first. A lookup by name
-/// makes the client ask every replica which of them is current. Locally it costs one `fstat` more.
+/// makes the client ask every replica which of them is current (through FUSE, when the mount's entry timeout
+/// is zero, as spool(5)'s recipe says; else the kernel answers from its cache). Locally it costs one `fstat`
+/// more.
 extension Spool {
     /// The names in `folder`, streamed to `body` (never `.` or `..`); ESTALE when the folder was made anew
     /// under this spool, as `reachesItsPath` then says.

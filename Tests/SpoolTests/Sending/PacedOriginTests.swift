@@ -87,7 +87,11 @@ import Testing
         let ideal = Double(count - 8) / Double(rate)
         #expect(delivered.count == count, "\(delivered.count) of \(count) delivered")
         #expect(first.contains { $0.status == 429 }, "the limiter answered no 429: the test limits nothing")
-        #expect(seconds <= 2 * ideal, "\(count) writes in \(seconds) s at \(rate)/s (ideal \(ideal) s)")
+        // The pace is the limiter's unless a sanitizer makes spool-send itself the bottleneck: at 200/s under
+        // AddressSanitizer on two cores it managed 2,000 writes in 21.8 s (11.5 s without).
+        if Sanitizer.name == nil {
+            #expect(seconds <= 2 * ideal, "\(count) writes in \(seconds) s at \(rate)/s (ideal \(ideal) s)")
+        }
         #expect(share429(first, after: 2) <= 0.05, "\(share429(first, after: 2) * 100)% answered 429 after 2 s")
 
         // What was learned, as an operator reads it: near the limiter's rate, in text, JSON and for Prometheus.

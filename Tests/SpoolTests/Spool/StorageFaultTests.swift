@@ -248,14 +248,15 @@ import Testing
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr") else {
             return "needs /usr/bin/chattr (Debian's e2fsprogs)"
         }
-        let probe = NSTemporaryDirectory() + "spool-append-only-\(getpid())"
+        // Where TemporarySpool makes its spools.
+        let probe = "/tmp/spool-append-only-\(getpid())"
         try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
         defer {
             _ = Mounts.run(["chattr", "-a", probe])
             rmdir(probe)
         }
         guard Mounts.run(["chattr", "+a", probe]) == 0 else {
-            return "the file system of \(NSTemporaryDirectory()) has no append-only flag"
+            return "the file system of /tmp has no append-only flag"
         }
         return nil
     }()
@@ -274,9 +275,12 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
         }
         let cur = temporary.path + "/cur"
-        #expect(Mounts.run(["chattr", "+a", cur]) == 0)
+        try #require(Mounts.run(["chattr", "+a", cur]) == 0)
+        var appendOnly = true
+        defer { if appendOnly { _ = Mounts.run(["chattr", "-a", cur]) } }
         let stuck = try Command.run("spool-send", ["--spool", temporary.path, "--once"])
         #expect(Mounts.run(["chattr", "-a", cur]) == 0)
+        appendOnly = false
         let bodies = { server.requests.map { String(decoding: $0.body, as: UTF8.self) } }
         #expect(bodies() == ["1"], "the second write waits for the first: \(bodies())")
         #expect(stuck.status == 74 && stuck.stderr.contains("/cur/"), "\(stuck.status): \(stuck.stderr)")
