@@ -48,7 +48,6 @@ extension Worker {
     /// fails.
     /// Returns whether the claim left `cur/`: when it did not, its lane must stop, or the key's next write
     /// would go before this one is sent again.
-    @discardableResult
     package func retire(_ claimed: QueueEntry) -> Bool {
         if retiresToTemporary, !spool.movesByLink {
             let retired = spool.retire(claimed)

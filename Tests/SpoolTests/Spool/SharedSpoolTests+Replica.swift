@@ -47,14 +47,11 @@ extension SharedSpoolTests {
 
         // Healed: host-c's client writes to brick 1 again once a probe made through it shows there.
         cluster.heal()
-        let healed = Date()
         var probe = 0
-        var reconnected = false
-        while !reconnected, Date().timeIntervalSince(healed) < 60 {
+        let reconnected = eventually(within: 60, every: 0.25) {
             probe += 1
             FileManager.default.createFile(atPath: "\(cluster.mounts[2])/probe\(probe)", contents: nil)
-            reconnected = FileManager.default.fileExists(atPath: "\(cluster.directory)/b1/probe\(probe)")
-            if !reconnected { usleep(250_000) }
+            return FileManager.default.fileExists(atPath: "\(cluster.directory)/b1/probe\(probe)")
         }
         #expect(reconnected, "host-c's client reached brick 1 again")
         // With listings by name the watcher may have sent the first already; either way the order must hold.
@@ -63,8 +60,7 @@ extension SharedSpoolTests {
         #expect(second.status == 0, "\(second.stderr)")
 
         let keys = { Set(server.requests.compactMap { $0.header("Idempotency-Key") }) }
-        let deadline = Date().addingTimeInterval(30)
-        while keys().count < 2, Date() < deadline { usleep(100_000) }
+        _ = eventually(within: 30) { keys().count >= 2 }
         watcher.interrupt()
         watcher.waitUntilExit()
         let bodies = server.requests.map { String(decoding: $0.body, as: UTF8.self) }
