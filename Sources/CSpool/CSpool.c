@@ -222,3 +222,11 @@ int cspool_reap(int pid, int *code, int *signal) {
     *signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     return 0;
 }
+
+int cspool_set_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
+
+int cspool_get_thread_name(char *name) {
+    return prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
+}

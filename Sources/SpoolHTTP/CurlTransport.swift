@@ -6,14 +6,27 @@ import SpoolTransport
 /// Sends every request, http and https alike, through one libcurl multi handle driven by one thread:
 /// connections are kept per origin and shared, on HTTP/2 as multiplexed streams, so that many lanes in
 /// flight cost no threads. The engine never touches the spool; it only answers `send`.
-public final class CurlTransport: Transport, @unchecked Sendable {
+///
+/// The thread is also a task executor (`laneExecutor`): the worker's lanes run on it, between the turns of
+/// libcurl's loop. Why: a lane on Swift's global executor handed each request to this thread and got the answer
+/// back on another, two thread wake-ups a request (a futex, a write to libcurl's socket pair, a `poll`); here a
+/// request and its answer are a function call each, and one thread keeps the lanes' and libcurl's data warm.
+public final class CurlTransport: Transport, TaskExecutor, @unchecked Sendable {
     // @unchecked: `multi` is used only by the loop thread, except curl_multi_wakeup, which is thread-safe;
     // the inbox is behind a lock.
     let settings: TransportSettings
     private let multi: UnsafeMutableRawPointer
-    /// New transfers, and whether the loop sleeps (or is about to) in curl_multi_poll and must be woken for them.
-    private let inbox = Locked<(transfers: [CurlTransfer], sleeping: Bool)>(([], false))
+    /// New transfers and jobs, and whether the loop sleeps (or is about to) in curl_multi_poll and must be
+    /// woken for them.
+    private let inbox = Locked<Inbox>(Inbox())
     private let started = Locked(false)
+
+    private struct Inbox {
+        var transfers: [CurlTransfer] = []
+        var jobs: [UnownedJob] = []
+        var sleeping = false
+        var isEmpty: Bool { transfers.isEmpty && jobs.isEmpty }
+    }
 
     /// An engine with these settings. Its thread starts with the first request.
     public init(settings: TransportSettings) {
@@ -34,21 +47,38 @@ public final class CurlTransport: Transport, @unchecked Sendable {
     public static var version: String { String(cString: curl_version()) }
 
     public func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportError> {
-        startIfNeeded()
-        return await withCheckedContinuation { continuation in
+        await withCheckedContinuation { continuation in
             guard let transfer = CurlTransfer(request, settings, continuation) else {
                 continuation.resume(returning: .failure(.other("libcurl could not make a handle (out of memory)")))
                 return
             }
-            // A wake-up is a write to libcurl's socket pair and a read back: paid only when the loop sleeps,
-            // once however many requests arrive meanwhile.
-            let sleeping = inbox.withLock { inbox in
-                defer { inbox.sleeping = false }
-                inbox.transfers.append(transfer)
-                return inbox.sleeping
-            }
-            if sleeping { curl_multi_wakeup(multi) }
+            deliver { $0.transfers.append(transfer) }
         }
+    }
+
+    /// The name of the engine's thread (at most 15 bytes, Linux's limit).
+    public static let threadName = "spool-http"
+
+    /// This engine's thread, for the lanes.
+    public var laneExecutor: (any TaskExecutor)? { self }
+
+    /// Runs `job` on the loop thread, at its next turn.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        deliver { $0.jobs.append(job) }
+    }
+
+    /// Puts work in the inbox, starting the loop thread for the first, and wakes the loop if it sleeps. A
+    /// wake-up is a write to libcurl's socket pair and a read back: paid only when the loop sleeps, once however
+    /// much arrives meanwhile; never from the loop thread itself, which looks at the inbox before it sleeps.
+    private func deliver(_ put: (inout Inbox) -> Void) {
+        startIfNeeded()
+        let sleeping = inbox.withLock { inbox in
+            defer { inbox.sleeping = false }
+            put(&inbox)
+            return inbox.sleeping
+        }
+        if sleeping { curl_multi_wakeup(multi) }
     }
 
     private func startIfNeeded() {
@@ -76,11 +106,19 @@ public final class CurlTransport: Transport, @unchecked Sendable {
         }
     }
 
-    /// The engine: adds new transfers, lets libcurl work, finishes what is done, and sleeps in
-    /// curl_multi_poll until a socket is ready, a timer is due or `send` wakes it.
+    /// The engine: runs the jobs that were enqueued, adds new transfers, lets libcurl work, finishes what is
+    /// done (which enqueues the waiting lanes' jobs), and sleeps in curl_multi_poll until a socket is ready, a
+    /// timer is due or `deliver` wakes it.
     private func loop() -> Never {
         var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+        let executor = asUnownedTaskExecutor()
+        // Named for `top -H` and `ps -L`: the thread that sends, and runs the lanes.
+        ThreadName.set(CurlTransport.threadName)
         while true {
+            // Jobs first: what they send is added in the same turn.
+            for job in inbox.withLock({ inbox in defer { inbox.jobs = [] }; return inbox.jobs }) {
+                job.runSynchronously(on: executor)
+            }
             for transfer in inbox.withLock({ inbox in defer { inbox.transfers = [] }; return inbox.transfers }) {
                 add(transfer, to: &active)
             }
@@ -100,7 +138,7 @@ public final class CurlTransport: Transport, @unchecked Sendable {
             // Asleep only with nothing new: a request that arrived since the drain above is added at once, and
             // one that arrives from now on sees `sleeping` and wakes the poll.
             let idle = inbox.withLock { inbox in
-                inbox.sleeping = inbox.transfers.isEmpty
+                inbox.sleeping = inbox.isEmpty
                 return inbox.sleeping
             }
             if idle { curl_multi_poll(multi, nil, 0, 1000, nil) }

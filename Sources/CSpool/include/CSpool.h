@@ -38,6 +38,12 @@ int cspool_netlink_drain(int fd);
 /// pipe2(2) with O_CLOEXEC, which Swift's Glibc module lacks.
 int cspool_pipe_cloexec(int fds[2]);
 
+/// Names the calling thread (PR_SET_NAME, at most 15 bytes), as `top -H` and `ps -L` show it; prctl is variadic.
+int cspool_set_thread_name(const char *name);
+
+/// Copies the calling thread's name (PR_GET_NAME) into `name`, which holds at least 16 bytes.
+int cspool_get_thread_name(char *name);
+
 /// Starts `path` with `argv` and `envp` (NULL-terminated) in a process group of its own, in `/`, with `input`,
 /// `output` and `errors` as descriptors 0, 1 and 2, every other descriptor closed, every signal at its
 /// default and unblocked, and SIGKILL as its parent-death signal. Returns 0 with the child's pid in `pid`

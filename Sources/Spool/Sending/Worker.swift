@@ -130,11 +130,12 @@ public final class Worker: Sendable {
                 $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done
             }
             // One task per slot, each taking the next lane as it finishes one: no task made per lane, and no
-            // wake-up of this task between lanes.
+            // wake-up of this task between lanes. They run where the transport says: the HTTP engine runs them
+            // on its own thread, between its turns, so that a request and its answer cross no thread.
             let lanes = Locked(plan.lanes.makeIterator())
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<max(1, options.concurrency) {
-                    group.addTask {
+                    group.addTask(executorPreference: transport?.laneExecutor) {
                         while !self.isStopping, let lane = lanes.withLock({ $0.next() }) {
                             await self.process(lane, plan: plan)
                         }

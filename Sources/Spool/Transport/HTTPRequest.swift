@@ -145,4 +145,12 @@ public enum TransportError: Error, Equatable, Sendable {
 public protocol Transport: Sendable {
     /// Sends `request` and returns the server's answer or why there was none. Never follows redirects.
     func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportError>
+
+    /// Where the tasks that send through this transport should run; nil for Swift's global executor.
+    var laneExecutor: (any TaskExecutor)? { get }
+}
+
+extension Transport {
+    /// None by default: the lanes run on Swift's global executor.
+    public var laneExecutor: (any TaskExecutor)? { nil }
 }
