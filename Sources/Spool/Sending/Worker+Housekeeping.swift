@@ -42,7 +42,7 @@ extension Worker {
     }
 
     /// Takes a delivered operation out of `cur/`: retired to `tmp/` by a rename and removed there by the
-    /// removals thread (`PendingRemovals`), or removed in place when it cannot be: where moves are `link` +
+    /// removals threads (`PendingRemovals`), or removed in place when it cannot be: where moves are `link` +
     /// `unlink` (a crash between the two would leave a `cur/` name, and recovery would send it again; one
     /// `unlink` is also cheaper there), where this worker could not remove it from `tmp/`, or when the rename
     /// fails.

@@ -30,7 +30,7 @@ extension Spool {
     }
 
     /// cur/NAME@CLAIM → tmp/NAME@CLAIM: done, out of its key's way at the cost of a rename, its removal left
-    /// for later (`removeTemporary`, by the worker's removals thread). Freeing a file's blocks can take far
+    /// for later (`removeTemporary`, by the worker's removals threads). Freeing a file's blocks can take far
     /// longer than a rename (ext4 mounted `discard` waits for the disk in `unlinkat`); once in `tmp/`, the
     /// file is never sent again, and what a crash leaves there housekeeping removes with the rest of `tmp/`.
     /// Not fsynced, as `complete`.
