@@ -5,7 +5,7 @@ import SpoolSystem
 ///
 /// Why: removing a file can block for as long as a request takes (ext4 frees its blocks in `unlinkat`, and
 /// on a disk mounted `discard` waits for the device to discard them: 55 µs a file here, against 15 µs for a
-/// rename). Made by a lane, it would hold one of the cooperative pool's threads, one per core, and the next
+/// rename). Made by a lane, it would hold the HTTP engine's thread, on which every lane runs, and the next
 /// request, of this lane or another, would wait for a disk it does not need. So a delivered file is retired
 /// from `cur/` to `tmp/` by a rename (`Spool.retire`), which frees its key at once, since nothing in `tmp/` is
 /// ever sent, and is removed from there by these threads. The worker waits for every pending removal before it
@@ -13,8 +13,8 @@ import SpoolSystem
 ///
 /// Why several threads: most of an `unlinkat`'s time here is a wait, not work (170 µs a file, 50 µs of it
 /// CPU), and removals in one folder overlap: 5,950 a second from one thread, 9,400 from four, 11,600 from eight
-/// (synced files on this machine's ext4). One thread capped delivery near its own rate; past `limit` waiting,
-/// the lanes removed files themselves, on the HTTP engine's thread, which the lanes share.
+/// (synced files on this machine's ext4). One thread capped delivery near its own rate, and past `limit`
+/// waiting the lanes removed files themselves.
 package final class PendingRemovals: Sendable {
     private struct State {
         var pending = 0
