@@ -18,15 +18,21 @@ import SpoolSystem
 package final class PendingRemovals: Sendable {
     private struct State {
         var pending = 0
-        var next = 0
+        /// Removals handed to each queue and not yet made.
+        var queued = [Int](repeating: 0, count: PendingRemovals.threads)
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// How many removals are made at once.
+    /// How many removals are made at once, at most.
     package static let threads = 4
 
-    /// Threads off the cooperative pool: a serial Dispatch queue gets one of its own when it blocks. Removals
-    /// are handed to them in turn.
+    /// How many removals a queue is given before the next queue is used. Why: a removal handed to a queue that
+    /// is still working costs nothing more, one handed to an idle queue wakes its thread (a futex, on both
+    /// sides); dealt out in turn, nearly every removal woke a thread (3% of a run's CPU). So the first queue
+    /// takes them while it keeps up, and the next queues only when the disk falls behind.
+    package static let depth = 8
+
+    /// Threads off the cooperative pool: a serial Dispatch queue gets one of its own when it blocks.
     private let queues = (0..<PendingRemovals.threads).map { DispatchQueue(label: "spool.removals.\($0)") }
     private let state = Locked(State())
 
@@ -39,17 +45,20 @@ package final class PendingRemovals: Sendable {
     /// Runs `removal` on one of the removals' threads; false, and nothing done, when `limit` removals already wait
     /// (the caller then removes the file itself).
     package func add(_ removal: @escaping @Sendable () -> Void) -> Bool {
-        let queue = state.withLock { state -> DispatchQueue? in
+        let index = state.withLock { state -> Int? in
             guard state.pending < Self.limit else { return nil }
+            let queued = state.queued
+            let index = queued.firstIndex { $0 < Self.depth } ?? queued.indices.min { queued[$0] < queued[$1] }!
             state.pending += 1
-            state.next = (state.next + 1) % queues.count
-            return queues[state.next]
+            state.queued[index] += 1
+            return index
         }
-        guard let queue else { return false }
-        queue.async {
+        guard let index else { return false }
+        queues[index].async {
             removal()
             let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.pending -= 1
+                state.queued[index] -= 1
                 guard state.pending == 0 else { return [] }
                 defer { state.waiters = [] }
                 return state.waiters

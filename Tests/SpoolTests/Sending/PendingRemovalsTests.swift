@@ -32,6 +32,24 @@ import Testing
         await removals.drain()
     }
 
+    /// The first thread takes removals while it keeps up (each one handed to a busy queue wakes nothing); the
+    /// next thread starts only when `depth` wait on the first.
+    @Test func theNextThreadStartsOnlyWhenTheFirstFallsBehind() async {
+        let removals = PendingRemovals()
+        let gate = DispatchSemaphore(value: 0)
+        let made = Locked(0)
+        #expect(removals.add { gate.wait() })
+        for _ in 1..<PendingRemovals.depth { #expect(removals.add { made.withLock { $0 += 1 } }) }
+        // Behind the blocked one, on the first thread: none of them may run yet.
+        let spilled = DispatchSemaphore(value: 0)
+        #expect(removals.add { spilled.signal() })
+        #expect(spilled.wait(timeout: .now() + 10) == .success, "the next thread took the removal the first had no room for")
+        #expect(made.withLock { $0 } == 0, "removals dealt out in turn ran while the first thread was blocked")
+        gate.signal()
+        await removals.drain()
+        #expect(made.withLock { $0 } == PendingRemovals.depth - 1)
+    }
+
     @Test func drainWithNothingPendingReturnsAtOnce() async {
         let removals = PendingRemovals()
         await removals.drain()
