@@ -27,8 +27,7 @@ import Testing
             mkdir -p .build/release
             [ -x .build/release/spool-send ] || { printf '#!/bin/sh\\necho ran "$@"\\n' > .build/release/spool-send; chmod +x .build/release/spool-send; }
             """
-        _ = FileManager.default.createFile(
-            atPath: repo + "/fakebin/swift", contents: Data(fakeSwift.utf8), attributes: [.posixPermissions: 0o755])
+        writeExecutable(repo + "/fakebin/swift", fakeSwift)
         let path = "\(repo)/fakebin:/usr/bin:/bin"
         func launch(_ environment: [String: String] = [:]) throws -> CommandResult {
             try Command.run(

@@ -116,13 +116,14 @@ final class JSONDocumentResource: @unchecked Sendable {
         let id = try conflicted(spool, server)
         // The editor sees the merge view, keeps their title and my count, and saves.
         let editor = spool.directory + "/editor"
-        try """
+        writeExecutable(
+            editor,
+            """
             #!/bin/sh
             grep -q '^<<<<<<< mine$' "$1" && grep -q '^>>>>>>> theirs$' "$1" || exit 3
             cp "$1" "\(spool.directory)/seen"
             printf '{"title":"theirs","tags":["a","b"],"n":8}\\n' > "$1"
-            """.write(toFile: editor, atomically: true, encoding: .utf8)
-        chmod(editor, 0o755)
+            """)
         let resolved = try ctl(spool, ["resolve", id, "--edit"], environment: ["VISUAL": "", "EDITOR": editor])
         #expect(resolved.status == 0, "\(resolved.stderr)")
         #expect(resolved.stdout.contains("back in new/ with the edited body and If-Match \"v7\""), "\(resolved.stdout)")

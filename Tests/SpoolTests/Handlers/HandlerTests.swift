@@ -106,8 +106,7 @@ import Testing
             sys.stderr.write("e" * 200000 + "\\nthe last line\\n")
             sys.exit(1)
             """
-        _ = FileManager.default.createFile(atPath: path, contents: Data(script.utf8))
-        chmod(path, 0o755)
+        writeExecutable(path, script)
         let body = String(repeating: "b", count: 300_000)
         let enqueued = try Command.run(
             "spool-enqueue", ["--spool", spool.path, "--handler", "inspect", "--body-file", "-"], stdin: Data(body.utf8)
@@ -241,6 +240,22 @@ import Testing
         }
         let hostile = try Command.run("spool-enqueue", ["--spool", spool.path, "--handler", "../bin/sh"])
         #expect(hostile.status == 65 && hostile.stderr.contains("\"handler\""), "\(hostile.stderr)")
+    }
+
+    @Test func aHandlerStillOpenForWritingWaitsAndRunsOnceItIsClosed() throws {
+        let spool = TemporarySpool(), fixture = HandlerFixture()
+        let path = fixture.script("deploy", "touch WORK/ran")
+        // An admin's `cp` of a new version, still writing: Linux refuses to run it (ETXTBSY).
+        let writer = open(path, O_WRONLY | O_CLOEXEC)
+        #expect(writer >= 0)
+        let id = try spool.enqueue(["--handler", "deploy"])
+        let busy = try spool.send(fixture.options)
+        close(writer)
+        #expect(!fixture.exists("ran"))
+        #expect(spool.waiting().first { $0.id == id }?.state?.lastError == "handler", "it waits, not filed")
+        #expect(busy.stderr.contains("cannot start handler \(path)"), "\(busy.stderr)")
+        try spool.send(fixture.options + ["--flush"])
+        #expect(fixture.exists("ran") && spool.names("new").isEmpty && spool.names("failed").isEmpty)
     }
 
     @Test func aHandlerThatCannotRunStopsItsJobsForTheRun() throws {

@@ -26,8 +26,7 @@ final class HandlerFixture {
     func script(_ name: String, _ body: String, mode: mode_t = 0o755) -> String {
         let path = "\(handlers)/\(name)"
         let text = "#!/bin/sh\n" + body.replacingOccurrences(of: "WORK", with: work) + "\n"
-        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
-        chmod(path, mode)
+        writeExecutable(path, text, mode: mode)
         return path
     }
 
