@@ -74,9 +74,11 @@ struct CurlOptions: Equatable {
             method = upper == "HEAD" ? .head : upper != "GET" || request.body != nil ? .custom(request.method) : .get
             body = request.body ?? (["POST", "PUT", "PATCH"].contains(upper) ? [] : nil)
         }
-        let names = Set(request.headers.map { $0.name.lowercased() })
+        // A list, not a set: a request has a handful of headers, and hashing them cost more than the scan.
+        let names = request.headers.map { $0.name.lowercased() }
         headerLines = request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
-        for name in ["Accept", "Expect", "Content-Type"] where !names.contains(name.lowercased()) {
+        for (name, lowercased) in [("Accept", "accept"), ("Expect", "expect"), ("Content-Type", "content-type")]
+        where !names.contains(lowercased) {
             headerLines.append("\(name):")
         }
     }

@@ -148,27 +148,37 @@ package final class OriginLimits: Sendable {
     package func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportError>?) {
         let nowSeconds = Timestamp.nowFractionalSeconds()
         let (changed, cut, window, waiters) = state.withLock { state in
-            // `acquire` made the window that issued the ticket, and windows are never removed.
-            var window = state.windows[origin]!
-            let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
-            var cut = false
-            if case let .success(response) = result {
-                OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds)
-                cut = window.pace(status: response.status, ticket: ticket, nowSeconds: nowSeconds)
-            }
-            state.windows[origin] = window
+            // `acquire` made the window that issued the ticket, and windows are never removed. Changed in
+            // place: a copy taken out of the dictionary would copy the pacer's record of answers on every
+            // request (thousands of them at full speed).
+            let (changed, cut) = OriginLimits.settle(
+                &state.windows[origin]!, ticket: ticket, result, nowSeconds: nowSeconds)
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
             if case .success = result { state.answered.insert(origin) }
-            return (changed, cut, window, state.waiters.removeValue(forKey: origin) ?? [])
+            let window = state.windows[origin]!
+            let told = (
+                size: Int(window.window), maximum: window.maximum, rate: window.pacer.rate, limit: window.pacer.limit
+            )
+            return (changed, cut, told, state.waiters.removeValue(forKey: origin) ?? [])
         }
         for waiter in waiters { waiter.resume() }
-        if changed { log.detail("\(origin): window \(Int(window.window)) (at most \(window.maximum))") }
-        if cut, let rate = window.pacer.rate {
+        if changed { log.detail("\(origin): window \(window.size) (at most \(window.maximum))") }
+        if cut, let rate = window.rate {
             log.detail(
                 "\(origin): pushed back; sending rate cut to \(OriginRecord.format(rate: rate))/s (it accepted about "
-                    + "\(OriginRecord.format(rate: window.pacer.limit))/s)")
+                    + "\(OriginRecord.format(rate: window.limit))/s)")
         }
+    }
+
+    /// What the answer to `ticket` does to `window`: whether its size changed and whether its rate was cut.
+    private static func settle(
+        _ window: inout OriginWindow, ticket: Int, _ result: Result<HTTPResponse, TransportError>?, nowSeconds: Double
+    ) -> (changed: Bool, cut: Bool) {
+        let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
+        guard case let .success(response) = result else { return (changed, false) }
+        OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds)
+        return (changed, window.pace(status: response.status, ticket: ticket, nowSeconds: nowSeconds))
     }
 
     /// Counts what an attempt to `origin` came to, and whether it retried an operation tried before.
