@@ -134,6 +134,7 @@ enum {
 CURLcode curl_global_init(long flags);
 CURL *curl_easy_init(void);
 void curl_easy_cleanup(CURL *handle);
+void curl_easy_reset(CURL *handle);
 const char *curl_easy_strerror(CURLcode code);
 CURLM *curl_multi_init(void);
 CURLMcode curl_multi_add_handle(CURLM *multi, CURL *easy);

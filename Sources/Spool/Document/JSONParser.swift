@@ -115,7 +115,10 @@ package struct JSONParser {
             guard index < bytes.count else { throw .unexpectedEnd }
             guard bytes[index] == UInt8(ascii: "\"") else { throw .unexpectedCharacter(offset: index) }
             let key = try parseString()
-            if !seen.insert(key).inserted { throw .duplicateKey(key) }
+            // A document has a handful of members: comparing with each is cheaper than hashing them all.
+            let duplicate = members.count < 16 ? members.contains { $0.key == key } : !seen.insert(key).inserted
+            if duplicate { throw .duplicateKey(key) }
+            if members.count == 15 { seen = Set(members.map(\.key) + [key]) }
             skipWhitespace()
             guard index < bytes.count else { throw .unexpectedEnd }
             guard bytes[index] == UInt8(ascii: ":") else { throw .unexpectedCharacter(offset: index) }

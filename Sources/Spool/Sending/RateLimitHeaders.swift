@@ -21,6 +21,10 @@ public struct RateLimitHeaders: Sendable, Equatable {
 
     /// Reads the headers of one answer (names lower-cased); `nowSeconds` is for resets given as epoch seconds.
     public init(_ headers: [String: String], nowSeconds: Int64) {
+        // Most answers carry none of these fields: one look at the names, rather than six lookups.
+        guard headers.keys.contains(where: { $0.hasPrefix("ratelimit") || $0.hasPrefix("x-ratelimit-") }) else {
+            return
+        }
         if let policy = headers["ratelimit-policy"] { rate = RateLimitHeaders.policyRate(policy) }
         var remaining: Double?, reset: Double?
         if let current = headers["ratelimit"] { (remaining, reset) = RateLimitHeaders.current(current) }

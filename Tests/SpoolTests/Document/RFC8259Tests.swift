@@ -144,6 +144,15 @@ import Testing
         // Stricter than the RFC's code-unit comparison, on purpose: names that are one text in Unicode (an "é"
         // precomposed and an "e" with a combining accent) could be one name to another reader.
         #expect(refusal(#"{"\u00e9":1,"e\u0301":2}"#) == .duplicateKey("é"))
+        // Short objects are compared name by name and long ones through a set: both ways, and across the switch.
+        func object(_ names: [String]) -> String { "{" + names.map { "\"\($0)\":0" }.joined(separator: ",") + "}" }
+        let many = (0..<30).map { "n\($0)" }
+        #expect(read(object(many)).failure == nil)
+        for (index, earlier) in [(15, 0), (16, 15), (16, 3), (25, 2), (29, 20)] {
+            var names = many
+            names[index] = names[earlier]
+            #expect(refusal(object(names)) == .duplicateKey(names[earlier]), "member \(index) repeats member \(earlier)")
+        }
         let method = #"{"method":"PUT","url":"https://example.com/a","method":"DELETE"}"#
         #expect(throws: OperationError.notJSON(.duplicateKey("method"))) { try Operation(bytes: Array(method.utf8)) }
     }

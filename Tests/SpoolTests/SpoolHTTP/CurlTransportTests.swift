@@ -1,12 +1,44 @@
 import Foundation
 import SpoolHTTP
+import SpoolTestSupport
 import SpoolSystem
 import SpoolTransport
 import Testing
 
 /// The engine's thread is the lanes' executor: a task that prefers it runs there before and after each
-/// request, so that handing a request over and getting its answer back wakes no other thread.
+/// request, so that handing a request over and getting its answer back wakes no other thread. Easy handles
+/// are reset and used again, and carry nothing of one request into the next.
 @Suite struct CurlTransportTests {
+    @Test func aHandleUsedAgainCarriesNothingOfTheLastRequest() async throws {
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let transport = CurlTransport(settings: TransportSettings())
+        let origin = server.baseURL
+        // One after another, so that each takes the handle the one before gave back.
+        let requests = [
+            HTTPRequest(
+                method: "PUT", url: origin + "/one", headers: [("X-First", "1")], body: Array("first body".utf8),
+                origin: origin, tls: TLSFiles()),
+            HTTPRequest(method: "GET", url: origin + "/two", headers: [], body: nil, origin: origin, tls: TLSFiles()),
+            HTTPRequest(
+                method: "DELETE", url: origin + "/three", headers: [("X-Third", "3")], body: nil, origin: origin,
+                tls: TLSFiles()),
+        ]
+        for request in requests {
+            let result = await transport.send(request)
+            guard case let .success(response) = result, response.status == 204 else {
+                Issue.record("\(request.method) \(request.url): \(result)")
+                return
+            }
+        }
+        let seen = server.requests.map { ($0.method, $0.path, $0.header("X-First"), $0.header("X-Third"), $0.text) }
+        #expect(seen.count == 3)
+        guard seen.count == 3 else { return }
+        #expect(seen[0] == ("PUT", "/one", "1", nil, "first body"))
+        #expect(seen[1] == ("GET", "/two", nil, nil, ""), "the PUT's method, header and body stayed behind")
+        #expect(seen[2] == ("DELETE", "/three", nil, "3", ""))
+    }
+
     @Test(.enabled(if: Nginx.binary != nil, "needs nginx (Debian's nginx-light); .ci/run installs it"))
     func lanesRunOnTheEnginesThread() async throws {
         let nginx = try Nginx(tls: false, locations: "location / { return 204; }")
