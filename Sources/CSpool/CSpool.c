@@ -133,9 +133,10 @@ int cspool_pipe_cloexec(int fds[2]) {
 }
 
 // The child's half, between vfork and exec: system calls only, nothing that allocates or locks (it runs on
-// its parent's memory). The errno of a step that fails goes to `*failed` before the child exits.
+// its parent's memory). The errno of a step that fails is written to `report`, a close-on-exec pipe, before
+// the child exits: through the pipe and not the shared memory, because a sanitizer's vfork is a fork.
 static void spawn_child(const char *path, char *const argv[], char *const envp[], int input, int output, int errors,
-                        pid_t parent, volatile int *failed) {
+                        pid_t parent, int report) {
     // Dies with spool-send: a job whose worker is gone must not run on beside the run that recovers it,
     // which would run it a second time at once and could start the key's next job beside it.
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) goto fail;
@@ -150,42 +151,68 @@ static void spawn_child(const char *path, char *const argv[], char *const envp[]
     }
     if (dup2(input, 0) < 0 || dup2(output, 1) < 0 || dup2(errors, 2) < 0) goto fail;
     if (chdir("/") != 0) goto fail;
+    // All but the report pipe, which closes itself at exec (the parent made sure it is above 2).
     int closed = 0;
 #ifdef SYS_close_range
-    closed = syscall(SYS_close_range, 3U, ~0U, 0U) == 0;
+    closed = (report == 3 || syscall(SYS_close_range, 3U, (unsigned)report - 1, 0U) == 0)
+             && syscall(SYS_close_range, (unsigned)report + 1, ~0U, 0U) == 0;
 #endif
     if (!closed) {
         // Before Linux 5.9: one by one, up to the limit.
         struct rlimit limit;
         int last = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 65536 ? (int)limit.rlim_cur : 65536;
-        for (int fd = 3; fd <= last; fd++) (void)close(fd);
+        for (int fd = 3; fd <= last; fd++) {
+            if (fd != report) (void)close(fd);
+        }
     }
     sigset_t none;
     sigemptyset(&none);
     if (sigprocmask(SIG_SETMASK, &none, NULL) != 0) goto fail;
     execve(path, argv, envp);
-fail:
-    *failed = errno;
+fail:;
+    int failed = errno;
+    (void)write(report, &failed, sizeof failed);
     _exit(127);
 }
 
 int cspool_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int errors, int *pid) {
     // A parent that ignored SIGCHLD would have the kernel reap handlers before their status is read.
     signal(SIGCHLD, SIG_DFL);
+    // The child's report of a step that failed; the exec closes it empty. Above 2, where the child's dup2s of
+    // its standard streams cannot reach it (fds 0-2 may be free in a parent started without them).
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) return errno;
+    if (report[1] < 3) {
+        int moved = fcntl(report[1], F_DUPFD_CLOEXEC, 3);
+        int moveError = errno;
+        close(report[1]);
+        if (moved < 0) {
+            close(report[0]);
+            return moveError;
+        }
+        report[1] = moved;
+    }
     // Signals stay blocked across vfork, so that no handler of spool-send's runs in the child.
     sigset_t all, original;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &original);
     pid_t parent = getpid();
-    volatile int failed = 0;
     // vfork, as posix_spawn does: no copy of a large process's page tables for each handler.
     pid_t child = vfork();
-    if (child == 0) spawn_child(path, argv, envp, input, output, errors, parent, &failed);
+    if (child == 0) spawn_child(path, argv, envp, input, output, errors, parent, report[1]);
     int forkError = child < 0 ? errno : 0;
     pthread_sigmask(SIG_SETMASK, &original, NULL);
-    if (child < 0) return forkError;
-    // The parent resumes once the child has exec'd or exited; `failed` says which.
-    if (failed != 0) {
+    close(report[1]);
+    if (child < 0) {
+        close(report[0]);
+        return forkError;
+    }
+    // Nothing before end of file: the child exec'd. Otherwise it wrote why it could not, and exited.
+    int failed = 0;
+    ssize_t got;
+    do { got = read(report[0], &failed, sizeof failed); } while (got < 0 && errno == EINTR);
+    close(report[0]);
+    if (got == (ssize_t)sizeof failed && failed != 0) {
         int status;
         while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
         return failed;

@@ -58,7 +58,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// Easy handles of ended transfers, reset to libcurl's defaults, for the next ones: a new handle costs
     /// an allocation of its buffers and state that a reset one keeps (about 6% of a delivery's user time).
     /// Connections are the multi handle's, so none comes along; a handle keeps only its TLS session cache,
-    /// which libcurl matches on host, port and every TLS setting.
+    /// whose sessions libcurl resumes only for the same host and port, CA and client certificate settings,
+    /// as it reuses connections.
     private static let spareHandles = Locked<[UnsafeMutableRawPointer]>([])
     /// At most this many are kept: `--concurrency` is usually far below.
     private static let sparesKept = 64

@@ -14,7 +14,8 @@ import Testing
         for folder in ["bin", "Sources/spool-send", "fakebin"] {
             try FileManager.default.createDirectory(atPath: "\(repo)/\(folder)", withIntermediateDirectories: true)
         }
-        try FileManager.default.copyItem(atPath: repository + "/bin/launcher", toPath: repo + "/bin/launcher")
+        writeExecutable(
+            repo + "/bin/launcher", try String(contentsOfFile: repository + "/bin/launcher", encoding: .utf8))
         try FileManager.default.createSymbolicLink(atPath: repo + "/bin/spool-send", withDestinationPath: "launcher")
         _ = FileManager.default.createFile(atPath: repo + "/Package.swift", contents: Data("// package\n".utf8))
         _ = FileManager.default.createFile(

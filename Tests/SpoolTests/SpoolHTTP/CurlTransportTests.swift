@@ -14,7 +14,8 @@ import Testing
         defer { server.stop() }
         let transport = CurlTransport(settings: TransportSettings())
         let origin = server.baseURL
-        // One after another, so that each takes the handle the one before gave back.
+        // One after another on the engine's thread, whose next turn comes after the last transfer gave its
+        // handle back: each takes the handle of the one before.
         let requests = [
             HTTPRequest(
                 method: "PUT", url: origin + "/one", headers: [("X-First", "1")], body: Array("first body".utf8),
@@ -24,11 +25,13 @@ import Testing
                 method: "DELETE", url: origin + "/three", headers: [("X-Third", "3")], body: nil, origin: origin,
                 tls: TLSFiles()),
         ]
-        for request in requests {
-            let result = await transport.send(request)
-            guard case let .success(response) = result, response.status == 204 else {
-                Issue.record("\(request.method) \(request.url): \(result)")
-                return
+        await withTaskExecutorPreference(transport.laneExecutor) {
+            for request in requests {
+                let result = await transport.send(request)
+                guard case let .success(response) = result, response.status == 204 else {
+                    Issue.record("\(request.method) \(request.url): \(result)")
+                    return
+                }
             }
         }
         let seen = server.requests.map { ($0.method, $0.path, $0.header("X-First"), $0.header("X-Third"), $0.text) }
