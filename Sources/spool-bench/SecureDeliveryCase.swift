@@ -37,7 +37,7 @@ func benchSecureDelivery(_ report: Report, _ config: Config) {
         values: (0..<config.repetitions).map { _ in
             bareURLSessionLoop(base: server.base, count: config.curlCount, concurrency: 4)
         })
-    let s = Stats(values: four), py = Stats(values: python), bare = Stats(values: curl)
+    let s = Stats(values: four), py = Stats(values: python), bare = Stats(values: curl), files = Stats(values: floor)
     report.add(
         "https delivery, concurrency 4, ops/s", spool: describe(s, "/s"),
         baseline: "bare URLSession " + describe(session, "/s"),
@@ -53,8 +53,8 @@ func benchSecureDelivery(_ report: Report, _ config: Config) {
     // What bounds the row above: curl's loop touches no file, and spool cannot go much past the file work.
     report.add(
         "https delivery, concurrency 4, ops/s", spool: describe(s, "/s"),
-        baseline: "file floor (readdir, rename, read, unlink) " + describe(Stats(values: floor), "/s"),
-        ratio: s.median / Stats(values: floor).median)
+        baseline: "file floor (readdir, rename, read, unlink) " + describe(files, "/s"),
+        ratio: s.median / files.median)
     let shell = Stats(values: dropped)
     report.add(
         "https delivery of shell-dropped files, ops/s", spool: describe(shell, "/s"),

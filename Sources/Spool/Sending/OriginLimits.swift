@@ -151,16 +151,11 @@ package final class OriginLimits: Sendable {
             // `acquire` made the window that issued the ticket, and windows are never removed. Changed in
             // place: a copy taken out of the dictionary would copy the pacer's record of answers on every
             // request (thousands of them at full speed).
-            let (changed, cut) = OriginLimits.settle(
-                &state.windows[origin]!, ticket: ticket, result, nowSeconds: nowSeconds)
+            let settled = OriginLimits.settle(&state.windows[origin]!, ticket: ticket, result, nowSeconds: nowSeconds)
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
             if case .success = result { state.answered.insert(origin) }
-            let window = state.windows[origin]!
-            let told = (
-                size: Int(window.window), maximum: window.maximum, rate: window.pacer.rate, limit: window.pacer.limit
-            )
-            return (changed, cut, told, state.waiters.removeValue(forKey: origin) ?? [])
+            return (settled.changed, settled.cut, settled.window, state.waiters.removeValue(forKey: origin) ?? [])
         }
         for waiter in waiters { waiter.resume() }
         if changed { log.detail("\(origin): window \(window.size) (at most \(window.maximum))") }
@@ -171,14 +166,18 @@ package final class OriginLimits: Sendable {
         }
     }
 
-    /// What the answer to `ticket` does to `window`: whether its size changed and whether its rate was cut.
+    /// What the answer to `ticket` does to `window`: whether its size changed, whether its rate was cut, and
+    /// what the log says of it then.
     private static func settle(
         _ window: inout OriginWindow, ticket: Int, _ result: Result<HTTPResponse, TransportError>?, nowSeconds: Double
-    ) -> (changed: Bool, cut: Bool) {
+    ) -> (changed: Bool, cut: Bool, window: (size: Int, maximum: Int, rate: Double?, limit: Double)) {
         let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
-        guard case let .success(response) = result else { return (changed, false) }
-        OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds)
-        return (changed, window.pace(status: response.status, ticket: ticket, nowSeconds: nowSeconds))
+        var cut = false
+        if case let .success(response) = result {
+            OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds)
+            cut = window.pace(status: response.status, ticket: ticket, nowSeconds: nowSeconds)
+        }
+        return (changed, cut, (Int(window.window), window.maximum, window.pacer.rate, window.pacer.limit))
     }
 
     /// Counts what an attempt to `origin` came to, and whether it retried an operation tried before.

@@ -35,8 +35,7 @@ import Testing
             }
         }
         let seen = server.requests.map { ($0.method, $0.path, $0.header("X-First"), $0.header("X-Third"), $0.text) }
-        #expect(seen.count == 3)
-        guard seen.count == 3 else { return }
+        try #require(seen.count == 3, "the server received \(seen.count) requests")
         #expect(seen[0] == ("PUT", "/one", "1", nil, "first body"))
         #expect(seen[1] == ("GET", "/two", nil, nil, ""), "the PUT's method, header and body stayed behind")
         #expect(seen[2] == ("DELETE", "/three", nil, "3", ""))
