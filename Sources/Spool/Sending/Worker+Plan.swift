@@ -19,6 +19,9 @@ extension Worker {
         /// Files under plain names were seen: one may be a producer still writing (left for a later run),
         /// which changes no folder time when it finishes, so no idle hint may be written.
         package var sawPlainNames = false
+        /// Asked only whether anything is due (`makePlan(deciding: true)`): a key whose first operation is
+        /// due was found, and no lanes were formed.
+        package var foundDue = false
         /// Every id in `new/` and `cur/`, listed on first use: only `depends_on` needs it.
         package let present = PresentIndex()
     }
@@ -54,8 +57,10 @@ extension Worker {
     ///
     /// The first pass reads only file names, without allocating, to find each key's first operation and
     /// whether it is due; so a queue of thousands of waiting operations costs one directory listing. The
-    /// second pass, only for keys with something due, collects their operations.
-    package func makePlan() -> Plan {
+    /// second pass, only for keys with something due, collects their operations. `deciding`, for the front
+    /// that only asks whether to start a sender, skips the second pass once a key's first operation is due
+    /// for certain (`foundDue`): the sender lists its lanes itself.
+    package func makePlan(deciding: Bool = false) -> Plan {
         let started = Timestamp.nowMicroseconds()
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
         var builder = PlanBuilder(
@@ -70,6 +75,11 @@ extension Worker {
                 try builder.listHeld(spool)
                 let dueKeys = builder.dueKeys()
                 guard !dueKeys.isEmpty else { return }
+                // A tied head may turn out not due once its key is sorted by id: only the second pass tells.
+                if deciding, dueKeys.contains(where: { builder.heads[$0]?.tied == false }) {
+                    builder.plan.foundDue = true
+                    return
+                }
                 // The quick reading and the full one must agree; a name only one accepts must not sit
                 // silently at the head of its key.
                 for fileName in try builder.collect(dueKeys, spool) {

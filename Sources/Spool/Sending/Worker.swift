@@ -205,9 +205,9 @@ public final class Worker: Sendable {
         OriginRecord.write(records, to: spool)
     }
 
-    /// Whether anything is due now: the light front's question. It plans a round as a run would, so it reads
-    /// only names, except that files dropped under plain names are admitted (read, checked, renamed or filed)
-    /// and what expired is filed, which needs no HTTP.
+    /// Whether anything is due now: the light front's question. It plans a round as a run would, up to the
+    /// first key found due, so it reads only names, except that files dropped under plain names are admitted
+    /// (read, checked, renamed or filed) and what expired is filed, which needs no HTTP.
     ///
     /// A queue that was idle at the last look and has not changed since is not listed again (`IdleHint`).
     public func hasDueWork() -> Bool {
@@ -217,7 +217,8 @@ public final class Worker: Sendable {
         }
         // Folder times before the listing: a change made after this reading shows as a different time later.
         let before = IdleHint.folderTimes(spool)
-        let plan = makePlan()
+        let plan = makePlan(deciding: true)
+        if plan.foundDue { return true }
         if plan.lanes.isEmpty, !plan.heldByPause.isEmpty {
             // Nothing due but what paused origins hold: said here, as the sender would have said it.
             notePauses(plan)

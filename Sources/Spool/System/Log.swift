@@ -23,15 +23,17 @@ public struct Log: Sendable {
     public static let silent = Log(program: "", level: .quiet)
 
     /// Something an operator should see even with `-q`: a file moved to `failed/` or `conflict/`, an I/O error.
-    public func warning(_ message: @autoclosure () -> String) { write(message(), at: .quiet) }
+    public func warning(_ message: @autoclosure () -> String) { write(message, at: .quiet) }
     /// Something an operator normally wants to see: a recovered claim, a coalesced write.
-    public func notice(_ message: @autoclosure () -> String) { write(message(), at: .normal) }
+    public func notice(_ message: @autoclosure () -> String) { write(message, at: .normal) }
     /// Per-operation detail, with `-v`.
-    public func detail(_ message: @autoclosure () -> String) { write(message(), at: .verbose) }
+    public func detail(_ message: @autoclosure () -> String) { write(message, at: .verbose) }
 
-    package func write(_ message: String, at needed: Level) {
+    /// Writes `message` when the level asks for it. Made only then: a detail line per request cost a string
+    /// built and thrown away on every request.
+    private func write(_ message: () -> String, at needed: Level) {
         guard !program.isEmpty, level >= needed else { return }
-        let line = Array("\(program): \(message)\n".utf8)
+        let line = Array("\(program): \(message())\n".utf8)
         try? FileDescriptor(rawValue: STDERR_FILENO).writeAll(line)
     }
 }

@@ -67,7 +67,11 @@ public struct ResponseHead: Sendable {
                 lastName = nil
                 return true
             }
-            let key = String(decoding: name.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+            // Lower-cased straight into the string: a token is ASCII, and no array is made per line.
+            let key = String(unsafeUninitializedCapacity: name.count) { key in
+                for (offset, byte) in name.enumerated() { key[offset] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+                return name.count
+            }
             let value = ResponseHead.value(text, from: colon + 1)
             // Empty list elements are ignored (RFC 9110 section 5.6.1), so that a join never ends in ", ".
             fields[key] = fields[key].map { $0.isEmpty ? value : value.isEmpty ? $0 : $0 + ", " + value } ?? value

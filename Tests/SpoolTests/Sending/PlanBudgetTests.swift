@@ -68,4 +68,30 @@ import Testing
         let heads = plan.lanes.dropFirst().map { $0[0].state.orderMicroseconds }
         #expect(heads == heads.sorted(), "then the oldest keys")
     }
+
+    /// The front only asks whether to start a sender: it stops at the first key that is due for certain,
+    /// forms no lane, and still finds nothing due (with the next due time) in a queue that waits.
+    @Test func theFrontStopsAtTheFirstDueKeyAndStillSeesAWaitingQueue() throws {
+        let temporary = TemporarySpool()
+        let spool = try queue(temporary, keys: 3, each: 2)
+        let worker = Worker(spool: spool, options: WorkerOptions())
+        let deciding = worker.makePlan(deciding: true)
+        #expect(deciding.foundDue && deciding.lanes.isEmpty)
+        #expect(worker.makePlan().lanes.count == 3, "a sender's plan forms every lane")
+        #expect(worker.hasDueWork())
+
+        let waiting = TemporarySpool()
+        let later = try waiting.open()
+        let notBefore = Timestamp.formatRFC3339(Timestamp.nowSeconds() + 3600)
+        _ = try later.enqueue(
+            try Operation(
+                document: .object([
+                    ("method", .string("PUT")), ("url", .string("http://127.0.0.1:9/later")),
+                    ("not_before", .string(notBefore))
+                ])))
+        let idle = Worker(spool: later, options: WorkerOptions()).makePlan(deciding: true)
+        #expect(!idle.foundDue && idle.lanes.isEmpty)
+        #expect(idle.nextDue != nil, "the next due time is still learned, for the idle hint")
+        #expect(!Worker(spool: later, options: WorkerOptions()).hasDueWork())
+    }
 }
