@@ -67,7 +67,7 @@ extension Worker {
         case let .go(granted):
             // The wait for room may have been long: a stop asked meanwhile comes first, and so does a
             // transport failure of the request this lane waited behind (the origin's probe).
-            let blocked = state.withLock { $0.blockedOrigins[origin] != nil }
+            let blocked = state.withLock { !$0.blockedOrigins.isEmpty && $0.blockedOrigins[origin] != nil }
             if blocked { countWaiting(origin) }
             if isStopping || blocked {
                 limits.finish(origin, ticket: granted, nil)
