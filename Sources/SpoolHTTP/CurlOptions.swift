@@ -72,14 +72,19 @@ struct CurlOptions: Equatable {
             body = nil
         } else {
             method = upper == "HEAD" ? .head : upper != "GET" || request.body != nil ? .custom(request.method) : .get
-            body = request.body ?? (["POST", "PUT", "PATCH"].contains(upper) ? [] : nil)
+            switch upper {
+            case "POST", "PUT", "PATCH": body = request.body ?? []
+            default: body = request.body
+            }
         }
         // A list, not a set: a request has a handful of headers, and hashing them cost more than the scan.
         let names = request.headers.map { $0.name.lowercased() }
         headerLines = request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
-        for (name, lowercased) in [("Accept", "accept"), ("Expect", "expect"), ("Content-Type", "content-type")]
-        where !names.contains(lowercased) {
-            headerLines.append("\(name):")
+        for (name, lowercased) in CurlOptions.suppressedDefaults where !names.contains(lowercased) {
+            headerLines.append(name + ":")
         }
     }
+
+    /// The headers libcurl would add of its own, with their names lower-cased: made once, not per request.
+    static let suppressedDefaults = [("Accept", "accept"), ("Expect", "expect"), ("Content-Type", "content-type")]
 }

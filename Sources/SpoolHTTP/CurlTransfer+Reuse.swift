@@ -64,7 +64,7 @@ extension CurlTransfer {
         sockets.withLock { sockets in
             let wanted = Known(port: port, peer: peer)
             if let known = sockets.first(where: { $0.value == wanted })?.key {
-                if endpoint(known, local: true)?.port == port { return known }
+                if localPort(known) == port { return known }
                 sockets[known] = .some(nil)
             }
             for (socket, known) in sockets where known == nil {
@@ -74,6 +74,27 @@ extension CurlTransfer {
                 if bound == port, remote == peer { return socket }
             }
             return nil
+        }
+    }
+
+    /// The local port of a socket (getsockname), nil when it is not an IP socket: the per-request check of
+    /// a known socket, which needs no address text.
+    private static func localPort(_ socket: Int32) -> UInt16? {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) == 0 }
+        }
+        guard ok else { return nil }
+        let family = Int32(address.ss_family)
+        return withUnsafePointer(to: &address) { pointer -> UInt16? in
+            switch family {
+            case AF_INET:
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+            case AF_INET6:
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            default: nil
+            }
         }
     }
 
