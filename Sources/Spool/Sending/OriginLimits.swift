@@ -134,9 +134,8 @@ package final class OriginLimits: Sendable {
                 await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                     // Checked again under the lock, so that a finish between the two cannot be missed.
                     let roomNow = state.withLock { state -> Bool in
-                        let index = state.windows.index(forKey: origin)!
-                        let (inFlight, size) = (state.windows.values[index].inFlight, state.windows.values[index].window)
-                        if inFlight < OriginLimits.room(origin, state, window: size) { return true }
+                        let window = state.windows[origin]!
+                        if window.inFlight < OriginLimits.room(origin, state, window: window.window) { return true }
                         state.waiters[origin, default: []].append(waiter)
                         return false
                     }

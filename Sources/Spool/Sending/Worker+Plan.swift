@@ -58,8 +58,8 @@ extension Worker {
     /// The first pass reads only file names, without allocating, to find each key's first operation and
     /// whether it is due; so a queue of thousands of waiting operations costs one directory listing. The
     /// second pass, only for keys with something due, collects their operations. `deciding`, for the front
-    /// that only asks whether to start a sender, skips the second pass once a key's first operation is due
-    /// for certain (`foundDue`): the sender lists its lanes itself.
+    /// that only asks whether to start a sender, skips the second pass when the first found a key whose first
+    /// operation is due for certain (`foundDue`): the sender forms its lanes itself.
     package func makePlan(deciding: Bool = false) -> Plan {
         let started = Timestamp.nowMicroseconds()
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
@@ -75,8 +75,12 @@ extension Worker {
                 try builder.listHeld(spool)
                 let dueKeys = builder.dueKeys()
                 guard !dueKeys.isEmpty else { return }
-                // A tied head may turn out not due once its key is sorted by id: only the second pass tells.
-                if deciding, dueKeys.contains(where: { builder.heads[$0]?.tied == false }) {
+                // Only the second pass tells for a tied head, which may turn out not due once its key is
+                // sorted by id, and after files dropped under plain names were taken in: a dropped DELETE may
+                // have cancelled a head noted in the first pass.
+                if deciding, !builder.plan.sawPlainNames,
+                    dueKeys.contains(where: { builder.heads[$0]?.tied == false })
+                {
                     builder.plan.foundDue = true
                     return
                 }

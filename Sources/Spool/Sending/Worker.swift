@@ -205,9 +205,10 @@ public final class Worker: Sendable {
         OriginRecord.write(records, to: spool)
     }
 
-    /// Whether anything is due now: the light front's question. It plans a round as a run would, up to the
-    /// first key found due, so it reads only names, except that files dropped under plain names are admitted
-    /// (read, checked, renamed or filed) and what expired is filed, which needs no HTTP.
+    /// Whether anything is due now: the light front's question. It plans a round as a run would, without the
+    /// second pass when the first found a key certainly due, so it reads only names, except that files dropped
+    /// under plain names are admitted (read, checked, renamed or filed) and what expired is filed, which needs
+    /// no HTTP.
     ///
     /// A queue that was idle at the last look and has not changed since is not listed again (`IdleHint`).
     public func hasDueWork() -> Bool {

@@ -69,7 +69,9 @@ public struct ResponseHead: Sendable {
             }
             // Lower-cased straight into the string: a token is ASCII, and no array is made per line.
             let key = String(unsafeUninitializedCapacity: name.count) { key in
-                for (offset, byte) in name.enumerated() { key[offset] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+                for (offset, byte) in name.enumerated() {
+                    key[offset] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+                }
                 return name.count
             }
             let value = ResponseHead.value(text, from: colon + 1)

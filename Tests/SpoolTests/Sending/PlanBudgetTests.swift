@@ -94,4 +94,34 @@ import Testing
         #expect(idle.nextDue != nil, "the next due time is still learned, for the idle hint")
         #expect(!Worker(spool: later, options: WorkerOptions()).hasDueWork())
     }
+
+    /// Two operations of one key with the same order stamp: the first by id is not due, so nothing is, and
+    /// only the second pass can tell. The front must not take the tie for a due key.
+    @Test func aTiedHeadIsSortedBeforeTheFrontCallsItDue() throws {
+        let temporary = TemporarySpool()
+        let later = Timestamp.nowSeconds() + 3600, order = (Timestamp.nowSeconds() - 10) * 1_000_000
+        temporary.drop("new", "a-first:o=\(order),k=00000000000000ab,a=1,t=\(later)", "{}")
+        temporary.drop("new", "b-second:o=\(order),k=00000000000000ab", "{}")
+        let worker = Worker(spool: try temporary.open(), options: WorkerOptions())
+        let plan = worker.makePlan(deciding: true)
+        #expect(!plan.foundDue && plan.lanes.isEmpty, "the key's first operation waits until \(later)")
+        #expect(plan.nextDue == later)
+        #expect(!worker.hasDueWork())
+    }
+
+    /// A DELETE dropped under a plain name cancels the create that was the only due work: the front, which
+    /// noted the create as its key's head before taking the DELETE in, must not start a sender for nothing.
+    @Test func aDroppedDeleteThatCancelsTheOnlyDueCreateLeavesNothingDue() throws {
+        let temporary = TemporarySpool()
+        let spool = try temporary.open()
+        _ = try spool.enqueue(
+            try Operation(
+                document: .object([
+                    ("method", .string("POST")), ("url", .string("http://127.0.0.1:9/items")),
+                    ("key", .string("i2")), ("creates", .bool(true))
+                ])))
+        temporary.drop("new", "delete-2", #"{"method":"DELETE","url":"http://127.0.0.1:9/items/2","key":"i2"}"# + "\n")
+        #expect(!Worker(spool: spool, options: WorkerOptions()).hasDueWork())
+        #expect(temporary.names("new").isEmpty, "the create and the DELETE are both gone: \(temporary.names("new"))")
+    }
 }
