@@ -77,15 +77,49 @@ extension CurlTransfer {
         }
     }
 
-    /// The local port of a socket (getsockname), nil when it is not an IP socket: the per-request check of
-    /// a known socket, which needs no address text.
+    /// The local port of a socket, nil when it is not an IP socket: the per-request check of a known socket,
+    /// which needs no address text.
     private static func localPort(_ socket: Int32) -> UInt16? {
+        address(socket, local: true).flatMap { port(of: $0) }
+    }
+
+    /// This side (getsockname) or the peer's (getpeername) of a socket, nil when it is not a connected
+    /// IP socket.
+    private static func endpoint(_ socket: Int32, local: Bool) -> Endpoint? {
+        guard var address = address(socket, local: local), let port = port(of: address) else { return nil }
+        let family = Int32(address.ss_family)
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        withUnsafePointer(to: &address) { pointer in
+            if family == AF_INET {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { a in
+                    var raw = a.pointee.sin_addr
+                    inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
+                }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a in
+                    var raw = a.pointee.sin6_addr
+                    inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
+                }
+            }
+        }
+        return Endpoint(address: String(cString: text), port: port)
+    }
+
+    /// The address of one side of a socket, nil when the call fails.
+    private static func address(_ socket: Int32, local: Bool) -> sockaddr_storage? {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                local ? getsockname(socket, $0, &length) == 0 : getpeername(socket, $0, &length) == 0
+            }
         }
-        guard ok else { return nil }
+        return ok ? address : nil
+    }
+
+    /// The port of an IPv4 or IPv6 address, nil for any other family.
+    private static func port(of address: sockaddr_storage) -> UInt16? {
+        var address = address
         let family = Int32(address.ss_family)
         return withUnsafePointer(to: &address) { pointer -> UInt16? in
             switch family {
@@ -96,38 +130,6 @@ extension CurlTransfer {
                     UInt16(bigEndian: $0.pointee.sin6_port)
                 }
             default: nil
-            }
-        }
-    }
-
-    /// This side (getsockname) or the peer's (getpeername) of a socket, nil when it is not a connected
-    /// IP socket.
-    private static func endpoint(_ socket: Int32, local: Bool) -> Endpoint? {
-        var address = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                local ? getsockname(socket, $0, &length) == 0 : getpeername(socket, $0, &length) == 0
-            }
-        }
-        guard ok else { return nil }
-        let family = Int32(address.ss_family)
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        return withUnsafePointer(to: &address) { pointer -> Endpoint? in
-            switch family {
-            case AF_INET:
-                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { a in
-                    var raw = a.pointee.sin_addr
-                    inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
-                    return Endpoint(address: String(cString: text), port: UInt16(bigEndian: a.pointee.sin_port))
-                }
-            case AF_INET6:
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a in
-                    var raw = a.pointee.sin6_addr
-                    inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
-                    return Endpoint(address: String(cString: text), port: UInt16(bigEndian: a.pointee.sin6_port))
-                }
-            default: return nil
             }
         }
     }
