@@ -46,12 +46,14 @@ import Testing
         #expect(builds() == 1, "nothing changed: no build")
 
         /// Marks `file` as changed since the last build without waiting for the clock to move on: the launcher's
-        /// stamp is dated two seconds back, and the file now.
+        /// stamp is dated two seconds back, and the file one second back. Not now: the stamp the next build
+        /// writes takes its time from the kernel's coarse clock, which can read a few milliseconds behind
+        /// `Date()`, and a file dated `Date()` could then look newer than that build and rebuild again.
         func touchAfterBuild(_ file: String) throws {
             let now = Date()
             try FileManager.default.setAttributes(
                 [.modificationDate: now.addingTimeInterval(-2)], ofItemAtPath: repo + "/.build/spool-built")
-            try FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: file)
+            try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-1)], ofItemAtPath: file)
         }
 
         for round in 1...2 {
