@@ -77,14 +77,20 @@ struct CurlOptions: Equatable {
             default: body = request.body
             }
         }
-        // A list, not a set: a request has a handful of headers, and hashing them cost more than the scan.
-        let names = request.headers.map { $0.name.lowercased() }
-        headerLines = request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
-        for (name, lowercased) in CurlOptions.suppressedDefaults where !names.contains(lowercased) {
+        headerLines = []
+        headerLines.reserveCapacity(request.headers.count + CurlOptions.suppressedDefaults.count)
+        for header in request.headers {
+            headerLines.append(header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)")
+        }
+        // A scan, not a set: a request has a handful of headers, and hashing them cost more than the scan.
+        for (name, lowercased) in CurlOptions.suppressedDefaults
+        where !request.headers.contains(where: { HTTPSyntax.equalsIgnoringCase($0.name, lowercased) }) {
             headerLines.append(name + ":")
         }
     }
 
     /// The headers libcurl would add of its own, with their names lower-cased: made once, not per request.
-    static let suppressedDefaults = [("Accept", "accept"), ("Expect", "expect"), ("Content-Type", "content-type")]
+    static let suppressedDefaults: [(String, StaticString)] = [
+        ("Accept", "accept"), ("Expect", "expect"), ("Content-Type", "content-type"),
+    ]
 }

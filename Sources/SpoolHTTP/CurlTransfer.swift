@@ -132,12 +132,17 @@ final class CurlTransfer: @unchecked Sendable {
             pointer(CCURLOPT_POSTFIELDS, copy.baseAddress)
             ccurl_setopt_offset(easy, Int32(CCURLOPT_POSTFIELDSIZE_LARGE), Int64(bytes.count))
         }
-        for line in options.headerLines { headerList = curl_slist_append(headerList, line) }
+        for line in options.headerLines { headerList = line.withCString { curl_slist_append(headerList, $0) } }
         pointer(CCURLOPT_HTTPHEADER, headerList)
     }
 
     func long(_ option: Int, _ value: Int) { ccurl_setopt_long(easy, Int32(option), value) }
-    private func string(_ option: Int, _ value: String) { ccurl_setopt_pointer(easy, Int32(option), value) }
+    /// Sets a text option. Through `withCString`, which lends a Swift string's own bytes, where passing the
+    /// string as a pointer copies it into a new array first: libcurl copies what it keeps (as it copies what
+    /// `curl_slist_append` is given).
+    private func string(_ option: Int, _ value: String) {
+        value.withCString { ccurl_setopt_pointer(easy, Int32(option), $0) }
+    }
     func pointer(_ option: Int, _ value: UnsafeRawPointer?) { ccurl_setopt_pointer(easy, Int32(option), value) }
 
     /// Ends a transfer libcurl never started.

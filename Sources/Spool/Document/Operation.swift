@@ -162,13 +162,22 @@ public struct Operation: Sendable {
     /// The origin (`scheme://host[:port]`, lower-cased, default port omitted) of an `http` or `https` URL,
     /// or an error saying what is wrong with it.
     public static func origin(of url: String) throws(OperationError) -> String {
-        // Bytes, not Characters: the URL is checked to be printable ASCII first, and this runs for every
-        // operation read.
-        let bytes = Array(url.utf8)
-        guard !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
-            throw .invalidURL(url, why: "contains spaces, control or non-ASCII characters (percent-encode them)")
+        // Bytes read in place, not Characters and no copy: this runs for every operation read.
+        var text = url, why = ""
+        guard let origin = text.withUTF8({ origin(parsing: $0, why: &why) }) else { throw .invalidURL(url, why: why) }
+        return origin
+    }
+
+    /// `origin(of:)` over the URL's bytes; nil, and `why` set, when the URL is refused. Plain values in and
+    /// out, no `Result` of a tuple: the runtime looked up that generic type's metadata on every call.
+    private static func origin(parsing bytes: UnsafeBufferPointer<UInt8>, why: inout String) -> String? {
+        func invalid(_ reason: String) -> String? {
+            why = reason
+            return nil
         }
-        func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self).lowercased() }
+        guard !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
+            return invalid("contains spaces, control or non-ASCII characters (percent-encode them)")
+        }
         // The first "://", found by a plain scan: a search that compared a slice at every index cost more
         // than the rest of the document's checks together.
         var schemeEnd: Int?
@@ -179,51 +188,65 @@ public struct Operation: Sendable {
             schemeEnd = index
             break
         }
-        guard let schemeEnd else {
-            throw .invalidURL(url, why: "has no scheme; only http:// and https:// URLs are sent")
-        }
-        let scheme = text(0..<schemeEnd)
-        guard scheme == "http" || scheme == "https" else {
-            throw .invalidURL(url, why: "has scheme \"\(scheme)\"; only http and https are sent")
+        guard let schemeEnd else { return invalid("has no scheme; only http:// and https:// URLs are sent") }
+        let scheme = bytes[0..<schemeEnd]
+        let secure = HTTPSyntax.equalsIgnoringCase(scheme, "https")
+        guard secure || HTTPSyntax.equalsIgnoringCase(scheme, "http") else {
+            return invalid("has scheme \"\(HTTPSyntax.lowercasedText(scheme))\"; only http and https are sent")
         }
         let authorityStart = schemeEnd + 3
         let authorityEnd =
             bytes[authorityStart...].firstIndex {
                 $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
             } ?? bytes.count
-        let authority = authorityStart..<authorityEnd
-        guard !bytes[authority].contains(UInt8(ascii: "@")) else {
-            throw .invalidURL(
-                url, why: "carries credentials; name a profile with \"auth\" instead, so no secret enters the spool")
+        var host = authorityStart..<authorityEnd, port: Range<Int>?
+        guard splitAuthority(bytes, host: &host, port: &port, why: &why) else { return nil }
+        guard !host.isEmpty else { return invalid("has no host") }
+        var portSuffix = ""
+        if let port {
+            guard let number = Int(String(decoding: bytes[port], as: UTF8.self)), (1...65535).contains(number) else {
+                return invalid("has an invalid port")
+            }
+            if number != (secure ? 443 : 80) { portSuffix = ":" + String(number) }
         }
-        var host = authority
-        var port = authorityEnd..<authorityEnd
+        let prefix = secure ? "https://" : "http://"
+        let length = prefix.utf8.count + host.count + portSuffix.utf8.count
+        return String(unsafeUninitializedCapacity: length) { out in
+            // One string written in place: the origin is made for every operation read.
+            let lowercasedHost = bytes[host].lazy.map(HTTPSyntax.lowercased)
+            var next = out.initialize(from: prefix.utf8).1
+            next = out[next...].initialize(from: lowercasedHost).1
+            return out[next...].initialize(from: portSuffix.utf8).1
+        }
+    }
+
+    /// Splits the authority `host` of `bytes` into the host (`[v6]` or a name) and the port (nil: none given; a
+    /// trailing `:` gives an empty one, which the caller refuses). False, with `why` set, when it is refused.
+    private static func splitAuthority(
+        _ bytes: UnsafeBufferPointer<UInt8>, host: inout Range<Int>, port: inout Range<Int>?, why: inout String
+    ) -> Bool {
+        let authority = host
+        guard !bytes[authority].contains(UInt8(ascii: "@")) else {
+            why = "carries credentials; name a profile with \"auth\" instead, so no secret enters the spool"
+            return false
+        }
         if bytes[authority].first == UInt8(ascii: "[") {
             guard let close = bytes[authority].firstIndex(of: UInt8(ascii: "]")) else {
-                throw .invalidURL(url, why: "has an unterminated IPv6 address")
+                why = "has an unterminated IPv6 address"
+                return false
             }
-            host = authorityStart..<close + 1
-            if close + 1 < authorityEnd {
-                guard bytes[close + 1] == UInt8(ascii: ":") else {
-                    throw .invalidURL(url, why: "has text after its IPv6 address")
-                }
-                port = close + 2..<authorityEnd
+            host = authority.lowerBound..<close + 1
+            guard close + 1 < authority.upperBound else { return true }
+            guard bytes[close + 1] == UInt8(ascii: ":") else {
+                why = "has text after its IPv6 address"
+                return false
             }
+            port = close + 2..<authority.upperBound
         } else if let colon = bytes[authority].lastIndex(of: UInt8(ascii: ":")) {
-            host = authorityStart..<colon
-            port = colon + 1..<authorityEnd
+            host = authority.lowerBound..<colon
+            port = colon + 1..<authority.upperBound
         }
-        guard !host.isEmpty else { throw .invalidURL(url, why: "has no host") }
-        var portSuffix = ""
-        if !port.isEmpty || bytes[authority].last == UInt8(ascii: ":") {
-            guard let number = Int(text(port)), (1...65535).contains(number) else {
-                throw .invalidURL(url, why: "has an invalid port")
-            }
-            if !(scheme == "http" && number == 80) && !(scheme == "https" && number == 443) {
-                portSuffix = ":\(number)"
-            }
-        }
-        return "\(scheme)://\(text(host))\(portSuffix)"
+        return true
     }
 }
 

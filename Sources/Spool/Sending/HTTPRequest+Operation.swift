@@ -17,9 +17,14 @@ extension HTTPRequest {
     ) {
         let credentials = profile.headers
         var headers = operation.headers
-        func has(_ name: String) -> Bool { headers.contains { $0.name.lowercased() == name } }
-        let credentialNames = Set(credentials.map { $0.name.lowercased() })
-        headers.removeAll { credentialNames.contains($0.name.lowercased()) }
+        headers.reserveCapacity(headers.count + 4 + credentials.count)
+        func has(_ name: StaticString) -> Bool {
+            headers.contains { HTTPSyntax.equalsIgnoringCase($0.name, name) }
+        }
+        if !credentials.isEmpty {
+            let credentialNames = Set(credentials.map { $0.name.lowercased() })
+            headers.removeAll { credentialNames.contains($0.name.lowercased()) }
+        }
         if !has("user-agent") { headers.append(("User-Agent", userAgent)) }
         if operation.bodyIsJSON, !has("content-type") { headers.append(("Content-Type", "application/json")) }
         headers.append(

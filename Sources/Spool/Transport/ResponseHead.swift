@@ -40,7 +40,8 @@ public struct ResponseHead: Sendable {
         // the "/" of "HTTP/". Any other line after a final head is a trailer, not kept.
         if text.starts(with: "HTTP/".utf8) {
             status = ResponseHead.statusCode(text)
-            fields = [:]
+            // Room for a usual head's fields at once, rather than grown twice on the way.
+            fields = Dictionary(minimumCapacity: 8)
             lastName = nil
             isHTTP1 = text.starts(with: "HTTP/1".utf8)
             isComplete = false
@@ -68,15 +69,13 @@ public struct ResponseHead: Sendable {
                 return true
             }
             // Lower-cased straight into the string: a token is ASCII, and no array is made per line.
-            let key = String(unsafeUninitializedCapacity: name.count) { key in
-                for (offset, byte) in name.enumerated() {
-                    key[offset] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
-                }
-                return name.count
-            }
+            let key = HTTPSyntax.lowercasedText(name)
             let value = ResponseHead.value(text, from: colon + 1)
             // Empty list elements are ignored (RFC 9110 section 5.6.1), so that a join never ends in ", ".
-            fields[key] = fields[key].map { $0.isEmpty ? value : value.isEmpty ? $0 : $0 + ", " + value } ?? value
+            // One lookup for a new field, the usual case; a repeated one is joined in a second.
+            if let earlier = fields.updateValue(value, forKey: key) {
+                fields[key] = earlier.isEmpty ? value : value.isEmpty ? earlier : earlier + ", " + value
+            }
             lastName = key
             lastWasEmpty = value.isEmpty
         } else {

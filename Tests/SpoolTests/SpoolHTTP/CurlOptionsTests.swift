@@ -46,6 +46,10 @@ import Testing
         let own = CurlOptions(
             Self.request("GET", headers: [("accept", "text/plain"), ("expect", "100-continue")]), TransportSettings())
         #expect(own.headerLines == ["accept: text/plain", "expect: 100-continue", "Content-Type:"])
+        // Names match in any case, and only whole: Accept-Encoding is not Accept.
+        let mixed = CurlOptions(
+            Self.request("PUT", headers: [("ACCEPT", "x"), ("Accept-Encoding", "gzip")]), TransportSettings())
+        #expect(mixed.headerLines == ["ACCEPT: x", "Accept-Encoding: gzip", "Expect:", "Content-Type:"])
     }
 
     @Test func versionAndMultiplexing() {
