@@ -199,8 +199,9 @@ public struct Operation: Sendable {
             bytes[authorityStart...].firstIndex {
                 $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
             } ?? bytes.count
-        var host = authorityStart..<authorityEnd, port: Range<Int>?
-        guard splitAuthority(bytes, host: &host, port: &port, why: &why) else { return nil }
+        let authority = authorityStart..<authorityEnd
+        var host = authority, port: Range<Int>?
+        guard splitAuthority(bytes, authority, host: &host, port: &port, why: &why) else { return nil }
         guard !host.isEmpty else { return invalid("has no host") }
         var portSuffix = ""
         if let port {
@@ -220,12 +221,13 @@ public struct Operation: Sendable {
         }
     }
 
-    /// Splits the authority `host` of `bytes` into the host (`[v6]` or a name) and the port (nil: none given; a
-    /// trailing `:` gives an empty one, which the caller refuses). False, with `why` set, when it is refused.
+    /// Splits `authority` of `bytes` into `host` (`[v6]` or a name; the whole authority when there is no port)
+    /// and `port` (nil: none given; a trailing `:` gives an empty one, which the caller refuses). False, with
+    /// `why` set, when it is refused.
     private static func splitAuthority(
-        _ bytes: UnsafeBufferPointer<UInt8>, host: inout Range<Int>, port: inout Range<Int>?, why: inout String
+        _ bytes: UnsafeBufferPointer<UInt8>, _ authority: Range<Int>, host: inout Range<Int>,
+        port: inout Range<Int>?, why: inout String
     ) -> Bool {
-        let authority = host
         guard !bytes[authority].contains(UInt8(ascii: "@")) else {
             why = "carries credentials; name a profile with \"auth\" instead, so no secret enters the spool"
             return false

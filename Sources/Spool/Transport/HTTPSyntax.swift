@@ -27,23 +27,17 @@ package enum HTTPSyntax {
     package static func equalsIgnoringCase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: StaticString)
         -> Bool
     {
-        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        var expected = lowercase.utf8Start
-        for byte in bytes {
-            guard lowercased(byte) == expected.pointee else { return false }
-            expected += 1
-        }
-        return true
+        spells(bytes, lowercase)
     }
 
     /// Whether `text` spells `lowercase` (small ASCII letters) in any case.
     package static func equalsIgnoringCase(_ text: String, _ lowercase: StaticString) -> Bool {
-        guard text.utf8.count == lowercase.utf8CodeUnitCount else { return false }
-        var expected = lowercase.utf8Start
-        for byte in text.utf8 {
-            guard lowercased(byte) == expected.pointee else { return false }
-            expected += 1
-        }
-        return true
+        spells(text.utf8, lowercase)
+    }
+
+    /// The one comparison behind both: generic, but called only from this file, where it is specialized.
+    private static func spells<Bytes: Collection<UInt8>>(_ bytes: Bytes, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        return bytes.count == expected.count && zip(bytes, expected).allSatisfy { lowercased($0) == $1 }
     }
 }
