@@ -77,7 +77,7 @@ extension Worker {
             // Blocked before the window wakes the lanes waiting behind this request (the origin's probe): they
             // must find the origin blocked, not send.
             if case let .failure(failure) = result, failure.blocksOrigin {
-                state.withLock { $0.blockedOrigins[operation.origin] = failure.token }
+                state.withLock { $0.block(operation.origin, token: failure.token) }
             }
             limits.finish(operation.origin, ticket: ticket, result)
             if case let .failure(.tls(message)) = result {
@@ -206,7 +206,7 @@ extension Worker {
                 $0.parkedKeys.insert(claimed.state.keyHash)
                 $0.resumeAt = min($0.resumeAt ?? next.dueSeconds, next.dueSeconds)
                 if blocksOrigin, $0.blockedOrigins[operation.origin] == nil {
-                    $0.blockedOrigins[operation.origin] = next.lastError ?? "failed"
+                    $0.block(operation.origin, token: next.lastError ?? "failed")
                 }
             }
             return false

@@ -16,6 +16,14 @@ extension Worker {
             let nowSeconds = Timestamp.nowSeconds()
             // On hold, the operation keeps its place: what follows it in the key waits with it, even with --flush.
             if entry.state.held || !options.flush && entry.state.dueSeconds > nowSeconds { return }
+            // Its origin failed in this run, as its name says (`h=`): held back unread, so that a run over a
+            // down origin's backlog reads one document, not all of them. Two origins of one hash (1 in 2^32)
+            // would hold the other's back until the next run.
+            if entry.state.originHash != 0, let origin = blockedOrigin(hash: entry.state.originHash) {
+                countWaiting(origin)
+                park(entry)
+                return
+            }
             let operation: Operation
             switch read(entry) {
             case let .operation(read): operation = read
@@ -210,6 +218,11 @@ extension Worker {
             }
         }
         return false
+    }
+
+    /// The origin that failed in this run under the hash names carry, if any.
+    package func blockedOrigin(hash: UInt32) -> String? {
+        state.withLock { $0.blockedOriginHashes.isEmpty ? nil : $0.blockedOriginHashes[hash] }
     }
 
     /// One more operation waits on its stopped or paused origin, for the run's report.

@@ -47,6 +47,8 @@ public final class Worker: Sendable {
         /// Origins that failed at the transport level, with the failure's token: nothing more is sent to
         /// them this run.
         package var blockedOrigins: [String: String] = [:]
+        /// The same origins by the hash names carry (`h=`): a lane holds back their operations unread.
+        package var blockedOriginHashes: [UInt32: String] = [:]
         /// Operations left waiting in this run because their origin was stopped or paused, per origin.
         package var waitingOnOrigin: [String: Int] = [:]
         /// Origins that asked for a pause, met in this run, and until when.
@@ -59,6 +61,12 @@ public final class Worker: Sendable {
         /// When the earliest origin paused in this run may be sent to again, or the earliest operation it
         /// deferred is due (seconds since the epoch): a plan skips the keys parked in the run, so it cannot tell.
         package var resumeAt: Int64?
+
+        /// Nothing more is sent to `origin` this run: it failed at the transport level (`token`).
+        package mutating func block(_ origin: String, token: String) {
+            blockedOrigins[origin] = token
+            blockedOriginHashes[OrderingKey.originHash(origin)] = origin
+        }
     }
 
     /// A worker on `spool` sending through `transport`; without one it can only keep house and plan.

@@ -50,4 +50,28 @@ import Testing
         #expect(Set(spool.waiting().map(\.id)) == Set(ids))
         #expect(spool.waiting().compactMap { $0.state?.lastError }.allSatisfy { $0 == "refused" })
     }
+
+    /// Once the origin refused, the lanes behind it hold their operations back by the name's origin hash,
+    /// unread: a cron run over a down server's backlog opens the probe's document (and those the other lanes
+    /// read before the probe failed), not every document.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace; .ci/run installs it"))
+    func aRefusedOriginsBacklogIsHeldBackUnread() throws {
+        let spool = TemporarySpool()
+        let port = Self.closedPort()
+        for index in 0..<120 { try spool.enqueue(["PUT", "http://127.0.0.1:\(port)/item/\(index)", "--body", "b"]) }
+        let trace = spool.directory + "/trace"
+        let traced = try Command.run(
+            "/usr/bin/strace",
+            ["-f", "-qq", "-e", "trace=openat", "-o", trace, Command.path("spool-send"), "--spool", spool.path,
+             "--once", "--concurrency", "4"], environment: Sanitizer.withoutLeakCheck)
+        #expect(traced.status == 0, "\(traced.stderr)")
+        let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        let documents = calls.filter { $0.contains("openat(") && $0.contains(":o=") }
+        #expect((1...4).contains(documents.count), "documents opened: \(documents.count), \(documents.prefix(3))")
+        #expect(traced.stderr.contains("127.0.0.1:\(port): refused") && traced.stderr.contains("119 more operation(s) held back"),
+                "\(traced.stderr)")
+        let waiting = spool.waiting()
+        #expect(waiting.count == 120)
+        #expect(waiting.filter { ($0.state?.attempts ?? 0) > 0 }.count == 1, "one probe: \(waiting.map(\.fileName))")
+    }
 }
