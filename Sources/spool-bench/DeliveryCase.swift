@@ -100,7 +100,7 @@ private func reportAgainstPython(_ report: Report, _ config: Config, base: Strin
     // (a delivered write leaves `cur/` before its removal, so that a kill -9 sends it again only if in flight).
     let retiring = Stats(values: retiringCPU).median, curl = Stats(values: curlCPU).median
     report.add(
-        "CPU per delivery, concurrency 4, µs", spool: fmt(cpu.median) + " µs",
+        "CPU per delivery, concurrency 4, against the retiring floor, µs", spool: fmt(cpu.median) + " µs",
         baseline: "file floor with the retiring rename \(fmt(retiring)) µs + curl --parallel \(fmt(curl)) µs",
         ratio: cpu.median / (retiring + curl))
     let spool = Stats(values: four), files = Stats(values: floor)

@@ -18,8 +18,10 @@ extension Worker {
             if entry.state.held || !options.flush && entry.state.dueSeconds > nowSeconds { return }
             // Its origin failed in this run, as its name says (`h=`): held back unread, so that a run over a
             // down origin's backlog reads one document, not all of them. Two origins of one hash (1 in 2^32)
-            // would hold the other's back until the next run.
-            if entry.state.originHash != 0, let origin = blockedOrigin(hash: entry.state.originHash) {
+            // would hold the other's back too, in each run while this one is down.
+            if entry.state.originHash != 0, let origin = blockedOrigin(hash: entry.state.originHash),
+               droppedByOwner(entry)
+            {
                 countWaiting(origin)
                 park(entry)
                 return
@@ -223,6 +225,15 @@ extension Worker {
     /// The origin that failed in this run under the hash names carry, if any.
     package func blockedOrigin(hash: UInt32) -> String? {
         state.withLock { $0.blockedOriginHashes.isEmpty ? nil : $0.blockedOriginHashes[hash] }
+    }
+
+    /// Whether root or the spool's owner dropped `entry` (a status, not a read): only their names are taken at
+    /// their word. A producer of a shared spool could write another's key and a stopped origin's hash into a
+    /// name to hold that key back; such a name is read, and filed as not its document's order.
+    package func droppedByOwner(_ entry: QueueEntry) -> Bool {
+        // A status that fails says nothing: the read that follows meets the fault and reports it.
+        guard let status = try? spool.directory(.new).status(of: entry.fileName) else { return false }
+        return !spool.isProducer(status.owner)
     }
 
     /// One more operation waits on its stopped or paused origin, for the run's report.

@@ -74,4 +74,24 @@ import Testing
         #expect(waiting.count == 120)
         #expect(waiting.filter { ($0.state?.attempts ?? 0) > 0 }.count == 1, "one probe: \(waiting.map(\.fileName))")
     }
+
+    /// A name is taken at its word only from root or the spool's owner: a producer's operation of a stopped
+    /// origin is read all the same, so that a name carrying another's order is still found and filed. Here
+    /// three files change owner after they were queued, which is how their order stops being their dropper's.
+    @Test(.enabled(if: getuid() == 0, "needs root, to give files to another user"))
+    func aProducersNameIsReadEvenWhenItsOriginIsStopped() throws {
+        let spool = TemporarySpool()
+        let port = Self.closedPort()
+        let ids = try (0..<20).map { try spool.enqueue(["PUT", "http://127.0.0.1:\(port)/item/\($0)", "--body", "b"]) }
+        let given = Set(ids[10..<13])
+        for name in spool.operations("new") where given.contains(where: { name.hasPrefix($0 + ":") }) {
+            #expect(chown("\(spool.path)/new/\(name)", 65534, 65534) == 0)
+        }
+        let result = try spool.send(["--concurrency", "1"])
+        let filed = Set(spool.operations("failed").map { String($0.prefix { $0 != ":" }) })
+        #expect(filed == given, "\(result.stderr)")
+        #expect(spool.operations("new").count == 17)
+        #expect(result.stderr.contains("refused") && result.stderr.contains("16 more operation(s) held back"),
+                "\(result.stderr)")
+    }
 }
