@@ -11,12 +11,16 @@ public final class QueueEntry: Sendable, Equatable {
     public let name: QueueName
     /// The retry state.
     public let state: RetryState
+    /// The lane it belongs to: its key hash, set apart by its producer where producers drop
+    /// (`Spool.laneKey`).
+    public let laneKey: UInt64
 
-    /// An entry for a parsed name, which must carry a retry state.
-    public init(fileName: FileName, name: QueueName) {
+    /// An entry for a parsed name, which must carry a retry state; in its key hash's lane unless told.
+    public init(fileName: FileName, name: QueueName, laneKey: UInt64? = nil) {
         self.fileName = fileName
         self.name = name
         self.state = name.state!
+        self.laneKey = laneKey ?? name.state!.keyHash
     }
 
     /// The operation id.

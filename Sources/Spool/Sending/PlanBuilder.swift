@@ -94,7 +94,8 @@ package struct PlanBuilder {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
                     note(
-                        facts.keyHash, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds,
+                        spool.laneKey(facts.keyHash, of: raw, in: .new), orderMicroseconds: facts.orderMicroseconds,
+                        dueSeconds: facts.dueSeconds,
                         priority: facts.priority,
                         held: facts.held, originHash: facts.originHash)
                 }
@@ -110,7 +111,7 @@ package struct PlanBuilder {
         listing = "\(spool.path)/cur"
         var found = Set<UInt64>()
         try spool.forEachRawEntry(in: .cur) { raw, _ in
-            if let facts = QueueName.Facts(raw) { found.insert(facts.keyHash) }
+            if let facts = QueueName.Facts(raw) { found.insert(spool.laneKey(facts.keyHash, of: raw, in: .cur)) }
         }
         held = found
     }
@@ -153,15 +154,18 @@ package struct PlanBuilder {
         var found: [UInt64: Kept] = [:]
         var dropped = false
         try spool.forEachRawEntry(in: .new) { raw, _ in
-            guard let facts = QueueName.Facts(raw), !facts.claimed, dueKeys.contains(facts.keyHash) else { return }
+            guard let facts = QueueName.Facts(raw), !facts.claimed else { return }
+            let lane = spool.laneKey(facts.keyHash, of: raw, in: .new)
+            guard dueKeys.contains(lane) else { return }
             // Later than every one kept: not parsed at all.
-            if let cutoff = found[facts.keyHash]?.cutoff, facts.orderMicroseconds > cutoff {
+            if let cutoff = found[lane]?.cutoff, facts.orderMicroseconds > cutoff {
                 dropped = true
                 return
             }
             let fileName = FileName(bytes: Array(raw))
             guard let name = QueueName(fileName) else { return unreadable.append(fileName) }
-            if found[facts.keyHash, default: Kept()].add(QueueEntry(fileName: fileName, name: name), keeping: perLane) {
+            let entry = QueueEntry(fileName: fileName, name: name, laneKey: lane)
+            if found[lane, default: Kept()].add(entry, keeping: perLane) {
                 dropped = true
             }
         }

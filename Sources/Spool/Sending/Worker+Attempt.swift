@@ -203,7 +203,7 @@ extension Worker {
             warnIfDelayed(claimed, operation, next: next, reason: reason)
             state.withLock {
                 $0.summary.deferred += 1
-                $0.parkedKeys.insert(claimed.state.keyHash)
+                $0.parkedKeys.insert(claimed.laneKey)
                 $0.resumeAt = min($0.resumeAt ?? next.dueSeconds, next.dueSeconds)
                 if blocksOrigin, $0.blockedOrigins[operation.origin] == nil {
                     $0.block(operation.origin, token: next.lastError ?? "failed")

@@ -242,7 +242,7 @@ extension Worker {
     }
 
     package func park(_ entry: QueueEntry) {
-        _ = state.withLock { $0.parkedKeys.insert(entry.state.keyHash) }
+        _ = state.withLock { $0.parkedKeys.insert(entry.laneKey) }
     }
 
     /// Keeps one name of a file that a crash left with two, under the lock; the next round sends it.

@@ -127,7 +127,7 @@ extension Worker {
                     fileName, maxSize: options.maxSize, maxPayload: options.maxPayload, log: log)
                 {
                     builder.note(
-                        entry.state.keyHash, orderMicroseconds: entry.state.orderMicroseconds,
+                        entry.laneKey, orderMicroseconds: entry.state.orderMicroseconds,
                         dueSeconds: entry.state.dueSeconds,
                         priority: entry.state.priority, originHash: entry.state.originHash)
                 }

@@ -90,7 +90,10 @@ extension Spool.Transaction {
             }
             return nil
         }
-        if name.state != nil { return QueueEntry(fileName: fileName, name: name) }
+        if name.state != nil {
+            return QueueEntry(
+                fileName: fileName, name: name, laneKey: spool.laneKey(name.state!.keyHash, of: fileName, in: .new))
+        }
         return try intakeDropped(
             fileName, id: name.id, maxSize: maxSize, maxPayload: maxPayload, nowMicroseconds: nowMicroseconds, log: log)
     }
@@ -134,6 +137,7 @@ extension Spool.Transaction {
         case let .fault(fault): throw fault
         }
         log.detail("admitted \(id)")
-        return QueueEntry(fileName: name.fileName, name: name)
+        return QueueEntry(
+            fileName: name.fileName, name: name, laneKey: spool.laneKey(state.keyHash, dropper: operation.dropper))
     }
 }

@@ -30,6 +30,9 @@ public final class Spool: Sendable {
     /// The owner of the spool's folder: operations dropped by them or by root keep every right and share one
     /// order per key; anyone else's are their own (spool(5), A spool for many users).
     public let owner: UInt32
+    /// Whether others than the owner may drop into `new/` (its group or others may write it): spool(5)'s
+    /// shared layout, where a name's order is taken as its owner's only (`laneKey`).
+    public let takesProducerDrops: Bool
     /// Set once `RENAME_NOREPLACE` was refused with EINVAL: moves are links and unlinks from then on.
     package let linkMoves = Atomic<Bool>(false)
     /// The spool lock, opened on first use: producers never need it.
@@ -81,6 +84,31 @@ public final class Spool: Sendable {
     public func keyScope(of dropper: UInt32?) -> UInt32? {
         guard let dropper, isProducer(dropper) else { return nil }
         return dropper
+    }
+
+    /// The lane of a name with key hash `keyHash` in `folder`: the key hash itself, set apart by its owner
+    /// when a producer's file has it. Why: the name is the producer's to write, and only reading the document
+    /// shows whether its `k=` is theirs; a name written into another's order, held (`s=held`), not due (`t=`)
+    /// or of a paused origin (`h=`), would otherwise hold that order back unread. Apart, it holds only its
+    /// own lane, and is read and filed when that lane's turn comes. One status a name, and only where
+    /// producers may drop (`takesProducerDrops`).
+    public func laneKey(_ keyHash: UInt64, of name: UnsafeBufferPointer<UInt8>, in folder: Folder) -> UInt64 {
+        guard takesProducerDrops else { return keyHash }
+        return laneKey(keyHash, of: FileName(bytes: Array(name)), in: folder)
+    }
+
+    /// `laneKey` of a name already made.
+    public func laneKey(_ keyHash: UInt64, of name: FileName, in folder: Folder) -> UInt64 {
+        guard takesProducerDrops else { return keyHash }
+        // Gone or unreadable: the key's own lane, where the read that follows meets what happened.
+        guard let status = try? directory(folder).status(of: name) else { return keyHash }
+        return laneKey(keyHash, dropper: status.owner)
+    }
+
+    /// The lane of key hash `keyHash` dropped by `dropper`.
+    public func laneKey(_ keyHash: UInt64, dropper: UInt32?) -> UInt64 {
+        guard let scope = keyScope(of: dropper) else { return keyHash }
+        return keyHash ^ (UInt64(scope) &+ 1) &* 0x9E37_79B9_7F4A_7C15
     }
 
     /// Whether what `uid` drops is a producer's, held to the producer policy and ordered on its own: anyone
@@ -162,6 +190,8 @@ public final class Spool: Sendable {
         self.folderStatuses = folderStatuses
         self.dropOnly = dropOnly
         self.owner = owner
+        takesProducerDrops = folderStatuses.count == Folder.allCases.count
+            && folderStatuses[Folder.allCases.firstIndex(of: .new)!].mode & 0o022 != 0
         if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }
     }
 

@@ -260,7 +260,7 @@ extension Spool.Transaction {
         let fileName = FileName(bytes: entry.fileName.bytes + claim.suffix)
         return .of("claim", spool.displayPath(.new, entry.fileName)) { () throws(Errno) in
             try spool.move(entry.fileName, from: .new, to: .cur, as: fileName)
-            return QueueEntry(fileName: fileName, name: claimed)
+            return QueueEntry(fileName: fileName, name: claimed, laneKey: entry.laneKey)
         }
     }
 
