@@ -21,6 +21,8 @@ package struct PlanBuilder {
         package var held = false
         /// The first operation's origin hash (`h=`), 0 when its name has none.
         package var originHash: UInt32 = 0
+        /// The key hash its names carry (`k=`): the lane's key unless a producer's lane sets it apart.
+        package var keyHash: UInt64 = 0
     }
 
     /// The most operations one round holds, spread over its lanes: what a round keeps in memory follows
@@ -59,25 +61,26 @@ package struct PlanBuilder {
     }
 
     package mutating func note(
-        _ keyHash: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int, held: Bool = false,
-        originHash: UInt32 = 0
+        _ lane: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int, held: Bool = false,
+        originHash: UInt32 = 0, keyHash: UInt64? = nil
     ) {
+        let keyHash = keyHash ?? lane
         if originHash != 0, let pause = pausedOrigins[originHash] {
             plan.heldByPause[pause.origin, default: (pause.until, 0)].count += 1
         }
-        guard let head = heads[keyHash] else {
-            heads[keyHash] = Head(
+        guard let head = heads[lane] else {
+            heads[lane] = Head(
                 orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: priority, held: held,
-                originHash: originHash)
+                originHash: originHash, keyHash: keyHash)
             return
         }
         if orderMicroseconds < head.orderMicroseconds {
-            heads[keyHash] = Head(
+            heads[lane] = Head(
                 orderMicroseconds: orderMicroseconds, dueSeconds: dueSeconds, priority: max(priority, head.priority),
-                held: held, originHash: originHash)
+                held: held, originHash: originHash, keyHash: keyHash)
         } else {
-            if orderMicroseconds == head.orderMicroseconds { heads[keyHash]!.tied = true }
-            if priority > head.priority { heads[keyHash]!.priority = priority }
+            if orderMicroseconds == head.orderMicroseconds { heads[lane]!.tied = true }
+            if priority > head.priority { heads[lane]!.priority = priority }
         }
     }
 
@@ -86,23 +89,29 @@ package struct PlanBuilder {
     package mutating func listWaiting(_ spool: Spool) throws(Errno) -> (others: [FileName], tooLate: [FileName]) {
         listing = "\(spool.path)/new"
         var others: [FileName] = [], tooLate: [FileName] = []
+        var fault: Errno?
         let lifetimeSeconds = options.lifetimeSeconds
         try spool.forEachRawEntry(in: .new) { raw, _ in
-            guard raw.first != UInt8(ascii: ".") else { return }
+            guard raw.first != UInt8(ascii: "."), fault == nil else { return }
             if let facts = QueueName.Facts(raw), !facts.claimed {
                 if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetimeSeconds {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
+                    let lane: UInt64?
+                    do throws(Errno) { lane = try spool.laneKey(facts.keyHash, of: raw, in: .new) } catch {
+                        return fault = error
+                    }
+                    guard let lane else { return }
                     note(
-                        spool.laneKey(facts.keyHash, of: raw, in: .new), orderMicroseconds: facts.orderMicroseconds,
-                        dueSeconds: facts.dueSeconds,
-                        priority: facts.priority,
-                        held: facts.held, originHash: facts.originHash)
+                        lane, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds,
+                        priority: facts.priority, held: facts.held, originHash: facts.originHash,
+                        keyHash: facts.keyHash)
                 }
             } else {
                 others.append(FileName(bytes: Array(raw)))
             }
         }
+        if let fault { throw fault }
         return (others, tooLate)
     }
 
@@ -110,9 +119,16 @@ package struct PlanBuilder {
     package mutating func listHeld(_ spool: Spool) throws(Errno) {
         listing = "\(spool.path)/cur"
         var found = Set<UInt64>()
+        var fault: Errno?
         try spool.forEachRawEntry(in: .cur) { raw, _ in
-            if let facts = QueueName.Facts(raw) { found.insert(spool.laneKey(facts.keyHash, of: raw, in: .cur)) }
+            guard fault == nil, let facts = QueueName.Facts(raw) else { return }
+            do throws(Errno) {
+                if let lane = try spool.laneKey(facts.keyHash, of: raw, in: .cur) { found.insert(lane) }
+            } catch {
+                fault = error
+            }
         }
+        if let fault { throw fault }
         held = found
     }
 
@@ -153,10 +169,17 @@ package struct PlanBuilder {
         var unreadable: [FileName] = []
         var found: [UInt64: Kept] = [:]
         var dropped = false
+        var fault: Errno?
+        // The key hashes behind the due lanes: a name of no due key is passed over before its owner is asked.
+        let dueHashes = spool.takesProducerDrops ? Set(dueKeys.compactMap { heads[$0]?.keyHash }) : dueKeys
         try spool.forEachRawEntry(in: .new) { raw, _ in
-            guard let facts = QueueName.Facts(raw), !facts.claimed else { return }
-            let lane = spool.laneKey(facts.keyHash, of: raw, in: .new)
-            guard dueKeys.contains(lane) else { return }
+            guard fault == nil, let facts = QueueName.Facts(raw), !facts.claimed, dueHashes.contains(facts.keyHash)
+            else { return }
+            let lane: UInt64?
+            do throws(Errno) { lane = try spool.laneKey(facts.keyHash, of: raw, in: .new) } catch {
+                return fault = error
+            }
+            guard let lane, dueKeys.contains(lane) else { return }
             // Later than every one kept: not parsed at all.
             if let cutoff = found[lane]?.cutoff, facts.orderMicroseconds > cutoff {
                 dropped = true
@@ -169,6 +192,7 @@ package struct PlanBuilder {
                 dropped = true
             }
         }
+        if let fault { throw fault }
         queues = [:]
         for (key, var kept) in found {
             if kept.trim(to: perLane) { dropped = true }

@@ -56,7 +56,8 @@ extension Worker {
     /// Lists the queue under the lock and forms the lanes of this round.
     ///
     /// The first pass reads only file names, without allocating, to find each key's first operation and
-    /// whether it is due; so a queue of thousands of waiting operations costs one directory listing. The
+    /// whether it is due; so a queue of thousands of waiting operations costs one directory listing (and, where
+    /// producers may drop, a status of each name: `Spool.laneKey`). The
     /// second pass, only for keys with something due, collects their operations. `deciding`, for the front
     /// that only asks whether to start a sender, skips the second pass when the first found a key whose first
     /// operation is due for certain (`foundDue`): the sender forms its lanes itself.
@@ -129,7 +130,7 @@ extension Worker {
                     builder.note(
                         entry.laneKey, orderMicroseconds: entry.state.orderMicroseconds,
                         dueSeconds: entry.state.dueSeconds,
-                        priority: entry.state.priority, originHash: entry.state.originHash)
+                        priority: entry.state.priority, originHash: entry.state.originHash, keyHash: entry.state.keyHash)
                 }
             } catch {
                 record(error)

@@ -90,12 +90,20 @@ extension Spool.Transaction {
             }
             return nil
         }
-        if name.state != nil {
-            return QueueEntry(
-                fileName: fileName, name: name, laneKey: spool.laneKey(name.state!.keyHash, of: fileName, in: .new))
+        if let state = name.state {
+            // Gone since it was listed: nothing to note.
+            guard let lane = try laneKey(state.keyHash, of: fileName) else { return nil }
+            return QueueEntry(fileName: fileName, name: name, laneKey: lane)
         }
         return try intakeDropped(
             fileName, id: name.id, maxSize: maxSize, maxPayload: maxPayload, nowMicroseconds: nowMicroseconds, log: log)
+    }
+
+    /// `Spool.laneKey` of a name in `new/`, a fault said with its path.
+    private func laneKey(_ keyHash: UInt64, of fileName: FileName) throws(SystemCallError) -> UInt64? {
+        do throws(Errno) { return try spool.laneKey(keyHash, of: fileName, in: .new) } catch {
+            throw SystemCallError("look up", spool.displayPath(.new, fileName), error)
+        }
     }
 
     /// Checks a plain-named file in `new/` and admits it with a retry state, or files it in `failed/`.
