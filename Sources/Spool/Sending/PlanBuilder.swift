@@ -84,6 +84,19 @@ package struct PlanBuilder {
         }
     }
 
+    /// `Spool.laneKey` of a listed name, inside a listing's body, which cannot throw: the first fault is kept
+    /// in `fault`, thrown once the listing ends, and every later name is passed over (nil, as a name gone).
+    static func lane(
+        _ keyHash: UInt64, of raw: UnsafeBufferPointer<UInt8>, in folder: Spool.Folder, _ spool: Spool,
+        fault: inout Errno?
+    ) -> UInt64? {
+        guard fault == nil else { return nil }
+        do throws(Errno) { return try spool.laneKey(keyHash, of: raw, in: folder) } catch {
+            fault = error
+            return nil
+        }
+    }
+
     /// The first pass over `new/`, names only: notes each key's head; returns the plain names to admit and
     /// those whose retry time is past the lifetime.
     package mutating func listWaiting(_ spool: Spool) throws(Errno) -> (others: [FileName], tooLate: [FileName]) {
@@ -92,16 +105,12 @@ package struct PlanBuilder {
         var fault: Errno?
         let lifetimeSeconds = options.lifetimeSeconds
         try spool.forEachRawEntry(in: .new) { raw, _ in
-            guard raw.first != UInt8(ascii: "."), fault == nil else { return }
+            guard raw.first != UInt8(ascii: ".") else { return }
             if let facts = QueueName.Facts(raw), !facts.claimed {
                 if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetimeSeconds {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
-                    let lane: UInt64?
-                    do throws(Errno) { lane = try spool.laneKey(facts.keyHash, of: raw, in: .new) } catch {
-                        return fault = error
-                    }
-                    guard let lane else { return }
+                    guard let lane = Self.lane(facts.keyHash, of: raw, in: .new, spool, fault: &fault) else { return }
                     note(
                         lane, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds,
                         priority: facts.priority, held: facts.held, originHash: facts.originHash,
@@ -121,12 +130,10 @@ package struct PlanBuilder {
         var found = Set<UInt64>()
         var fault: Errno?
         try spool.forEachRawEntry(in: .cur) { raw, _ in
-            guard fault == nil, let facts = QueueName.Facts(raw) else { return }
-            do throws(Errno) {
-                if let lane = try spool.laneKey(facts.keyHash, of: raw, in: .cur) { found.insert(lane) }
-            } catch {
-                fault = error
-            }
+            guard let facts = QueueName.Facts(raw),
+                  let lane = Self.lane(facts.keyHash, of: raw, in: .cur, spool, fault: &fault)
+            else { return }
+            found.insert(lane)
         }
         if let fault { throw fault }
         held = found
@@ -173,13 +180,9 @@ package struct PlanBuilder {
         // The key hashes behind the due lanes: a name of no due key is passed over before its owner is asked.
         let dueHashes = spool.takesProducerDrops ? Set(dueKeys.compactMap { heads[$0]?.keyHash }) : dueKeys
         try spool.forEachRawEntry(in: .new) { raw, _ in
-            guard fault == nil, let facts = QueueName.Facts(raw), !facts.claimed, dueHashes.contains(facts.keyHash)
+            guard let facts = QueueName.Facts(raw), !facts.claimed, dueHashes.contains(facts.keyHash),
+                  let lane = Self.lane(facts.keyHash, of: raw, in: .new, spool, fault: &fault), dueKeys.contains(lane)
             else { return }
-            let lane: UInt64?
-            do throws(Errno) { lane = try spool.laneKey(facts.keyHash, of: raw, in: .new) } catch {
-                return fault = error
-            }
-            guard let lane, dueKeys.contains(lane) else { return }
             // Later than every one kept: not parsed at all.
             if let cutoff = found[lane]?.cutoff, facts.orderMicroseconds > cutoff {
                 dropped = true
