@@ -1,4 +1,5 @@
 import CCurl
+import SpoolSystem
 import SpoolTransport
 
 /// What one request asks of libcurl, decided from the request and the engine's settings alone: a pure
@@ -62,8 +63,9 @@ struct CurlOptions: Equatable {
         caFile = request.tls.caFile ?? request.route.caFile ?? settings.caFile
         certificateFile = request.tls.certificateFile
         keyFile = request.tls.keyFile
-        proxy = request.route.proxy ?? settings.proxy
-        noProxy = request.route.noProxy ?? settings.noProxy
+        proxy = request.route.proxy ?? settings.proxy ?? CurlOptions.environmentProxyOrNone
+        // With no proxy at all, no host needs passing it: "" keeps libcurl from looking up `no_proxy` as well.
+        noProxy = request.route.noProxy ?? settings.noProxy ?? (proxy == "" ? "" : nil)
         let upper = request.method.uppercased()
         upload = request.bodyFile
         boundsWholeTransfer = request.bodyFile == nil
@@ -87,6 +89,20 @@ struct CurlOptions: Equatable {
         where !request.headers.contains(where: { HTTPSyntax.equalsIgnoringCase($0.name, lowercased) }) {
             headerLines.append(name + ":")
         }
+    }
+
+    /// The variables libcurl reads a proxy from, for http and https alike (curl ignores an upper-case
+    /// `HTTP_PROXY`, which a CGI request can set).
+    static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+
+    /// nil when the environment names a proxy, which libcurl then reads as curl does; else "", which tells
+    /// libcurl there is none. Why: without a proxy option libcurl looks up five variables for every request,
+    /// a scan of the whole environment each; they are read once here.
+    static let environmentProxyOrNone = proxyOrNone(environment: Environment.value)
+
+    /// `environmentProxyOrNone` for the environment `value` reads (nil: unset or empty).
+    static func proxyOrNone(environment value: (String) -> String?) -> String? {
+        proxyVariables.contains { value($0) != nil } ? nil : ""
     }
 
     /// The headers libcurl would add of its own, with their names lower-cased: made once, not per request.

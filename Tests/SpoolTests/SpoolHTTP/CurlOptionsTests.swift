@@ -69,6 +69,21 @@ import Testing
         #expect(CurlOptions(routed, settings).httpVersion == CCURL_HTTP_VERSION_2TLS)
     }
 
+    /// Without a proxy in the environment, libcurl is told there is none, so it looks up no variable per
+    /// request; with one, it is left to read them as curl does.
+    @Test func theEnvironmentsProxyIsReadOnce() {
+        #expect(CurlOptions.proxyOrNone(environment: { _ in nil }) == "")
+        for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+            #expect(CurlOptions.proxyOrNone(environment: { $0 == name ? "http://proxy:3128" : nil }) == nil, "\(name)")
+        }
+        #expect(CurlOptions.proxyOrNone(environment: { $0 == "HTTP_PROXY" ? "http://proxy:3128" : nil }) == "",
+                "curl ignores an upper-case HTTP_PROXY")
+        var settings = TransportSettings()
+        let request = Self.request("PUT", "http://example.test/a")
+        settings.proxy = "http://cli-proxy:3128"
+        #expect(CurlOptions(request, settings).noProxy == nil, "no_proxy is libcurl's to read beside a proxy")
+    }
+
     @Test func filesAndProxiesInTheirOrder() {
         var settings = TransportSettings()
         settings.caFile = "/cli/ca.pem"

@@ -44,6 +44,19 @@ struct ProxyTests {
         #expect(!proxy.log.contains("/direct"), "no_proxy bypasses the proxy")
     }
 
+    /// The engine reads the proxy variables once, not libcurl at every request: each of them still counts,
+    /// the last of curl's list among them.
+    @Test func anUpperCaseAllProxyAloneIsRead() throws {
+        let proxy = try Tinyproxy()
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let spool = TemporarySpool()
+        try spool.enqueue(["PUT", server.baseURL + "/all"])
+        try spool.send([], environment: ["ALL_PROXY": proxy.url])
+        #expect(proxy.log.contains("PUT \(server.baseURL)/all HTTP/1.1"), "\(proxy.log)")
+        #expect(server.requests.map(\.path) == ["/all"])
+    }
+
     @Test func proxyOptionsOverrideTheEnvironment() throws {
         let proxy = try Tinyproxy()
         let server = try TestServer { _ in .respond(204, [:], "") }
