@@ -43,6 +43,34 @@ import Testing
         #expect(found.isEmpty, "file-system calls outside Sources/Spool/System: \(found)")
     }
 
+    /// The four calls outside System that only look, each in the one file ARCHITECTURE.md names for it; any
+    /// other bare libc file-system call is refused.
+    @Test func theCallsThatOnlyLookStayInTheirNamedFiles() throws {
+        let allowed: [String: String] = [
+            "faccessat": "Sources/Spool/Spool/Spool.swift",
+            "cspool_is_shared": "Sources/Spool/Spool/Spool.swift",
+            "cspool_is_nfs": "Sources/Spool/Spool/SpoolLock.swift",
+            "readlink": "Sources/Spool/CommandLine/Arguments.swift",
+        ]
+        let call =
+            #"(?<![.\w])(rename|unlink|mkdir|rmdir|stat|lstat|fstat|faccessat|access|readlink|fstatfs|statfs|opendir|readdir|chmod|fchmod|chown|fchown|symlink|truncate|cspool_is_\w+)\("#
+        let regex = try NSRegularExpression(pattern: call)
+        var found: [String] = []
+        for folder in ["Sources/Spool", "Sources/SpoolHTTP", "Sources/spool-send", "Sources/spool-send-http"] {
+            for (path, text) in try Self.sources(folder) where !path.hasPrefix("Sources/Spool/System/") {
+                for line in Self.matches(call, in: text) {
+                    let code = line.components(separatedBy: "//").first ?? ""
+                    let names = regex.matches(in: code, range: NSRange(code.startIndex..., in: code)).map {
+                        String(code[Range($0.range(at: 1), in: code)!])
+                    }
+                    if names.allSatisfy({ allowed[$0] == path }) { continue }
+                    found.append("\(path): \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        #expect(found.isEmpty, "file-system calls outside System, beyond the four that only look: \(found)")
+    }
+
     /// The system calls that are not file-system calls stay beside their concept, each in the files
     /// ARCHITECTURE.md names for it.
     @Test func otherSystemCallsStayInTheirNamedFiles() throws {
@@ -57,11 +85,20 @@ import Testing
             "posix_spawn": ["Sources/Spool/CommandLine/ControlSession+Resolve.swift"],
             "waitpid": ["Sources/Spool/CommandLine/ControlSession+Resolve.swift"],
             "sleep": [],
+            // The engine's look at a reused connection (peek, shutdown, its addresses) and its own thread.
+            "recv": ["Sources/SpoolHTTP/CurlTransfer+Reuse.swift"],
+            "shutdown": ["Sources/SpoolHTTP/CurlTransfer+Reuse.swift"],
+            "getsockname": ["Sources/SpoolHTTP/CurlTransfer+Reuse.swift"],
+            "getpeername": ["Sources/SpoolHTTP/CurlTransfer+Reuse.swift"],
+            "pthread_create": ["Sources/SpoolHTTP/CurlTransport.swift"],
+            // The environment is read in one place (System/Environment.swift).
+            "getenv": [],
         ]
         let calls =
-            #"(?<![.\w])(flock|eventfd|inotify_\w+|poll|kill|setrlimit|getrlimit|usleep|nanosleep|sleep|posix_spawn|waitpid)\(|Glibc\.(poll|kill|sleep|usleep)\("#
+            #"(?<![.\w])(flock|eventfd|inotify_\w+|poll|kill|setrlimit|getrlimit|usleep|nanosleep|sleep|posix_spawn|waitpid|recv|shutdown|getsockname|getpeername|pthread_create|getenv|secure_getenv)\(|Glibc\.(poll|kill|sleep|usleep)\("#
         var found: [String] = []
-        for (path, text) in try Self.sources("Sources/Spool") where !path.hasPrefix("Sources/Spool/System/") {
+        let sources = try Self.sources("Sources/Spool") + Self.sources("Sources/SpoolHTTP")
+        for (path, text) in sources where !path.hasPrefix("Sources/Spool/System/") {
             for line in Self.matches(calls, in: text) {
                 let call = allowed.keys.first {
                     line.contains($0 + "(") || line.contains($0 + "_") || line.contains("et" + $0 + "(")
@@ -78,7 +115,14 @@ import Testing
         for (path, text) in try Self.sources("Sources/Spool") where !path.hasPrefix("Sources/Spool/System/") {
             let file = (path as NSString).lastPathComponent
             if file != "Transitions.swift" {
-                found += Self.matches(#"\.(rename|link)\("#, in: text).map { "\(path): \($0)" }
+                found += Self.matches(#"\.(rename|link|exchange)\("#, in: text).map { "\(path): \($0)" }
+            }
+            // A removal: of advice files and their temporaries, and of the person's edited copy, which is
+            // outside the spool (`resolve --edit`).
+            if !["Transitions.swift", "Spool+Hints.swift", "DeferralReason.swift", "ControlSession+Resolve.swift"]
+                .contains(file)
+            {
+                found += Self.matches(#"\.unlink\("#, in: text).map { "\(path): \($0)" }
             }
             // A rename over a name: advice files only (hints in the root, a deferral's reason), and the one
             // rewrite of a filed document.

@@ -48,7 +48,9 @@ public final class Wakeup: Sendable {
     /// Calls `onStop` from a background thread once SIGTERM or SIGINT has arrived.
     public func onStopSignal(_ onStop: @escaping @Sendable () -> Void) {
         let event = self.event
-        DispatchQueue.global().async {
+        // A queue of its own, whose thread may block for the whole watch: a global queue's thread is one of
+        // the few that Dispatch shares out by the cores, and this one would never come back.
+        DispatchQueue(label: "spool.stop-signal").async {
             var fds = [pollfd(fd: event, events: Int16(POLLIN), revents: 0)]
             while Glibc.poll(&fds, 1, -1) <= 0 {}
             onStop()

@@ -96,7 +96,7 @@ public final class Spool: Sendable {
     /// The spool named by `--spool`, else `SPOOL_DIR`, else `fallback`.
     public static func defaultPath(option: String?, fallback: String) -> String {
         if let option { return option }
-        if let env = getenv("SPOOL_DIR"), env.pointee != 0 { return String(cString: env) }
+        if let path = Environment.value("SPOOL_DIR") { return path }
         return fallback
     }
 

@@ -34,17 +34,18 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
 
     /// What the operator can do about it.
     package var advice: String {
-        switch error.rawValue {
+        // Which errors mean a network file system out of reach is the errno table's to say (ErrnoClass.swift).
+        if kind == .disconnected {
+            return "The spool's network file system is out of reach; the next run (or the watcher, in a while) goes "
+                + "on once it is back."
+        }
+        return switch error.rawValue {
         case EMFILE, ENFILE: "Raise the open-file limit (ulimit -n, LimitNOFILE=) or lower --concurrency."
         case ENOSPC, EDQUOT: "Free space on the spool's file system; the next run goes on."
         case ENOMEM, ENOBUFS: "The system is short of memory; the next run goes on."
         case EACCES, EPERM: "Run spool-send as the spool's owner, or give the file mode 0600 and that owner."
         case EROFS: "The file system is read-only; remount it read-write."
         case ENODEV: "The spool's file system went away; remount it and run again."
-        case ENOTCONN, ESTALE, ENOLINK, ESHUTDOWN, ECONNABORTED, EHOSTDOWN, ECONNRESET, EHOSTUNREACH, ENETUNREACH,
-            EBADFD:
-            "The spool's network file system is out of reach; the next run (or the watcher, in a while) goes on once "
-                + "it is back."
         default:
             kind.passes ? "Run again later." : "Check the file system (dmesg); the next run goes on once it is healthy."
         }

@@ -52,6 +52,16 @@ import Testing
         #expect(SystemCallError("read", "p", Errno(rawValue: EIO)).exitCode == 74)
     }
 
+    /// The advice for an unreachable network file system follows the one errno table, so the two cannot drift.
+    @Test func everyDisconnectedErrorGetsTheNetworkAdvice() {
+        let disconnected = ErrnoClass.table.filter { $0.1 == .disconnected }.map(\.0)
+        #expect(disconnected.count >= 10)
+        for error in disconnected {
+            #expect(SystemCallError("read", "p", Errno(rawValue: error)).advice.contains("network file system"), "\(error)")
+        }
+        #expect(!SystemCallError("read", "p", Errno(rawValue: EIO)).advice.contains("network file system"))
+    }
+
     @Test func aWatcherWaitsOutAnUnreachableFileSystemButNotAFailingOne() {
         var unreachable = FaultReport()
         unreachable.add(SystemCallError("claim", "p", Errno(rawValue: ENOTCONN)))
