@@ -13,8 +13,11 @@ import SpoolTransport
 /// A command line read one token at a time, in the conventions of swift-argument-parser:
 /// `--name value` or `--name=value`, `--` ends options.
 public struct Arguments {
+    /// The tokens not read yet.
     package var tokens: ArraySlice<String>
+    /// The value an `--option=value` token carried, until `value(for:)` takes it; nil when there is none.
     package var pendingValue: String?
+    /// Whether `--` was read: every token after it is a positional.
     package var optionsEnded = false
 
     /// The process's arguments without the program name.
@@ -72,6 +75,7 @@ public enum UsageError: Error, CustomStringConvertible {
     /// An option of curl's that has no meaning for a queued write, with what to do instead.
     case unsupported(String, why: String)
 
+    /// The message printed after `error:`, in swift-argument-parser's words.
     public var description: String {
         switch self {
         case let .missingValue(option): "missing value for '\(option)'"

@@ -45,6 +45,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
     /// The help text asked for with `-h`, if any.
     public var help: String?
 
+    /// The flags each subcommand takes, by subcommand; any other is an unknown option.
     package static let allowedFlags: [String: Set<String>] = [
         "list": ["--json"], "show": ["--json", "--diff"], "stats": ["--json", "--prometheus"],
         "resolve": ["--keep-mine", "--keep-theirs", "--edit"], "pending": ["--json"],

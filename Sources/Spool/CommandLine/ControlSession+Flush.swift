@@ -27,6 +27,8 @@ extension ControlSession {
         }
     }
 
+    /// `spool-ctl flush --origin O`: every deferred operation to O made due now and its pause lifted, asking first
+    /// on a terminal.
     package mutating func flush() {
         guard let origin = command.origin else { return }
         let records = OriginRecord.read(spool)

@@ -13,8 +13,10 @@ import SpoolTransport
 /// its name with `s=held` added, so `ls` shows it and it keeps its place in its key: what follows it in the
 /// key waits with it, and `release` lets them go in their order.
 extension ControlSession {
+    /// `spool-ctl hold`: holds the selected waiting operations in their place.
     package mutating func hold() { holdOrRelease(holding: true) }
 
+    /// `spool-ctl release`: lets the selected held operations go again, in their order.
     package mutating func release() { holdOrRelease(holding: false) }
 
     /// The operations that `ID…`, `--origin` or `--key` select, held or released one by one.

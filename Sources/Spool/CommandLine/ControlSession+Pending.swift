@@ -12,6 +12,8 @@ import SpoolTransport
 /// `spool-ctl pending`: the writes still waiting (`new/` and `cur/`), in the order they will be sent, with
 /// their bodies: what a program that shows a list must overlay on what it read from the server.
 extension ControlSession {
+    /// `spool-ctl pending`: the waiting writes (jobs left out) as a table or JSON lines, narrowed by `--key` or
+    /// `--url-prefix`.
     package func pending() {
         let json = command.flags.contains("--json")
         var rows = [["ID", "STATE", "METHOD", "URL", "KEY", "CREATES", "BODY"]]

@@ -12,6 +12,8 @@ import SpoolTransport
 
 /// `spool-ctl resolve`: a person's decision on one conflict, and `show`'s view of mine and theirs.
 extension ControlSession {
+    /// `spool-ctl resolve ID`: keeps mine (back in `new/` over the server's version), theirs (discarded), or an
+    /// edited body.
     package mutating func resolve() {
         guard let item = find(command.positionals[0]) else { return }
         let what = item.operation.map { " (\($0.summary))" } ?? ""

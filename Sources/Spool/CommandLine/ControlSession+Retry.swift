@@ -13,6 +13,7 @@ import SpoolTransport
 /// The subcommands that move filed operations back or away: `retry` (also `--now` and `--if-match`) and
 /// `discard`, one id at a time or in bulk, asking first on a terminal.
 extension ControlSession {
+    /// `spool-ctl retry`: the ids given, the bulk folders, or with `--now` alone every deferred operation in `new/`.
     package mutating func retry() {
         let flags = command.flags, bulk = bulkFolders
         var acted = false
@@ -58,6 +59,7 @@ extension ControlSession {
         }
     }
 
+    /// `spool-ctl discard`: removes the ids given or every operation of the bulk folders, asking first on a terminal.
     package mutating func discard() {
         let interactive = isatty(STDIN_FILENO) != 0 && !command.flags.contains("--yes")
         let bulk = bulkFolders

@@ -12,12 +12,16 @@ import SpoolTransport
 
 /// One run of `spool-ctl` on an open spool: each subcommand, and the exit status they add up to.
 package struct ControlSession {
+    /// The parsed command line.
     package let command: ControlCommand
+    /// The spool the subcommands act on.
     package let spool: Spool
+    /// The session's time (epoch seconds), against which ages, due times and states are judged.
     package let nowSeconds: Int64
     /// 0, or the status of the first error reported.
     package var status: Int32 = 0
 
+    /// The program name in messages.
     package var program: String { ControlCommand.program }
 
     /// A session of `command` on `spool`, at `nowSeconds`.
@@ -25,11 +29,13 @@ package struct ControlSession {
         (self.command, self.spool, self.nowSeconds) = (command, spool, nowSeconds)
     }
 
+    /// Prints `error` to standard error; its exit status becomes the session's unless an earlier error set one.
     package mutating func report(_ error: ControlError) {
         Program.printError("\(program): error: \(error)\n")
         if status == 0 { status = error.exitCode }
     }
 
+    /// The operation `argument` names (an id or a path), or nil once it has reported why not (none, or an I/O error).
     package mutating func find(_ argument: String) -> QueueItem? {
         do {
             guard let item = try spool.locate(argument) else {
@@ -133,6 +139,7 @@ package struct ControlSession {
         ]
     }
 
+    /// `spool-ctl show ID`: one operation in full, as aligned fields (a conflict's versions after) or `--json`.
     package mutating func show() {
         guard var item = find(command.positionals[0]) else { return }
         if item.folder != .conflict, command.flags.contains("--diff") {
@@ -183,6 +190,7 @@ package struct ControlSession {
         if item.folder == .conflict { showVersions(item) }
     }
 
+    /// `spool-ctl stats`: the spool's counts as text, `--json` or `--prometheus`; an unreadable spool ends it (74).
     package func stats() {
         do {
             let stats = try SpoolStats(spool: spool, nowSeconds: nowSeconds)

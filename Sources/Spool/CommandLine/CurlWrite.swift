@@ -32,7 +32,9 @@ public struct CurlWrite: Sendable {
     public var uploadFile: String?
     /// `-A/--user-agent`, `-e/--referer`, and `-b/--cookie` pairs.
     public var userAgent: String?
+    /// `-e/--referer`: the Referer header.
     public var referer: String?
+    /// `-b/--cookie` `NAME=VALUE` pairs in order, joined into one Cookie header.
     public var cookies: [String] = []
     /// Whether any of these options was given.
     public var isUsed: Bool {

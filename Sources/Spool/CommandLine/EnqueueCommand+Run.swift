@@ -19,6 +19,7 @@ public enum EnqueueInputError: Error, CustomStringConvertible {
     case spool(SpoolError)
     case enqueue(EnqueueError)
 
+    /// The message `spool-enqueue` prints after `error:`, naming the input or path.
     public var description: String {
         switch self {
         case let .unreadableInput(path, error): "cannot read \(path): \(error)"

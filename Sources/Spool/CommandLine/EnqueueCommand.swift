@@ -157,6 +157,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
         }
     }
 
+    /// Sets `--max-queue` or `--min-free` from `text`; an error names `name` (an environment variable) when given.
     package mutating func setLimit(_ option: String, _ text: String, named name: String? = nil) throws(UsageError) {
         guard let n = Int(text), n >= 0 else {
             throw .invalidValue(option: name ?? option, value: text, expected: "a number, 0 or more")

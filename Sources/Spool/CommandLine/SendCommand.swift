@@ -146,6 +146,7 @@ public struct SendCommand: ParsedCommand, Sendable {
     /// The options of the HTTP engine, named as curl names them.
     package static let transportOptions: Set<String> = ["--cacert", "--proxy", "--noproxy", "--http1.1", "--max-rate"]
 
+    /// Reads one of `transportOptions`, with its value, into the transport settings.
     package mutating func parseTransportOption(_ name: String, _ arguments: inout Arguments) throws(UsageError) {
         switch name {
         case "--cacert":

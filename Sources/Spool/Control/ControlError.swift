@@ -21,6 +21,7 @@ public enum ControlError: Error, CustomStringConvertible {
     case invalidEdit(id: String, why: String)
     case io(path: String, Errno)
 
+    /// The message `spool-ctl` prints after `error:`, naming the operation and, where there is one, what to do.
     public var description: String {
         switch self {
         case let .notFound(id): "no operation \(id) in the spool (give an id or a path such as spool/conflict/ID)"

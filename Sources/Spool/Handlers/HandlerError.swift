@@ -19,6 +19,7 @@ public enum HandlerError: Error, Equatable, CustomStringConvertible {
     case foreignOwner(path: String, owner: uid_t, isDirectory: Bool)
     case cannotStart(path: String, Errno)
 
+    /// The reason a waiting job shows and `spool-ctl check` prints: the path at fault and how to fix it.
     public var description: String {
         switch self {
         case let .noDirectory(handler):

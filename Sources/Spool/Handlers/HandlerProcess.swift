@@ -21,8 +21,11 @@ public struct HandlerProcess: Sendable {
 
     /// What the run left.
     public struct Result: Sendable, Equatable {
+        /// How the run ended.
         public var ending: Ending
+        /// The end of what it wrote to standard output, and how much it wrote.
         public var output: OutputTail
+        /// The end of what it wrote to standard error, and how much it wrote.
         public var errors: OutputTail
     }
 
@@ -31,10 +34,15 @@ public struct HandlerProcess: Sendable {
     /// The longest a run lasts past its timeout: the grace, then as long again for SIGKILL to take.
     public static let longestOverrunSeconds = 2 * graceSeconds
 
+    /// The path of the handler, run directly.
     package let program: String
+    /// Its argv, argv[0] being the program.
     package let arguments: [String]
+    /// Its whole environment, as `NAME=value` strings.
     package let environment: [String]
+    /// The job's body, written to its standard input (none when empty).
     package let input: [UInt8]
+    /// How long it may run before SIGTERM.
     package let timeoutSeconds: Double
 
     /// A run of `program` with `arguments` (argv[0] is the program), `environment` (`NAME=value`) and `input`.
@@ -91,6 +99,7 @@ public struct HandlerProcess: Sendable {
         return made
     }
 
+    /// Starts the program in a process group of its own with these descriptors as 0, 1 and 2; returns its pid.
     package func spawn(_ input: FileDescriptor, _ output: FileDescriptor, _ errors: FileDescriptor) throws(Errno)
         -> Int32
     {

@@ -7,14 +7,21 @@ import SpoolTransport
 /// A running handler's standard input, output and error, seen from spool-send: the body written as the
 /// handler takes it, output read as it comes, so that neither side waits on a full pipe.
 package struct HandlerStreams {
+    /// Our end of the handler's standard input; nil once the body is all written or the handler closed it.
     package var input: FileDescriptor?
+    /// Our end of its standard output; nil once at its end.
     package var output: FileDescriptor?
+    /// Our end of its standard error; nil once at its end.
     package var errors: FileDescriptor?
     /// The handler's pidfd: readable once it has ended.
     package var exit: FileDescriptor?
+    /// Bytes of the body written so far.
     package var written = 0
+    /// What the handler wrote to standard output, bounded.
     package var outputTail = OutputTail()
+    /// What the handler wrote to standard error, bounded.
     package var errorTail = OutputTail()
+    /// The buffer every read goes through, allocated once (64 KiB).
     package var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Our ends of the handler's streams, already non-blocking.
@@ -81,6 +88,7 @@ package struct HandlerStreams {
         }
     }
 
+    /// Closes every descriptor still open, the pidfd included, and forgets them.
     package mutating func closeAll() {
         for fd in [input, output, errors, exit].compactMap({ $0 }) { fd.close() }
         exit = nil

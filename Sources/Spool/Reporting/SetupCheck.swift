@@ -27,6 +27,7 @@ public struct SetupCheck: Sendable {
         if let handlers { checkHandlers(handlers) }
     }
 
+    /// Checks each auth profile in `credentials`: that it loads, and that the TLS files it names are usable.
     package mutating func checkProfiles(_ credentials: Credentials) {
         let names = credentials.profileNames()
         if names.isEmpty,
@@ -50,6 +51,7 @@ public struct SetupCheck: Sendable {
         }
     }
 
+    /// Checks that each program in the handler directory may be run, as `HandlerDirectory.program` judges it.
     package mutating func checkHandlers(_ handlers: HandlerDirectory) {
         guard let directory = try? FileDescriptor.currentDirectory.open(FileName(handlers.path), O_RDONLY | O_DIRECTORY)
         else {

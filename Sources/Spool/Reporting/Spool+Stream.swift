@@ -12,10 +12,14 @@ import SpoolTransport
 extension Spool {
     /// One entry's place in the order, without its name.
     package struct InventoryKey: Comparable, Hashable {
+        /// The enqueue order (microseconds since the epoch), as `order(_:_:)` reads it.
         package let order: Int64
+        /// The entry's inode, by which a later listing finds its name again.
         package let inode: UInt64
+        /// The index of the entry's folder among the folders listed.
         package let folder: UInt8
 
+        /// By order, then inode and folder, so that every entry has one place.
         package static func < (a: InventoryKey, b: InventoryKey) -> Bool {
             (a.order, a.inode, a.folder) < (b.order, b.inode, b.folder)
         }
@@ -97,13 +101,17 @@ extension Spool {
 /// The `capacity` smallest keys seen, with their names: a max-heap, so that each offer costs a comparison
 /// with the largest kept, and the name is made only for a key that goes in.
 package struct InventoryHeap {
+    /// The most keys kept.
     package let capacity: Int
     private(set) var entries: [(key: Spool.InventoryKey, name: FileName)] = []
 
+    /// An empty heap that keeps at most `capacity` keys.
     package init(capacity: Int) { self.capacity = capacity }
 
+    /// How many keys are kept now.
     package var count: Int { entries.count }
 
+    /// Keeps `key` if it is among the `capacity` smallest seen, making its name only then.
     package mutating func offer(_ key: Spool.InventoryKey, name: () -> FileName) {
         if entries.count < capacity {
             entries.append((key, name()))

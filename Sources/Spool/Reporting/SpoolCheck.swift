@@ -10,7 +10,9 @@ import SpoolTransport
 public struct SpoolCheck: Sendable {
     /// One problem, with the path it concerns.
     public struct Finding: Sendable {
+        /// The file or folder the problem concerns.
         public let path: String
+        /// What is wrong, in one line, and what to do about it.
         public let problem: String
     }
 
@@ -100,10 +102,12 @@ public struct SpoolCheck: Sendable {
         }
     }
 
+    /// Records one problem with `path`.
     package mutating func add(_ path: String, _ problem: String) {
         findings.append(Finding(path: path, problem: problem))
     }
 
+    /// Checks an entry of `new/` or `cur/`: its name, its claim in `cur/` (missing or stale), and that it reads.
     package mutating func checkOperation(
         _ spool: Spool, _ folder: Spool.Folder, _ name: FileName, _ entryPath: String, leaseSeconds: Int64,
         nowSeconds: Int64

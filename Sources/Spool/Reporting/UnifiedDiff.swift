@@ -40,6 +40,7 @@ public struct UnifiedDiff: Sendable, Equatable {
         return out
     }
 
+    /// The lines of `text`, without the empty one a final newline leaves.
     package static func lines(_ text: String) -> [String] {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }

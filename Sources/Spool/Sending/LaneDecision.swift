@@ -35,6 +35,7 @@ public enum LaneDecision {
         public var nowSeconds: Int64
         /// Options that bear on the decision.
         public var lifetimeSeconds: Int64
+        /// The origins requests may go to (`--allow-origin`); nil allows every one. Handler jobs are exempt.
         public var allowedOrigins: Set<String>?
         /// What the operation's producer may name, when the producer policy governs them (nil: it does not).
         public var producerRights: ProducerPolicy.Rights?

@@ -19,8 +19,11 @@ package final class OriginLimits: Sendable {
         case paused(until: Double)
     }
 
+    /// What the lanes share, under the lock.
     package struct State {
+        /// Each origin's window, made at its first request and never removed.
         package var windows: [String: OriginWindow] = [:]
+        /// The lanes waiting for room in a full window, by origin.
         package var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
         /// What the last run learned, read at the first request.
         package var seeds: [String: OriginRecord]?
@@ -32,10 +35,15 @@ package final class OriginLimits: Sendable {
         package var answered: Set<String> = []
     }
 
+    /// The shared state, behind its lock.
     package let state = Locked(State())
+    /// The per-origin settings of spool.conf(5): window, rate and burst.
     package let configuration: SpoolConfiguration
+    /// The most requests any origin may have at once (`--concurrency`).
     package let concurrency: Int
+    /// Where changes of window and rate are told (with `-v`).
     package let log: Log
+    /// Reads what earlier runs learned; called once, when first needed.
     package let seed: @Sendable () -> [OriginRecord]
 
     /// Limits from spool.conf(5), with `concurrency` as the most any origin gets, starting from what `seed`

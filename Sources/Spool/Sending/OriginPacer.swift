@@ -30,10 +30,13 @@ public struct OriginPacer: Sendable, Equatable {
     /// When recent answers were accepted, oldest first, from `acceptedStart` on (those before it are old and
     /// dropped in bulk, so that each answer costs O(1)): within `measureSeconds`, at most `keptAnswers`.
     package var accepted: [Double] = []
+    /// The index in `accepted` of the first answer still counted.
     package var acceptedStart = 0
     /// When the first answer was seen, for a measurement shorter than `measureSeconds`.
     package var firstAnswerAt: Double?
+    /// When the rate last grew, was cut or was restored; nil while the origin is not paced.
     package var grownAt: Double?
+    /// The last ticket issued when the rate was cut: push-backs to requests up to it do not cut again.
     package var lastCutTicket = 0
 
     /// What is kept of a rate after a push-back, times the accepted rate (CUBIC's β is 0.7; a rate limiter
@@ -49,6 +52,7 @@ public struct OriginPacer: Sendable, Equatable {
     public static let lowestRate = 1.0 / 60
     /// How long a learned rate is kept without news: a day.
     public static let memorySeconds = Double(OriginRecord.learnedRateLifetimeSeconds)
+    /// The most answers kept in `accepted`: memory stays bounded at any rate.
     package static let keptAnswers = 4096
 
     /// An origin with nothing learned yet.

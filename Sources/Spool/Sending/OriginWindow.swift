@@ -65,9 +65,13 @@ public struct OriginWindow: Sendable, Equatable {
     /// What became of the operations sent, for `spool-ctl stats --prometheus`.
     public var deliveries = DeliveryCounts()
 
+    /// The token bucket: requests the rate allows now, at most `burst`.
     package var tokens: Double
+    /// When the bucket was last refilled (seconds, as `admit` is given them); nil before the first paced request.
     package var refilledAt: Double?
+    /// The last ticket issued: how many requests were admitted.
     package var started = 0
+    /// The last ticket issued when the window was cut: push-backs to requests up to it do not cut again.
     package var lastCut = 0
 
     /// A new origin's window, from `initial` up to `maximum` at once, and `rate` per second with `burst`.

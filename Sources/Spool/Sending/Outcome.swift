@@ -24,8 +24,11 @@ public enum Outcome: Equatable, Sendable {
 
     /// One `name: value` line of a reason.
     public struct Field: Equatable, Sendable {
+        /// The field's name, such as `reason`, `status` or `exit-status`.
         public let name: String
+        /// Its text, as the reason shows it after the name.
         public let value: String
+        /// The field `name: value`.
         public init(_ name: String, _ value: String) {
             self.name = name
             self.value = value

@@ -37,6 +37,7 @@ package final class PendingRemovals: Sendable {
     private let queues = (0..<PendingRemovals.threads).map { DispatchQueue(label: "spool.removals.\($0)") }
     private let state = Locked(State())
 
+    /// Removal queues with nothing pending yet.
     package init() {}
 
     /// At most this many wait at once: the memory they hold stays small whatever the disk's pace, and a

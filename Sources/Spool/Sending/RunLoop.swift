@@ -114,6 +114,7 @@ package struct RunLoop {
 /// When a watcher retries what the network deferred: at once on the network's news, but at most once per
 /// `networkRetrySpacingSeconds`; news within it is kept for the end of it.
 package struct NetworkRetry {
+    /// When the last retry was made (monotonic seconds); nil before the first.
     package var last: Double?
     /// When a retry held back by the spacing is due (monotonic seconds).
     package var pendingAt: Double?

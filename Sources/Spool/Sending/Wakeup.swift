@@ -15,8 +15,11 @@ import SpoolTransport
 /// The SIGTERM/SIGINT handler only writes to an eventfd, which stays readable once written; the loop polls
 /// it together with inotify, so a signal is never lost between checking a flag and going to sleep.
 public final class Wakeup: Sendable {
+    /// The inotify descriptor watching `new/`, or -1 without one.
     package let inotify: Int32
+    /// The eventfd the stop handler writes to: readable once SIGTERM or SIGINT has arrived.
     package let event: Int32
+    /// The rtnetlink socket for network changes, or -1 without one (not watching, or refused).
     package let netlink: Int32
 
     /// Why `wait` returned.
@@ -64,6 +67,7 @@ public final class Wakeup: Sendable {
         }
     }
 
+    /// Blocks up to `seconds` (an hour at most) for a stop, network news or files in `new/`, in that precedence.
     package func poll(seconds: Double) -> Reason {
         let deadline = Timestamp.monotonicSeconds() + max(0, min(seconds, 3600))
         while true {

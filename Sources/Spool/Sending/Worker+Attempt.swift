@@ -232,6 +232,8 @@ extension Worker {
         )
     }
 
+    /// The auth profile the operation names, or an empty one when it names none; throws when no auth directory
+    /// is set or the profile cannot be used.
     package func profile(for operation: Operation) throws(CredentialError) -> Credentials.Profile {
         guard let profile = operation.auth else { return Credentials.Profile() }
         guard let store = options.credentials else { throw .noDirectory(profile: profile) }

@@ -10,12 +10,14 @@ import SpoolTransport
 /// `SPOOL_CRASH_AT=NAME` dies the first time NAME is reached, `NAME#N` the Nth time. Costs one load when
 /// the variable is unset.
 public enum CrashPoint {
+    /// The point `SPOOL_CRASH_AT` names and which time reaching it kills (1 without `#N`); nil when it is unset.
     package static let armed: (name: String, count: Int)? = Environment.value("SPOOL_CRASH_AT").map { text in
         guard let hash = text.firstIndex(of: "#"), let count = Int(text[text.index(after: hash)...]) else {
             return (text, 1)
         }
         return (String(text[..<hash]), count)
     }
+    /// How many times the armed point has been reached.
     package static let reached = Atomic<Int>(0)
 
     /// Dies by SIGKILL here when `SPOOL_CRASH_AT` names this point (and this is the time it counts).

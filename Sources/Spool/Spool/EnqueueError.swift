@@ -14,6 +14,7 @@ public enum EnqueueError: Error, CustomStringConvertible {
     /// The payload's input could not be read.
     case payloadUnreadable(source: String, Errno)
 
+    /// The message for the producer: the cause, and what to do where something can be done.
     public var description: String {
         switch self {
         case let .invalid(error): "invalid operation: \(error)"

@@ -25,6 +25,7 @@ public struct FilingReason: Sendable, Equatable {
     /// The value of the first field named `name`.
     public subscript(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
 
+    /// Equal when the fields match in order and the bodies match; written out, as tuples are not Equatable.
     public static func == (a: FilingReason, b: FilingReason) -> Bool {
         a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
             && a.body == b.body

@@ -14,7 +14,9 @@ import SpoolTransport
 /// the same tick as the time recorded could otherwise leave it unchanged. A lost or stale hint costs one
 /// full listing, never a missed operation, so it is not fsynced.
 package struct IdleHint: Equatable {
+    /// The modification time of `new/` at the look (nanoseconds since the epoch).
     package var newModifiedNanoseconds: Int64
+    /// The modification time of `cur/` at the look (nanoseconds since the epoch).
     package var curModifiedNanoseconds: Int64
     /// Epoch seconds; `Int64.max` when nothing waits at all.
     package var dueSeconds: Int64
@@ -26,7 +28,9 @@ package struct IdleHint: Equatable {
         )
     }
 
+    /// The file, in the spool root.
     package static let fileName = FileName(".idle")
+    /// How old both folder times must be before a hint is written: file times are coarse.
     package static let settleNanoseconds: Int64 = 1_000_000_000
 
     /// The modification times of `new/` and `cur/` now.

@@ -28,6 +28,7 @@ public struct OriginRecord: Sendable, Equatable {
     /// The rate learned from its 429s and 503s at the end of the run, and the limit last measured, requests per
     /// second (0 for none); when it was last cut (epoch seconds) and how many cuts taught it.
     public var learnedRate = 0.0, learnedLimit = 0.0
+    /// When the rate was last cut (epoch seconds; 0 for never), and how many cuts taught it.
     public var learnedAt: Int64 = 0, learnedCuts = 0
     /// When the record was written (epoch seconds): a window older than an hour is not trusted.
     public var updated: Int64 = 0
@@ -127,6 +128,7 @@ public struct DeliveryCounts: Sendable, Equatable {
         case retried
     }
 
+    /// The count of each kind, in `Kind.allCases` order.
     package var counts: [Int] = Array(repeating: 0, count: Kind.allCases.count)
 
     /// Nothing counted yet.

@@ -13,6 +13,7 @@ public enum ReadError: Error, CustomStringConvertible {
     /// The file has a second name in the spool, left by a move cut short: resolve it under the lock.
     case twin(Spool.Twin)
 
+    /// The rejection's or the fault's own message, or what a twin is and which run resolves it.
     public var description: String {
         switch self {
         case let .rejected(rejection): rejection.description

@@ -17,6 +17,7 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
     case foreignOrder(dropper: UInt32)
     case invalid(OperationError)
 
+    /// What is wrong with the file, for the reason it is filed with.
     public var description: String {
         switch self {
         case let .badName(why): "bad file name: \(why); operation ids are printable ASCII without spaces or / : @ \\"

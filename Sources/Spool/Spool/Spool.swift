@@ -20,6 +20,7 @@ public final class Spool: Sendable {
     public let path: String
     /// The spool directory itself.
     public let root: FileDescriptor
+    /// Descriptors on the five folders, in `Folder.allCases` order (`directory(_:)`).
     package let folders: [FileDescriptor]
     /// Each folder as it was when opened: a listing by name must find the same directory (`Spool+Listing`).
     package let folderStatuses: [FileStatus]
@@ -170,6 +171,8 @@ public final class Spool: Sendable {
         if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }
     }
 
+    /// Folder `name` of `root`, made when missing if `create` (setting `created`), or an `O_PATH` descriptor where it
+    /// may not be read, as for a shared spool's producer (setting `dropOnly`).
     package static func openFolder(_ root: FileDescriptor, _ name: String, path: String, create: Bool, spool: String,
                                    created: inout Bool, dropOnly: inout Bool) throws(SpoolError) -> FileDescriptor {
         do {
@@ -210,6 +213,7 @@ public final class Spool: Sendable {
         try fd.sync()
     }
 
+    /// The error for a folder that could not be opened: a symbolic link or a non-directory said as such.
     package static func openError(path: String, _ error: Errno) -> SpoolError {
         switch error {
         case .tooManySymbolicLinkLevels: .symbolicLink(path: path)

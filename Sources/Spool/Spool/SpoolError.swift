@@ -16,6 +16,7 @@ public enum SpoolError: Error, CustomStringConvertible {
     /// without the folder `missing`.
     case noSuchSpool(path: String, missing: String?)
 
+    /// The message naming the path and what to do about it.
     public var description: String {
         switch self {
         case let .symbolicLink(path): "\(path) is a symbolic link; give the real directory with --spool or SPOOL_DIR"

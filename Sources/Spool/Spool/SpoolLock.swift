@@ -20,8 +20,10 @@ package final class SpoolLock: Sendable {
     package let opened = Locked<(descriptor: FileDescriptor, owned: Bool)?>(nil)
     /// The spool that owns this lock (and outlives it).
     package unowned let spool: Spool
+    /// The path of `.lock`, as errors name it.
     package let path: String
 
+    /// A lock on `spool`, opened at first use.
     package init(_ spool: Spool) {
         self.spool = spool
         path = spool.path + "/.lock"

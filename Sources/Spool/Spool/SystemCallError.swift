@@ -27,6 +27,7 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
     /// The sysexits code: 75 when retrying later is the remedy, 74 otherwise.
     public var exitCode: Int32 { kind.exitCode }
 
+    /// The message: what failed on which path, that nothing was moved, and what the operator can do.
     public var description: String {
         "cannot \(action) \(path): \(error) (\(error.symbolicName)); "
             + "\(action == "list" ? "no operation was moved" : "the operation stays where it is"). \(advice)"
@@ -53,6 +54,7 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
 }
 
 extension Errno {
+    /// The C names of the errors spool meets, by number, for `symbolicName`.
     package static let symbolicNames: [Int32: String] = [
         ENOENT: "ENOENT", EINTR: "EINTR", EIO: "EIO", ENXIO: "ENXIO", EBADF: "EBADF", EAGAIN: "EAGAIN",
         ENOMEM: "ENOMEM", EACCES: "EACCES", EPERM: "EPERM", EBUSY: "EBUSY", EEXIST: "EEXIST", EXDEV: "EXDEV",

@@ -36,6 +36,7 @@ extension Spool {
             inMotion: nowSeconds - status.changedSeconds < Spool.twinSettleSeconds)
     }
 
+    /// How far along the moves a name in `folder` is, for `twin`: of two names, the higher rank is kept.
     package static func rank(_ folder: Folder, _ name: FileName) -> Int {
         switch folder {
         case .tmp: 0
