@@ -46,6 +46,7 @@ public final class CurlTransport: Transport, TaskExecutor, @unchecked Sendable {
     /// libcurl's version line, for `-v` and the benchmark.
     public static var version: String { String(cString: curl_version()) }
 
+    /// Sends `request` on the engine's thread and waits for its answer or its transport failure.
     public func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportError> {
         await withCheckedContinuation { continuation in
             guard let transfer = CurlTransfer(request, settings, continuation) else {

@@ -15,6 +15,7 @@ let fuzzTarget: @Sendable ([UInt8]) -> Void = {
     return target
 }()
 
+/// libFuzzer's call for one input: runs its bytes (none when `data` is nil) through `fuzzTarget`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzTarget(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])

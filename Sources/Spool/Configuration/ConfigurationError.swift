@@ -20,6 +20,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case badValue(path: String, line: Int, key: String, value: String, expected: String)
     case badPolicyLine(path: String, line: Int, why: String)
 
+    /// The message naming the file and, where there is one, the line and the key, and what is wrong.
     public var description: String {
         switch self {
         case let .unreadable(path, error): "cannot read the configuration \(path): \(error)"

@@ -24,6 +24,7 @@ public struct UnusableTLSFile: Error, Equatable, CustomStringConvertible {
     /// What is wrong with it.
     public let why: String
 
+    /// The message naming the file, its role, where it was named, and why it cannot be used.
     public var description: String { "the \(role.rawValue) \(path) (named by \(namedBy)) cannot be used: \(why)" }
 }
 

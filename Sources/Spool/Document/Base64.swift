@@ -4,6 +4,7 @@ import SpoolTransport
 
 /// Standard base64 (RFC 4648, with padding) for `body_base64`.
 public enum Base64 {
+    /// The 64 digits in order of their value, as ASCII bytes (RFC 4648, table 1).
     package static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Decodes standard base64; whitespace is not allowed. Returns nil when the text is not base64.

@@ -143,6 +143,7 @@ public enum CredentialError: Error, CustomStringConvertible {
     case unknownSetting(path: String, line: Int, name: String)
     case notAbsolute(path: String, line: Int, name: String)
 
+    /// The message naming the profile's file, never its contents, and what is wrong with it.
     public var description: String {
         switch self {
         case let .noDirectory(profile):

@@ -13,6 +13,7 @@ public enum JSON: Equatable, Sendable {
     /// Members in document order; keys are unique (the parser rejects duplicates).
     case object([(key: String, value: JSON)])
 
+    /// Equal when of the same kind and contents: objects member by member in order, numbers by their text.
     public static func == (lhs: JSON, rhs: JSON) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -110,6 +111,7 @@ public enum JSON: Equatable, Sendable {
         }
     }
 
+    /// Appends `s` as a JSON string: quotes, backslashes, control characters and DEL escaped, the rest as it is.
     package static func writeString(_ s: String, to out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {

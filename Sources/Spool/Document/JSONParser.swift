@@ -13,6 +13,7 @@ public enum JSONError: Error, Equatable, CustomStringConvertible {
     case invalidEscape(offset: Int)
     case trailingText(offset: Int)
 
+    /// The message, with the byte offset where the text went wrong when there is one.
     public var description: String {
         switch self {
         case let .invalidUTF8(offset): "invalid UTF-8 at byte \(offset)"
@@ -27,17 +28,24 @@ public enum JSONError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// A one-pass reader of a JSON text's bytes: strict syntax, no duplicate keys, nesting bounded by `maxDepth`.
 package struct JSONParser {
+    /// The whole text being read.
     package let bytes: [UInt8]
+    /// The most arrays and objects a value may be nested in; one deeper throws `tooDeep`.
     package let maxDepth: Int
+    /// The offset of the next byte to read.
     package var index = 0
+    /// How many arrays and objects enclose the current position.
     package var depth = 0
 
+    /// A parser at the start of `bytes` that refuses nesting deeper than `maxDepth`.
     package init(bytes: [UInt8], maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
 
+    /// Reads the whole text as one value: checks it is UTF-8 first, skips a leading BOM, refuses text after the value.
     package mutating func parseDocument() throws(JSONError) -> JSON {
         if String(validating: bytes, as: UTF8.self) == nil {
             throw .invalidUTF8(offset: firstInvalidUTF8Offset())
@@ -49,6 +57,7 @@ package struct JSONParser {
         return value
     }
 
+    /// The offset of the first byte that is not valid UTF-8, for the error (the end when every byte is).
     package func firstInvalidUTF8Offset() -> Int {
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = bytes.makeIterator()
@@ -62,6 +71,7 @@ package struct JSONParser {
         }
     }
 
+    /// Moves past spaces, tabs, line feeds and carriage returns, the only whitespace JSON allows.
     package mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
@@ -71,6 +81,7 @@ package struct JSONParser {
         }
     }
 
+    /// Reads one value of any kind after whitespace, its kind told by its first byte.
     package mutating func parseValue() throws(JSONError) -> JSON {
         skipWhitespace()
         guard index < bytes.count else { throw .unexpectedEnd }
@@ -86,6 +97,7 @@ package struct JSONParser {
         }
     }
 
+    /// Reads the bytes of `word` (`true`, `false` or `null`), throwing at the first that differs.
     package mutating func expect(_ word: String) throws(JSONError) {
         for byte in word.utf8 {
             guard index < bytes.count else { throw .unexpectedEnd }
@@ -94,11 +106,13 @@ package struct JSONParser {
         }
     }
 
+    /// Goes one container deeper, throwing `tooDeep` past `maxDepth`; `closes` comes back out.
     package mutating func enter() throws(JSONError) {
         depth += 1
         if depth > maxDepth { throw .tooDeep(limit: maxDepth) }
     }
 
+    /// Reads an object from its `{`, members in document order; throws `duplicateKey` on a key seen twice.
     package mutating func parseObject() throws(JSONError) -> JSON {
         try enter()
         index += 1
@@ -145,6 +159,7 @@ package struct JSONParser {
         }
     }
 
+    /// Reads an array from its `[`, items in order.
     package mutating func parseArray() throws(JSONError) -> JSON {
         try enter()
         index += 1
@@ -161,6 +176,7 @@ package struct JSONParser {
         }
     }
 
+    /// Checks a number's syntax (no leading zero, digits after `.` and `e`) and keeps its text as written.
     package mutating func parseNumber() throws(JSONError) -> JSON {
         let start = index
         func digits(_ p: inout JSONParser) -> Int {
@@ -190,6 +206,7 @@ package struct JSONParser {
         return .number(String(decoding: bytes[start..<index], as: UTF8.self))
     }
 
+    /// Reads the four hexadecimal digits of a `\u` escape as one UTF-16 code unit.
     package mutating func parseHex4() throws(JSONError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw .unexpectedEnd }
         var value: UInt32 = 0

@@ -23,6 +23,7 @@ public enum OperationError: Error, Equatable, CustomStringConvertible {
     case invalidName(field: String, value: String, why: String)
     case tooLarge(size: Int, limit: Int)
 
+    /// The message naming the field at fault, where there is one, and what is expected of it.
     public var description: String {
         switch self {
         case let .notJSON(error): "not valid JSON: \(error)"

@@ -4,8 +4,10 @@ import SpoolTransport
 
 /// The readers of an operation document's fields, one per field, each throwing the error that names it.
 package struct OperationFields {
+    /// The operation document, a JSON object.
     package let document: JSON
 
+    /// The string `field`, or nil when absent; throws when it is there but not a string.
     package func string(_ field: String) throws(OperationError) -> String? {
         guard let value = document[field] else { return nil }
         guard case let .string(s) = value else {
@@ -14,12 +16,15 @@ package struct OperationFields {
         return s
     }
 
+    /// The RFC 3339 date-time `field` in seconds since the epoch, or nil when absent.
     package func date(_ field: String) throws(OperationError) -> Int64? {
         guard let text = try string(field) else { return nil }
         guard let seconds = Timestamp.parseRFC3339(text) else { throw .invalidDate(field: field, value: text) }
         return seconds
     }
 
+    /// The required `method`: a token, not a lower-case standard method, CONNECT or TRACE, nor a read without
+    /// `allow_get`.
     package func method() throws(OperationError) -> String {
         guard let method = try string("method") else { throw .missingField("method") }
         guard !method.isEmpty, method.utf8.count <= 32, method.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else {
@@ -44,6 +49,7 @@ package struct OperationFields {
         return flag
     }
 
+    /// `headers` in document order: names that are tokens and not forbidden, values without CR, LF or NUL.
     package func headers() throws(OperationError) -> [(name: String, value: String)] {
         guard let value = document["headers"] else { return [] }
         guard case let .object(pairs) = value else {
@@ -96,6 +102,7 @@ package struct OperationFields {
         return true
     }
 
+    /// `idempotency_key`, if any: 1 to 255 visible ASCII characters.
     package func idempotencyKey() throws(OperationError) -> String? {
         guard let key = try string("idempotency_key") else { return nil }
         guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
@@ -104,6 +111,7 @@ package struct OperationFields {
         return key
     }
 
+    /// `if_match`, if any: a non-empty entity tag without control characters.
     package func ifMatch() throws(OperationError) -> String? {
         guard let tag = try string("if_match") else { return nil }
         if tag.isEmpty || tag.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
@@ -113,12 +121,14 @@ package struct OperationFields {
         return tag
     }
 
+    /// The ordering key `key`, if any (the caller falls back to the URL); never empty.
     package func key() throws(OperationError) -> String? {
         guard let key = try string("key") else { return nil }
         guard !key.isEmpty else { throw .invalidName(field: "key", value: key, why: "must not be empty") }
         return key
     }
 
+    /// `depends_on`: the ids of operations that must be done first, each a valid id; empty when absent.
     package func dependsOn() throws(OperationError) -> [String] {
         guard let value = document["depends_on"] else { return [] }
         guard case let .array(items) = value else {
@@ -141,6 +151,7 @@ package struct OperationFields {
         return ids
     }
 
+    /// `coalesce`: whether a newer operation with the same key may replace this one before its first attempt.
     package func coalesce() throws(OperationError) -> Bool { try flag("coalesce") }
 
     /// A field that is `true` or `false`, false when absent.
@@ -164,6 +175,7 @@ package struct OperationFields {
         return true
     }
 
+    /// `max_attempts`, if any: an integer within `Operation.maxAttemptsRange`.
     package func maxAttempts() throws(OperationError) -> Int? {
         guard let value = document["max_attempts"] else { return nil }
         guard case let .number(text) = value else {
@@ -175,6 +187,7 @@ package struct OperationFields {
         return n
     }
 
+    /// `priority`: an integer within `Operation.priorityRange`, 0 when absent.
     package func priority() throws(OperationError) -> Int {
         guard let value = document["priority"] else { return 0 }
         guard case let .number(text) = value else {
@@ -186,6 +199,7 @@ package struct OperationFields {
         return n
     }
 
+    /// The credential profile `auth` names, if any: a file name directly inside the auth directory.
     package func auth() throws(OperationError) -> String? {
         try fileName("auth", what: "a profile name")
     }

@@ -35,6 +35,7 @@ public final class QueueEntry: Sendable, Equatable {
         return a.name.id.utf8.lexicographicallyPrecedes(b.name.id.utf8)
     }
 
+    /// Equal when the file names and the parsed names are; the lane key is not compared.
     public static func == (a: QueueEntry, b: QueueEntry) -> Bool {
         a.fileName == b.fileName && a.name == b.name
     }

@@ -7,6 +7,7 @@ import SpoolSystem
 /// (each id takes at least the previous microsecond plus one), so two operations enqueued one after the
 /// other by one process are never reordered, even if the clock is stepped back.
 public enum UniqueName {
+    /// The last order stamp given (microseconds since the epoch) and how many ids this process has made.
     package static let state = Locked<(last: Int64, sequence: Int)>((0, 0))
 
     /// A new id and its enqueue order stamp (microseconds since the epoch).

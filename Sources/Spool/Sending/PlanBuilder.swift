@@ -10,8 +10,11 @@ import SpoolTransport
 /// One round's look at the queue, pass by pass: each key's first operation, the keys held by claims,
 /// and the lanes of the keys with something due.
 package struct PlanBuilder {
+    /// What the first pass learns of one key from its names: its first operation, and what waits behind it.
     package struct Head {
+        /// The first operation's enqueue order stamp, in microseconds since the epoch.
         package var orderMicroseconds: Int64
+        /// When the first operation is due, in seconds since the epoch.
         package var dueSeconds: Int64
         /// Another operation has the same order stamp: only sorting by id can tell which is first.
         package var tied = false
@@ -31,14 +34,21 @@ package struct PlanBuilder {
     /// The most lanes one round forms: the keys that go first (priority, then enqueue order).
     package static let laneBudget = 16_384
 
+    /// The time of this round, in seconds since the epoch: what is due is judged against it.
     package let nowSeconds: Int64
+    /// Keys parked for the rest of the run (`RunState.parkedKeys`): no lane is formed for them.
     package let parked: Set<UInt64>
+    /// The worker's options: `flush` makes every key due, `lifetimeSeconds` bounds a retry time.
     package let options: WorkerOptions
     /// This round's budgets (the tests make them small).
     package var roundBudget = PlanBuilder.roundBudget, laneBudget = PlanBuilder.laneBudget
+    /// The plan being built: next due time, `more` and pauses met along the passes; `finish` adds the lanes.
     package var plan = Worker.Plan()
+    /// Each key's head, by lane key, as the first pass notes it.
     package var heads: [UInt64: Head] = [:]
+    /// The keys with a claim in `cur/` (`listHeld`): they form no lane this round.
     package var held = Set<UInt64>()
+    /// Each due key's first operations in enqueue order, by lane key, as `collect` keeps them.
     package var queues: [UInt64: [QueueEntry]] = [:]
     /// The folder being listed, for the message when listing fails.
     package var listing = ""
@@ -46,6 +56,7 @@ package struct PlanBuilder {
     /// keys are not due, so a run over a paused origin's backlog opens none of its documents.
     package var pausedOrigins: [UInt32: (origin: String, until: Int64)] = [:]
 
+    /// A builder for a round at `nowSeconds` that passes over the `parked` keys.
     package init(nowSeconds: Int64, parked: Set<UInt64>, options: WorkerOptions) {
         self.nowSeconds = nowSeconds
         self.parked = parked
@@ -60,6 +71,8 @@ package struct PlanBuilder {
             pauses.map { (OrderingKey.originHash($0.origin), $0) }, uniquingKeysWith: { a, b in a.until > b.until ? a : b })
     }
 
+    /// Notes one waiting operation of `lane` from its name: the key's earliest becomes its head, its highest
+    /// priority kept, and the operation counted in `heldByPause` when its origin is paused.
     package mutating func note(
         _ lane: UInt64, orderMicroseconds: Int64, dueSeconds: Int64, priority: Int, held: Bool = false,
         originHash: UInt32 = 0, keyHash: UInt64? = nil
@@ -208,6 +221,7 @@ package struct PlanBuilder {
     /// One key's first operations as `collect` finds them, in directory order: sorted and cut back to the
     /// limit whenever they reach twice it (so a key's pass costs n log n, not a shift per insertion).
     package struct Kept {
+        /// The operations kept; in enqueue order once `trim` has run.
         package var entries: [QueueEntry] = []
         /// The order stamp past which an operation cannot be among the first, once known.
         package var cutoff: Int64?

@@ -241,6 +241,7 @@ extension Worker {
         state.withLock { $0.waitingOnOrigin[origin, default: 0] += 1 }
     }
 
+    /// Sets `entry`'s key aside for the rest of this run: later rounds form no lane for it.
     package func park(_ entry: QueueEntry) {
         _ = state.withLock { $0.parkedKeys.insert(entry.laneKey) }
     }

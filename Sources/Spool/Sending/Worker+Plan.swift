@@ -9,8 +9,11 @@ import SpoolTransport
 
 /// Planning a round: which keys have something due, and each key's lane in order.
 extension Worker {
+    /// What one round found: the lanes to send now, and when to look again.
     package struct Plan {
+        /// One lane per due key, in enqueue order inside; lanes by priority, then by their first operation's order.
         package var lanes: [[QueueEntry]] = []
+        /// When the earliest operation left waiting for a time becomes due (seconds since the epoch); nil if none.
         package var nextDue: Int64?
         /// The round left due operations for the next (more than `roundBudget`, or `laneBudget` keys).
         package var more = false
@@ -28,6 +31,7 @@ extension Worker {
 
     /// Where each queued id is, found by listing `new/` and `cur/` once per round, when first asked.
     package final class PresentIndex: Sendable {
+        /// Each id's folder and file name; nil until the first `lookup` lists the folders.
         package let index = Locked<[String: (folder: Spool.Folder, fileName: FileName)]?>(nil)
 
         /// Throws when a folder cannot be listed: a dependency must never look absent because of a fault.

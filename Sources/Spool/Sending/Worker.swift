@@ -17,16 +17,22 @@ import SpoolTransport
 /// later write never overtakes an earlier one. Rounds repeat while they send anything, which picks up
 /// operations that arrive during the run.
 public final class Worker: Sendable {
+    /// The spool this worker claims from and files into.
     package let spool: Spool
 
+    /// What sends the requests; nil for a worker that only keeps house and plans.
     package let transport: (any Transport)?
 
+    /// How this worker runs: concurrency, flush, backoff, limits, credentials, handlers and log.
     package let options: WorkerOptions
 
+    /// Set by `requestStop`: no further operation is claimed.
     package let stopping = Atomic<Bool>(false)
 
+    /// What the current run has counted and learned, shared by its lanes; reset when a run starts.
     package let state = Locked(RunState())
 
+    /// How long the last `makePlan` took, in seconds (`lastPlanSeconds`).
     package let planSeconds = Locked(0.0)
 
     /// Each origin's window, rate and pause, learned across a watcher's runs.
@@ -42,7 +48,9 @@ public final class Worker: Sendable {
     /// does not keep it listing a large queue instead of sending.
     public var lastPlanSeconds: Double { planSeconds.withLock { $0 } }
 
+    /// What one run has counted and learned: its summary, the origins stopped or paused, the keys parked.
     package struct RunState {
+        /// The counts per outcome that `run` returns.
         package var summary = RunSummary()
         /// Origins that failed at the transport level, with the failure's token: nothing more is sent to
         /// them this run.
@@ -111,6 +119,7 @@ public final class Worker: Sendable {
         return faults.withLock { report in defer { report = FaultReport() }; return report }
     }
 
+    /// The log from the worker's options.
     package var log: Log { options.log }
 
     /// Claims this worker could not move on (a full or failing disk): returned to `new/` at housekeeping

@@ -57,6 +57,7 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
         }
     }
 
+    /// The name as `escaped` shows it.
     public var description: String { escaped }
 }
 

@@ -21,6 +21,7 @@ public struct FileStatus: Sendable {
     /// Last modification in nanoseconds since the epoch: for a folder, when an entry last came or went.
     public let modifiedNanoseconds: Int64
 
+    /// The status from a `stat` the kernel filled, its times turned into the units above.
     package init(_ st: stat) {
         mode = st.st_mode
         size = Int(st.st_size)

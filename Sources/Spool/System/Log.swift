@@ -5,6 +5,7 @@ public struct Log: Sendable {
     /// How much to say.
     public enum Level: Int, Sendable, Comparable {
         case quiet, normal, verbose
+        /// Quieter first: a log at one level writes every message a quieter level would.
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
 

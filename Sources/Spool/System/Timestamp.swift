@@ -88,6 +88,7 @@ public enum Timestamp {
         return era * 146097 + doe - 719468
     }
 
+    /// The number of days in `month` (1 to 12) of `year`, by the Gregorian leap-year rule.
     package static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28

@@ -1,6 +1,7 @@
 /// Character classes from RFC 9110, and the ASCII case folding its case-insensitive parts (schemes, hosts,
 /// field names) need: done on bytes, since these are ASCII by the time they are compared.
 package enum HTTPSyntax {
+    /// Whether `c` is an ASCII letter or digit (`ALPHA / DIGIT`).
     package static func isAlphanumeric(_ c: UInt8) -> Bool {
         (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
     }

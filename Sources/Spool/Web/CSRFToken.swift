@@ -16,6 +16,7 @@ public struct CSRFToken: Sendable {
         case unusable(path: String, Errno)
         case tooShort(path: String)
 
+        /// The message naming the secret's file and why it cannot serve.
         public var description: String {
             switch self {
             case let .inSpool(path):
