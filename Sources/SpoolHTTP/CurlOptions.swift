@@ -50,8 +50,8 @@ struct CurlOptions: Equatable {
     /// server could mistake; `Name;` sends a header with an empty value.
     var headerLines: [String]
 
-    /// The options for `request` under `settings`.
-    init(_ request: HTTPRequest, _ settings: TransportSettings) {
+    /// The options for `request` under `settings`, both borrowed: read, not kept, so neither is copied whole.
+    init(_ request: borrowing HTTPRequest, _ settings: borrowing TransportSettings) {
         url = request.url
         timeoutMilliseconds = Int(settings.timeoutSeconds * 1000)
         let secure = request.origin.hasPrefix("https:")

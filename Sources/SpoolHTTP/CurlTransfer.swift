@@ -36,7 +36,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var bodyCut = false
 
     /// A transfer for `request`, or nil when libcurl cannot make a handle (out of memory).
-    init?(_ request: HTTPRequest, _ settings: TransportSettings,
+    init?(_ request: borrowing HTTPRequest, _ settings: borrowing TransportSettings,
           _ continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) {
         guard let easy = CurlTransfer.takeHandle() else { return nil }
         self.easy = easy

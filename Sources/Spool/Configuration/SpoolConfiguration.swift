@@ -34,7 +34,10 @@ public struct SpoolConfiguration: Sendable, Equatable {
 
     /// The settings for `origin`: its section's, then `[default]`'s.
     public func settings(for origin: String) -> OriginSettings {
-        (origins[origin] ?? OriginSettings()).over(defaults)
+        // Asked for every request: an origin without a section of its own, the usual case, has the defaults
+        // as they are, neither merged nor, without any section, hashed.
+        guard !origins.isEmpty, let specific = origins[origin] else { return defaults }
+        return specific.over(defaults)
     }
 
     /// The file named by `--config`, else `SPOOL_CONFIG`; none by default.
