@@ -119,7 +119,7 @@ public struct Operation: Sendable {
         self.document = document
         let fields = OperationFields(document: document)
         // A field naming a file would be a reference the worker must follow; spool never follows one.
-        if document["body_file"] != nil {
+        if fields["body_file"] != nil {
             throw .invalidName(
                 field: "body_file", value: "…",
                 why:
@@ -203,21 +203,30 @@ public struct Operation: Sendable {
         var host = authority, port: Range<Int>?
         guard splitAuthority(bytes, authority, host: &host, port: &port, why: &why) else { return nil }
         guard !host.isEmpty else { return invalid("has no host") }
-        var portSuffix = ""
+        // The port's digits without leading zeros, kept only when they are not the scheme's default: read as
+        // bytes, as curl reads them (no sign, no blank), with no string made on the way.
+        var digits: Range<Int>?
         if let port {
-            guard let number = Int(String(decoding: bytes[port], as: UTF8.self)), (1...65535).contains(number) else {
-                return invalid("has an invalid port")
+            var number = 0, first = port.lowerBound
+            for index in port {
+                let byte = bytes[index]
+                guard byte >= 0x30, byte <= 0x39, number <= 65535 else { return invalid("has an invalid port") }
+                number = number * 10 + Int(byte - 0x30)
+                if number == 0 { first = index + 1 }
             }
-            if number != (secure ? 443 : 80) { portSuffix = ":" + String(number) }
+            guard (1...65535).contains(number) else { return invalid("has an invalid port") }
+            if number != (secure ? 443 : 80) { digits = first..<port.upperBound }
         }
         let prefix = secure ? "https://" : "http://"
-        let length = prefix.utf8.count + host.count + portSuffix.utf8.count
+        let length = prefix.utf8.count + host.count + (digits.map { $0.count + 1 } ?? 0)
         return String(unsafeUninitializedCapacity: length) { out in
             // One string written in place: the origin is made for every operation read.
             let lowercasedHost = bytes[host].lazy.map(HTTPSyntax.lowercased)
             var next = out.initialize(from: prefix.utf8).1
             next = out[next...].initialize(from: lowercasedHost).1
-            return out[next...].initialize(from: portSuffix.utf8).1
+            guard let digits else { return next }
+            out[next] = UInt8(ascii: ":")
+            return out[(next + 1)...].initialize(from: bytes[digits]).1
         }
     }
 

@@ -4,12 +4,35 @@ import SpoolTransport
 
 /// The readers of an operation document's fields, one per field, each throwing the error that names it.
 package struct OperationFields {
-    /// The operation document, a JSON object.
-    package let document: JSON
+    /// The operation document's members, taken out of the object once: every field is looked up in them, and
+    /// a lookup in the document itself took them out again each time (a retain, a release and a closure).
+    package let members: [(key: String, value: JSON)]
+
+    /// The fields of `document`; a value other than an object has none.
+    package init(document: JSON) {
+        if case let .object(members) = document { self.members = members } else { members = [] }
+    }
+
+    /// Whether every UTF-8 byte of `text` passes `test`, read in place where the string's bytes lie together
+    /// (a native string's do): through the string's UTF-8 view each byte cost some thirty instructions.
+    package static func allBytes(of text: String, _ test: (UInt8) -> Bool) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(test) } ?? text.utf8.allSatisfy(test)
+    }
+
+    /// The value of `field`, nil when the document has none.
+    package subscript(field: String) -> JSON? {
+        // By index: each member compared in place, not copied out (its key and value retained) first; and by
+        // length first, which a short string keeps in its bits, where comparing unequal texts calls the library.
+        let length = field.utf8.count
+        for index in members.indices where members[index].key.utf8.count == length && members[index].key == field {
+            return members[index].value
+        }
+        return nil
+    }
 
     /// The string `field`, or nil when absent; throws when it is there but not a string.
     package func string(_ field: String) throws(OperationError) -> String? {
-        guard let value = document[field] else { return nil }
+        guard let value = self[field] else { return nil }
         guard case let .string(s) = value else {
             throw .wrongType(field: field, expected: "a string", found: value.typeName)
         }
@@ -27,13 +50,16 @@ package struct OperationFields {
     /// `allow_get`.
     package func method() throws(OperationError) -> String {
         guard let method = try string("method") else { throw .missingField("method") }
-        guard !method.isEmpty, method.utf8.count <= 32, method.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else {
+        guard !method.isEmpty, method.utf8.count <= 32, Self.allBytes(of: method, HTTPSyntax.isTokenCharacter) else {
             throw .invalidMethod(method)
         }
         // Methods are case-sensitive (RFC 9110, 9.1): `put` is not PUT, and a server answers it 501 or 405,
         // which would file the write. A lower-case form of a standard method is a typo, not a new method.
-        let upper = method.uppercased()
-        if upper != method, Operation.standardMethods.contains(upper) { throw .methodCase(method, upper) }
+        // A method without a lower-case letter, the usual spelling, is its own upper case: no copy to compare.
+        if !Self.allBytes(of: method, { $0 < UInt8(ascii: "a") || $0 > UInt8(ascii: "z") }) {
+            let upper = method.uppercased()
+            if Operation.standardMethods.contains(upper) { throw .methodCase(method, upper) }
+        }
         if Operation.neverQueuedMethods.contains(method) { throw .unqueueableMethod(method) }
         if Operation.readMethods.contains(method), try !allowGet() { throw .readMethod(method) }
         return method
@@ -42,7 +68,7 @@ package struct OperationFields {
     /// `allow_get`: the producer says that a GET, HEAD or OPTIONS is wanted for its effect (a heartbeat URL),
     /// since nobody reads the answer of a queued request.
     package func allowGet() throws(OperationError) -> Bool {
-        guard let value = document["allow_get"] else { return false }
+        guard let value = self["allow_get"] else { return false }
         guard case let .bool(flag) = value else {
             throw .wrongType(field: "allow_get", expected: "true or false", found: value.typeName)
         }
@@ -51,7 +77,7 @@ package struct OperationFields {
 
     /// `headers` in document order: names that are tokens and not forbidden, values without CR, LF or NUL.
     package func headers() throws(OperationError) -> [(name: String, value: String)] {
-        guard let value = document["headers"] else { return [] }
+        guard let value = self["headers"] else { return [] }
         guard case let .object(pairs) = value else {
             throw .wrongType(field: "headers", expected: "an object of strings", found: value.typeName)
         }
@@ -60,11 +86,11 @@ package struct OperationFields {
             guard case let .string(text) = headerValue else {
                 throw .wrongType(field: "headers.\(name)", expected: "a string", found: headerValue.typeName)
             }
-            guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenCharacter) else {
+            guard !name.isEmpty, Self.allBytes(of: name, HTTPSyntax.isTokenCharacter) else {
                 throw .invalidHeaderName(name)
             }
             if let why = Operation.forbiddenHeaders[name.lowercased()] { throw .forbiddenHeader(name, why: why) }
-            guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+            guard Self.allBytes(of: text, { $0 != 0x0D && $0 != 0x0A && $0 != 0 }) else {
                 throw .invalidHeaderValue(name: name)
             }
             headers.append((name, text))
@@ -74,7 +100,7 @@ package struct OperationFields {
 
     /// The body's bytes, and whether they are JSON (sent as `application/json` unless a header says else).
     package func body() throws(OperationError) -> ([UInt8]?, Bool) {
-        switch (document["body"], document["body_base64"]) {
+        switch (self["body"], self["body_base64"]) {
         case (.some, .some): throw .conflictingFields("body", "body_base64")
         case let (.some(.string(text)), nil): return (Array(text.utf8), false)
         case let (.some(value), nil): return (Array(value.text.utf8), value != .null)
@@ -89,13 +115,13 @@ package struct OperationFields {
 
     /// Whether the document says the body is the file's payload: everything after the document's line.
     package func payload(handler: String?) throws(OperationError) -> Bool {
-        guard let value = document["payload"] else { return false }
+        guard let value = self["payload"] else { return false }
         guard case let .bool(flag) = value else {
             throw .wrongType(field: "payload", expected: "true or false", found: value.typeName)
         }
         guard flag else { return false }
-        if document["body"] != nil { throw .conflictingFields("payload", "body") }
-        if document["body_base64"] != nil { throw .conflictingFields("payload", "body_base64") }
+        if self["body"] != nil { throw .conflictingFields("payload", "body") }
+        if self["body_base64"] != nil { throw .conflictingFields("payload", "body_base64") }
         if handler != nil {
             throw .invalidName(field: "payload", value: "true", why: "is for HTTP writes; a handler job takes \"body\"")
         }
@@ -105,7 +131,7 @@ package struct OperationFields {
     /// `idempotency_key`, if any: 1 to 255 visible ASCII characters.
     package func idempotencyKey() throws(OperationError) -> String? {
         guard let key = try string("idempotency_key") else { return nil }
-        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        guard !key.isEmpty, key.utf8.count <= 255, Self.allBytes(of: key, { $0 > 0x20 && $0 < 0x7F }) else {
             throw .invalidName(field: "idempotency_key", value: key, why: "must be 1 to 255 visible ASCII characters")
         }
         return key
@@ -114,7 +140,7 @@ package struct OperationFields {
     /// `if_match`, if any: a non-empty entity tag without control characters.
     package func ifMatch() throws(OperationError) -> String? {
         guard let tag = try string("if_match") else { return nil }
-        if tag.isEmpty || tag.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+        if tag.isEmpty || !Self.allBytes(of: tag, { $0 >= 0x20 && $0 != 0x7F }) {
             throw .invalidName(
                 field: "if_match", value: tag, why: "must be a non-empty entity tag without control characters")
         }
@@ -130,7 +156,7 @@ package struct OperationFields {
 
     /// `depends_on`: the ids of operations that must be done first, each a valid id; empty when absent.
     package func dependsOn() throws(OperationError) -> [String] {
-        guard let value = document["depends_on"] else { return [] }
+        guard let value = self["depends_on"] else { return [] }
         guard case let .array(items) = value else {
             throw .wrongType(field: "depends_on", expected: "an array of operation ids", found: value.typeName)
         }
@@ -156,7 +182,7 @@ package struct OperationFields {
 
     /// A field that is `true` or `false`, false when absent.
     package func flag(_ field: String) throws(OperationError) -> Bool {
-        guard let value = document[field] else { return false }
+        guard let value = self[field] else { return false }
         guard case let .bool(flag) = value else {
             throw .wrongType(field: field, expected: "true or false", found: value.typeName)
         }
@@ -177,7 +203,7 @@ package struct OperationFields {
 
     /// `max_attempts`, if any: an integer within `Operation.maxAttemptsRange`.
     package func maxAttempts() throws(OperationError) -> Int? {
-        guard let value = document["max_attempts"] else { return nil }
+        guard let value = self["max_attempts"] else { return nil }
         guard case let .number(text) = value else {
             throw .wrongType(field: "max_attempts", expected: "an integer", found: value.typeName)
         }
@@ -189,7 +215,7 @@ package struct OperationFields {
 
     /// `priority`: an integer within `Operation.priorityRange`, 0 when absent.
     package func priority() throws(OperationError) -> Int {
-        guard let value = document["priority"] else { return 0 }
+        guard let value = self["priority"] else { return 0 }
         guard case let .number(text) = value else {
             throw .wrongType(field: "priority", expected: "an integer", found: value.typeName)
         }
@@ -228,7 +254,7 @@ package struct OperationFields {
 
     /// Fields that only an HTTP request has.
     package func refuseHTTPFields(handler: String) throws(OperationError) {
-        for field in ["method", "url", "headers", "if_match", "auth"] where document[field] != nil {
+        for field in ["method", "url", "headers", "if_match", "auth"] where self[field] != nil {
             throw .conflictingFields("handler", field)
         }
     }
@@ -238,7 +264,7 @@ package struct OperationFields {
 
     /// The handler's arguments: strings without NUL, which no program could receive.
     package func arguments() throws(OperationError) -> [String] {
-        guard let value = document["args"] else { return [] }
+        guard let value = self["args"] else { return [] }
         let expected = "an array of strings"
         guard case let .array(items) = value else {
             throw .wrongType(field: "args", expected: expected, found: value.typeName)

@@ -86,6 +86,10 @@ import Testing
             ("https://Example.COM/a", "https://example.com"), ("HTTP://h:80/x", "http://h"),
             ("https://h:443", "https://h"), ("https://h:8443?q#f", "https://h:8443"), ("http://h#x", "http://h"),
             ("http://[::1]:8080/p", "http://[::1]:8080"), ("http://[::1]/p", "http://[::1]"),
+            // Leading zeros are dropped, as curl reads the number: one origin, one window.
+            ("http://h:0080/x", "http://h"), ("http://h:08080/x", "http://h:8080"),
+            ("https://h:65535", "https://h:65535"),
+            ("http://h:000000000000000000080/", "http://h"),
         ] {
             #expect(try Operation.origin(of: url) == origin, "\(url)")
         }
@@ -94,6 +98,8 @@ import Testing
             ("http://[::1/", "unterminated IPv6"), ("http://[::1]x/", "text after its IPv6"),
             ("http:///x", "has no host"), ("http://h:/x", "invalid port"), ("http://h:99999", "invalid port"),
             ("http://[::1]:/", "invalid port"), ("http://h/a b", "contains spaces"), ("http://:80/", "has no host"),
+            ("http://h:+80/", "invalid port"), ("http://h:0/", "invalid port"), ("http://h:65536/", "invalid port"),
+            ("http://h:8o/", "invalid port"),
         ] {
             #expect(throws: (any Error).self) { try Operation.origin(of: url) }
             do { _ = try Operation.origin(of: url) } catch { #expect("\(error)".contains(why), "\(url): \(error)") }
