@@ -52,6 +52,30 @@ func benchDelivery(_ report: Report, _ config: Config, _ server: BenchServer) {
         baseline: "curl-per-file loop " + describe(curlLoop, "/s"),
         ratio: spoolAt[4]! / curlLoop.median, target: ">= 20x curl loop", met: spoolAt[4]! >= 20 * curlLoop.median)
     reportAgainstPython(report, config, base: server.base)
+    reportLockUse(report, config, base: server.base)
+}
+
+/// How long deliveries hold the spool lock, which is what another worker on the same spool waits for: from
+/// the `-v` line of one run over the same synced queue. No target: a claim's rename is what it should cost.
+private func reportLockUse(_ report: Report, _ config: Config, base: String) {
+    let n = config.deliveryCount
+    let spool = Fixtures.spool()
+    Fixtures.fill(spool, count: n, base: base, keys: nil)
+    Fixtures.settle()
+    let output = Fixtures.bareDirectory() + "/verbose"
+    run(["\(config.binaries)/spool-send", "--spool", spool, "--once", "-v"], output: output)
+    let line = readText(output + ".err")
+    guard
+        let use = line.firstMatch(
+            of: /spool lock taken (\d+) times, held ([0-9.]+) ms \(longest ([0-9.]+) ms\), waited ([0-9.]+) ms/)
+    else {
+        report.line("spool lock use: no lock line in spool-send -v's output")
+        return
+    }
+    report.add(
+        "spool lock held per delivery, concurrency 4, µs", spool: format1(Double(use.2)! * 1000 / Double(n), 1) + " µs",
+        baseline: "taken \(use.1) times for \(n) deliveries; held \(use.3) ms at the longest, waited \(use.4) ms in all",
+        ratio: nil)
 }
 
 /// The rows with targets against the Python loop and the file floor, measured in rounds of one run of each

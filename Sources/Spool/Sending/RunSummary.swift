@@ -22,6 +22,8 @@ public struct RunSummary: Sendable, Equatable {
     public var coalesced = 0
     /// Earliest time, epoch seconds, at which a waiting operation becomes due; nil when none waits.
     public var nextDue: Int64?
+    /// How the run used the spool lock: what another worker on the spool waited for.
+    public var lockUse = LockUse()
 
     /// An empty summary.
     public init() {}
@@ -29,10 +31,12 @@ public struct RunSummary: Sendable, Equatable {
     /// Whether the run did anything at all.
     public var isEmpty: Bool { attempts + done + deferred + failed + conflicts + coalesced == 0 }
 
-    /// The run in one line, for `-v`: `3 sent: 2 done, 1 deferred, 0 failed, 0 conflict; next at T`.
+    /// The run in one line, for `-v`: `3 sent: 2 done, 1 deferred, 0 failed, 0 conflict; next at T; spool lock
+    /// taken 9 times, held 0.20 ms (longest 0.05 ms), waited 0.01 ms`.
     public var line: String {
         var text = "\(attempts) sent: \(done) done, \(deferred) deferred, \(failed) failed, \(conflicts) conflict"
         if coalesced > 0 { text += ", \(coalesced) coalesced" }
-        return text + "; " + (nextDue.map { "next at \(Timestamp.formatRFC3339($0))" } ?? "nothing else waits")
+        text += "; " + (nextDue.map { "next at \(Timestamp.formatRFC3339($0))" } ?? "nothing else waits")
+        return text + "; " + lockUse.line
     }
 }

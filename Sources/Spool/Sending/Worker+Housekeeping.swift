@@ -32,7 +32,7 @@ extension Worker {
     /// (recovering a claim it took for stale). Returns whether this call moved it.
     @discardableResult
     package func unclaim(_ claimed: QueueEntry, state: RetryState) -> Bool {
-        switch spool.withLock({ transaction in transaction.unclaim(claimed, state: state) }) {
+        switch spool.unclaim(claimed, state: state) {
         case .moved: return true
         case .gone: return false
         case let .fault(fault):

@@ -65,50 +65,90 @@ extension Worker {
     /// second pass, only for keys with something due, collects their operations. `deciding`, for the front
     /// that only asks whether to start a sender, skips the second pass when the first found a key whose first
     /// operation is due for certain (`foundDue`): the sender forms its lanes itself.
+    ///
+    /// The lock is held for the listings only. Files dropped under plain names are read, checked and filed
+    /// without it and admitted each under a short take of it (`Spool.admitDropped`), then the queue is listed
+    /// again; what is dropped meanwhile waits for the next round. Filings are made after the lock is let go.
     package func makePlan(deciding: Bool = false) -> Plan {
         let started = Timestamp.nowMicroseconds()
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
-        var builder = PlanBuilder(
-            nowSeconds: Timestamp.nowSeconds(), parked: state.withLock { $0.parkedKeys }, options: options)
-        builder.pausedOrigins = PlanBuilder.byHash(limits.pauses(nowSeconds: builder.nowSeconds))
-        do throws(Errno) {
-            try spool.withLock { transaction throws(Errno) in
-                let (others, tooLate) = try builder.listWaiting(spool)
-                failTooLate(tooLate)
-                builder.plan.sawPlainNames = !others.isEmpty
-                intake(others, into: &builder, transaction)
-                try builder.listHeld(spool)
-                let dueKeys = builder.dueKeys()
-                guard !dueKeys.isEmpty else { return }
-                // Only the second pass tells for a tied head, which may turn out not due once its key is
-                // sorted by id, and after files dropped under plain names were taken in: a dropped DELETE may
-                // have cancelled a head noted in the first pass.
-                if deciding, !builder.plan.sawPlainNames,
-                    dueKeys.contains(where: { builder.heads[$0]?.tied == false })
-                {
-                    builder.plan.foundDue = true
-                    return
+        var admitting = true
+        while true {
+            var builder = PlanBuilder(
+                nowSeconds: Timestamp.nowSeconds(), parked: state.withLock { $0.parkedKeys }, options: options)
+            builder.pausedOrigins = PlanBuilder.byHash(limits.pauses(nowSeconds: builder.nowSeconds))
+            let listed: Listed
+            do throws(Errno) {
+                listed = try spool.withLock { transaction throws(Errno) in
+                    try list(into: &builder, deciding: deciding, admitting: admitting, transaction)
                 }
-                // The quick reading and the full one must agree; a name only one accepts must not sit
-                // silently at the head of its key.
-                for fileName in try builder.collect(dueKeys, spool) {
-                    let why = Rejection.badName("the retry state in the name is malformed")
-                    if let fault = spool.file(
-                        rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log
-                    ).fault {
-                        record(fault)
-                    }
+            } catch {
+                // Before the first listing, the step that failed was taking the lock.
+                record(
+                    SystemCallError(
+                        builder.listing.isEmpty ? "lock" : "list",
+                        builder.listing.isEmpty ? spool.lockPath : builder.listing, error))
+                return builder.plan
+            }
+            guard listed.dropped.isEmpty else {
+                spool.admitDropped(
+                    listed.dropped, maxSize: options.maxSize, maxPayload: options.maxPayload, log: log,
+                    isStopping: { isStopping }, fault: { record($0) })
+                admitting = false
+                continue
+            }
+            failTooLate(listed.tooLate)
+            // The quick reading and the full one must agree; a name only one accepts must not sit
+            // silently at the head of its key.
+            for fileName in listed.disagreeing {
+                let why = Rejection.badName("the retry state in the name is malformed")
+                if let fault = spool.file(
+                    rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log
+                ).fault {
+                    record(fault)
                 }
             }
-        } catch {
-            // Before the first listing, the step that failed was taking the lock.
-            record(
-                SystemCallError(
-                    builder.listing.isEmpty ? "lock" : "list",
-                    builder.listing.isEmpty ? spool.lockPath : builder.listing, error))
-            return builder.plan
+            return builder.finish()
         }
-        return builder.finish()
+    }
+
+    /// What a listing under the lock left to do once the lock is let go.
+    package struct Listed {
+        /// Files dropped under plain names (and bad names), to take in before listing again.
+        var dropped: [FileName] = []
+        /// Operations that would only expire while waiting, to file.
+        var tooLate: [FileName] = []
+        /// Names the quick reading and the full one disagree on, to file.
+        var disagreeing: [FileName] = []
+    }
+
+    /// The listings `makePlan` makes under the lock: `new/` (returning at once with the dropped files when
+    /// `admitting` and there are any), then `cur/`, then the due keys' operations.
+    private func list(
+        into builder: inout PlanBuilder, deciding: Bool, admitting: Bool, _ transaction: Spool.Transaction
+    ) throws(Errno) -> Listed {
+        let (others, tooLate) = try builder.listWaiting(spool)
+        // A name with a retry state that the quick reading refused is taken in here, under the lock.
+        var stated: [FileName] = [], dropped: [FileName] = []
+        for fileName in others {
+            if QueueName(fileName)?.state != nil { stated.append(fileName) } else { dropped.append(fileName) }
+        }
+        if admitting, !dropped.isEmpty { return Listed(dropped: dropped) }
+        builder.plan.sawPlainNames = !others.isEmpty
+        intake(stated, into: &builder, transaction)
+        try builder.listHeld(spool)
+        var listed = Listed(tooLate: tooLate)
+        let dueKeys = builder.dueKeys()
+        guard !dueKeys.isEmpty else { return listed }
+        // Only the second pass tells for a tied head, which may turn out not due once its key is sorted by id,
+        // and after files dropped under plain names were taken in: a dropped DELETE may have cancelled a head
+        // noted in the first pass.
+        if deciding, !builder.plan.sawPlainNames, dueKeys.contains(where: { builder.heads[$0]?.tied == false }) {
+            builder.plan.foundDue = true
+            return listed
+        }
+        listed.disagreeing = try builder.collect(dueKeys, spool)
+        return listed
     }
 
     /// Files what would only expire while waiting: say so now rather than in days.
@@ -124,7 +164,8 @@ extension Worker {
         }
     }
 
-    /// Takes in files dropped under plain names, noting each admitted one as a candidate head of its key.
+    /// Takes in names with a retry state that the quick reading refused, noting each as a candidate head of
+    /// its key.
     package func intake(_ names: [FileName], into builder: inout PlanBuilder, _ transaction: Spool.Transaction) {
         for fileName in spool.inWrittenOrder(names) where !isStopping {
             do throws(SystemCallError) {

@@ -136,6 +136,8 @@ public final class Worker: Sendable {
     public func run() async -> RunSummary {
         state.withLock { $0 = RunState() }
         limits.startRun()
+        // The run's own use of the spool lock: housekeeping's before it is not counted.
+        _ = spool.takeLockUse()
         var nextDue: Int64?
         while !isStopping {
             state.withLock { $0.completed.removeAll() }
@@ -168,9 +170,11 @@ public final class Worker: Sendable {
             if after == before { break }
         }
         reportOrigins()
+        let lockUse = spool.takeLockUse()
         return state.withLock { run in
             var summary = run.summary
             summary.nextDue = [nextDue, run.resumeAt].compactMap { $0 }.min()
+            summary.lockUse = lockUse
             return summary
         }
     }

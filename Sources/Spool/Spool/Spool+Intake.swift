@@ -106,45 +106,45 @@ extension Spool.Transaction {
         }
     }
 
-    /// Checks a plain-named file in `new/` and admits it with a retry state, or files it in `failed/`.
+    /// Checks a plain-named file in `new/` and admits it with a retry state, or files it in `failed/`, all
+    /// under the lock this transaction holds (`Spool.admitDropped` reads without it).
     private func intakeDropped(_ fileName: FileName, id: String, maxSize: Int, maxPayload: Int64,
                                nowMicroseconds: Int64, log: Log) throws(SystemCallError) -> QueueEntry? {
-        let read: (operation: Operation, modified: Int64)?
-        do {
-            read = try spool.readOperation(.new, fileName, maxSize: maxSize, maxPayload: maxPayload)
-        } catch {
-            guard case let .rejected(rejection) = error else {
-                if case let .fault(fault) = error { throw fault }
-                // Intake runs holding the lock: the one place where a second name may be removed.
-                if let fault = resolveTwin(.new, fileName, nowSeconds: nowMicroseconds / 1_000_000, log: log).fault {
-                    throw fault
-                }
-                return nil
+        switch try spool.readDropped(
+            fileName, id: id, maxSize: maxSize, maxPayload: maxPayload, nowMicroseconds: nowMicroseconds, log: log)
+        {
+        case let .ready(dropped): return try admit(dropped, log: log)
+        case .twin:
+            if let fault = resolveTwin(.new, fileName, nowSeconds: nowMicroseconds / 1_000_000, log: log).fault {
+                throw fault
             }
-            if case .invalid = rejection, let status = try? spool.directory(.new).status(of: fileName),
-               nowMicroseconds - status.modifiedMicroseconds < Spool.settleMicroseconds {
-                return nil
-            }
-            if let fault = spool.file(rejected: fileName, in: .new, id: id, rejection, log: log).fault { throw fault }
             return nil
+        case .nothing: return nil
         }
-        guard let (operation, modified) = read else { return nil }
+    }
+
+    /// Admits a dropped file read and checked by `Spool.readDropped`: folded into what waits on its key (a
+    /// `merge` or DELETE), or renamed to `ID:STATE`. Nil when folded, or gone since it was read.
+    package func admit(_ dropped: Spool.Dropped, log: Log) throws(SystemCallError) -> QueueEntry? {
+        let (fileName, operation) = (dropped.fileName, dropped.operation)
         // A dropped `merge` or DELETE folds into what waits on its key as one from spool-enqueue does. Merge
         // patches are idempotent: a crash before the dropped file is removed only applies it again.
-        if let folded = try fold(operation, before: modified, log: log) {
+        if let folded = try fold(operation, before: dropped.modified, log: log) {
             if case let .fault(fault) = removeFolded(fileName) { throw fault }
-            if case let .merged(into) = folded { log.notice("\(id) (\(operation.summary)): merged into \(into)") }
+            if case let .merged(into) = folded {
+                log.notice("\(dropped.id) (\(operation.summary)): merged into \(into)")
+            }
             return nil
         }
         let state = RetryState(
-            for: operation, orderMicroseconds: modified, scope: spool.keyScope(of: operation.dropper))
-        let name = QueueName(id: id, state: state)
+            for: operation, orderMicroseconds: dropped.modified, scope: spool.keyScope(of: operation.dropper))
+        let name = QueueName(id: dropped.id, state: state)
         switch admit(fileName, as: name.fileName) {
         case .moved: break
         case .gone: return nil
         case let .fault(fault): throw fault
         }
-        log.detail("admitted \(id)")
+        log.detail("admitted \(dropped.id)")
         return QueueEntry(
             fileName: name.fileName, name: name, laneKey: spool.laneKey(state.keyHash, dropper: operation.dropper))
     }

@@ -101,7 +101,7 @@ extension Spool.Transaction {
                 if resolution == .removedThis || resolution == .tooYoung { continue }
             }
             // A parsed claim always carries its retry state: the claim suffix follows it.
-            switch unclaim(QueueEntry(fileName: name, name: queued), state: queued.state!, sync: false) {
+            switch unclaim(QueueEntry(fileName: name, name: queued), state: queued.state!) {
             case .moved:
                 recovered.append(queued.id)
                 log.notice("recovered \(queued.id) from dead worker pid \(claim.owner.pid) on \(claim.owner.host)")

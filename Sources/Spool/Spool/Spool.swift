@@ -64,6 +64,10 @@ public final class Spool: Sendable {
         }
     }
 
+    /// How this process used the spool lock since the last call (which starts the count anew): for a run's
+    /// `-v` line.
+    public func takeLockUse() -> LockUse { lock.takeUse() }
+
     /// Where the spool lock lives, for messages.
     public var lockPath: String { lock.path }
 

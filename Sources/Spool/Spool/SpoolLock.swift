@@ -22,6 +22,8 @@ package final class SpoolLock: Sendable {
     package unowned let spool: Spool
     /// The path of `.lock`, as errors name it.
     package let path: String
+    /// How this process used the lock since `takeUse` last asked.
+    private let use = Locked(LockUse())
 
     /// A lock on `spool`, opened at first use.
     package init(_ spool: Spool) {
@@ -53,7 +55,9 @@ package final class SpoolLock: Sendable {
     /// system out of reach) is thrown as the body's own error, so the step fails like any other system call
     /// of it, and nothing moves without the lock.
     package func withLock<R, E: LockFailureRepresentable>(_ body: (Spool.Transaction) throws(E) -> R) throws(E) -> R {
-        try opened.withLock { opened throws(E) -> R in
+        // The wait counts from before this process's own threads, which queue on `opened`'s mutex.
+        let asked = Timestamp.monotonicNanoseconds()
+        return try opened.withLock { opened throws(E) -> R in
             if opened == nil {
                 do throws(Errno) { opened = try SpoolLock.open(spool) } catch { throw E.lockFailed(path, error) }
             }
@@ -70,8 +74,21 @@ package final class SpoolLock: Sendable {
                 }
                 throw E.lockFailed(path, error)
             }
-            defer { flock(descriptor.rawValue, LOCK_UN) }
+            let taken = Timestamp.monotonicNanoseconds()
+            defer {
+                let held = Timestamp.monotonicNanoseconds() - taken
+                flock(descriptor.rawValue, LOCK_UN)
+                use.withLock { $0.add(waited: taken - asked, held: held) }
+            }
             return try body(Spool.Transaction(spool))
+        }
+    }
+
+    /// How this process used the lock since the last call, which starts the count anew.
+    package func takeUse() -> LockUse {
+        use.withLock { use in
+            defer { use = LockUse() }
+            return use
         }
     }
 

@@ -264,14 +264,12 @@ extension Spool.Transaction {
         }
     }
 
-    /// cur/NAME@CLAIM → new/ID:STATE': to retry later, stranded by a failing disk, or its owner dead. With
-    /// `sync`, `new/` is fsynced after; a failed fsync is a fault although the operation moved.
-    public func unclaim(_ claimed: QueueEntry, state: RetryState, sync: Bool = true) -> MoveResult<Void> {
-        let moved = MoveResult.of("return to new/", spool.displayPath(.cur, claimed.fileName)) { () throws(Errno) in
+    /// cur/NAME@CLAIM → new/ID:STATE': its owner dead (recovery, which fsyncs `new/` once after all), or, through
+    /// `Spool.unclaim`, to retry later or stranded by a failing disk.
+    package func unclaim(_ claimed: QueueEntry, state: RetryState) -> MoveResult<Void> {
+        .of("return to new/", spool.displayPath(.cur, claimed.fileName)) { () throws(Errno) in
             try spool.move(claimed.fileName, from: .cur, to: .new, as: QueueName(id: claimed.id, state: state).fileName)
         }
-        guard sync, moved.wasMoved else { return moved }
-        return spool.syncFolder(.new)
     }
 
     /// new/NAME or cur/NAME@CLAIM → failed/ID or conflict/ID beside its reason: a filing a crash cut short
@@ -376,6 +374,16 @@ extension Spool.Transaction {
 }
 
 extension Spool {
+    /// cur/NAME@CLAIM → new/ID:STATE': a worker's claim given back, to retry later or stranded by a failing
+    /// disk. The rename is made under the spool lock (a listing sees the operation in `cur/` or in `new/`, so no
+    /// later write of its key passes it); `new/` is fsynced after the lock is let go, so that another worker
+    /// waits for a rename, not for the disk. A failed fsync is a fault although the operation moved.
+    public func unclaim(_ claimed: QueueEntry, state: RetryState) -> MoveResult<Void> {
+        let moved = withLock { transaction in transaction.unclaim(claimed, state: state) }
+        guard moved.wasMoved else { return moved }
+        return syncFolder(.new)
+    }
+
     /// Fsyncs `folder` after a move into it: the move was made, but a failure is a fault all the same.
     fileprivate func syncFolder(_ folder: Folder) -> MoveResult<Void> {
         do { try directory(folder).sync() } catch {

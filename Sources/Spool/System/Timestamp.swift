@@ -18,6 +18,13 @@ public enum Timestamp {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
+    /// Nanoseconds on the monotonic clock, for short durations (how long the spool lock is held).
+    public static func monotonicNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
     /// The current time in whole seconds since the epoch: the unit of names, reasons and `.origins`.
     public static func nowSeconds() -> Int64 { nowMicroseconds() / 1_000_000 }
 
