@@ -51,9 +51,7 @@ extension Spool {
             target.state = RetryState(
                 for: operation, orderMicroseconds: item.orderMicroseconds, scope: keyScope(of: dropper))
         }
-        let moved = withLock { transaction in
-            transaction.unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName)
-        }
+        let moved = unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName)
         try ControlError.check(moved, item)
         return target.fileName
     }

@@ -67,8 +67,9 @@ extension Worker {
     /// operation is due for certain (`foundDue`): the sender forms its lanes itself.
     ///
     /// The lock is held for the listings only. Files dropped under plain names are read, checked and filed
-    /// without it and admitted each under a short take of it (`Spool.admitDropped`), then the queue is listed
-    /// again; what is dropped meanwhile waits for the next round. Filings are made after the lock is let go.
+    /// without it and admitted under short takes of it, 32 to a take (`Spool.admitDropped`), then the queue is
+    /// listed again; what is dropped meanwhile waits for the next round. Filings are made after the lock is
+    /// let go.
     package func makePlan(deciding: Bool = false) -> Plan {
         let started = Timestamp.nowMicroseconds()
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }

@@ -2,7 +2,8 @@
 /// (behind its own threads and other workers) and how long it held it. What another worker on the same spool
 /// waits for is the time held: it should be a rename's, never a disk's flush (`-v`, `spool-bench`).
 public struct LockUse: Sendable, Equatable {
-    /// Times the lock was taken: one listing, one claim or one return to `new/` each.
+    /// Times the lock was taken: one listing, claim, return to `new/` or batch of admissions each, or
+    /// housekeeping's recovery.
     public var takes = 0
     /// Time spent waiting to take it, in nanoseconds.
     public var waitedNanoseconds: Int64 = 0

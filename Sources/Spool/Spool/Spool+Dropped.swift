@@ -4,8 +4,8 @@ import SpoolSystem
 import SpoolTransport
 
 /// Files dropped in `new/` under plain names (the shell protocol), read and checked without the spool lock,
-/// then admitted each under a short take of it: another worker, `spool-ctl` or a producer's merge waits for
-/// a rename, not for a whole batch of reads and filings.
+/// then admitted under short takes of it, 32 at a time: another worker, `spool-ctl` or a producer's merge
+/// waits for renames, not for a whole listing's reads and filings.
 extension Spool {
     /// A file dropped under a plain name, read and checked, waiting for `Transaction.admit`.
     public struct Dropped: Sendable {
@@ -15,8 +15,16 @@ extension Spool {
         public let id: String
         /// Its operation, as read.
         public let operation: Operation
+        /// The file read (device, inode, size, time), which its name must still be when it is admitted.
+        public let status: FileStatus
         /// Its modification time in microseconds: its order stamp once admitted.
-        public let modified: Int64
+        public var modified: Int64 { status.modifiedMicroseconds }
+
+        /// Whether `found` (a status of its name taken now) is the file that was read, unchanged.
+        public func isSameFile(as found: FileStatus) -> Bool {
+            found.device == status.device && found.inode == status.inode && found.size == status.size
+                && found.modifiedMicroseconds == status.modifiedMicroseconds
+        }
     }
 
     /// What reading a dropped file gave.
@@ -35,9 +43,9 @@ extension Spool {
     public func readDropped(
         _ fileName: FileName, id: String, maxSize: Int, maxPayload: Int64, nowMicroseconds: Int64, log: Log
     ) throws(SystemCallError) -> DroppedRead {
-        let read: (operation: Operation, modified: Int64)?
+        let read: (operation: Operation, status: FileStatus)?
         do {
-            read = try readOperation(.new, fileName, maxSize: maxSize, maxPayload: maxPayload)
+            read = try readOperationAndStatus(.new, fileName, maxSize: maxSize, maxPayload: maxPayload)
         } catch {
             guard case let .rejected(rejection) = error else {
                 if case let .fault(fault) = error { throw fault }
@@ -50,8 +58,8 @@ extension Spool {
             if let fault = file(rejected: fileName, in: .new, id: id, rejection, log: log).fault { throw fault }
             return .nothing
         }
-        guard let (operation, modified) = read else { return .nothing }
-        return .ready(Dropped(fileName: fileName, id: id, operation: operation, modified: modified))
+        guard let (operation, status) = read else { return .nothing }
+        return .ready(Dropped(fileName: fileName, id: id, operation: operation, status: status))
     }
 
     /// How many dropped files are admitted under one take of the lock: a rename each, about a millisecond in

@@ -124,9 +124,18 @@ extension Spool.Transaction {
     }
 
     /// Admits a dropped file read and checked by `Spool.readDropped`: folded into what waits on its key (a
-    /// `merge` or DELETE), or renamed to `ID:STATE`. Nil when folded, or gone since it was read.
+    /// `merge` or DELETE), or renamed to `ID:STATE`. Nil when folded, or when its name no longer holds the file
+    /// that was read, unchanged: another worker took it in first (a merge folded twice would undo a later
+    /// change), or its producer replaced it, to be read again in the next round.
     package func admit(_ dropped: Spool.Dropped, log: Log) throws(SystemCallError) -> QueueEntry? {
         let (fileName, operation) = (dropped.fileName, dropped.operation)
+        do throws(Errno) {
+            guard dropped.isSameFile(as: try spool.directory(.new).status(of: fileName)) else { return nil }
+        } catch .noSuchFileOrDirectory {
+            return nil
+        } catch {
+            throw SystemCallError("look up", spool.displayPath(.new, fileName), error)
+        }
         // A dropped `merge` or DELETE folds into what waits on its key as one from spool-enqueue does. Merge
         // patches are idempotent: a crash before the dropped file is removed only applies it again.
         if let folded = try fold(operation, before: dropped.modified, log: log) {

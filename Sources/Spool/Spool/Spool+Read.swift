@@ -18,6 +18,15 @@ extension Spool {
         _ folder: Folder, _ name: FileName, maxSize: Int, maxPayload: Int64 = Spool.defaultMaxPayloadSize,
         keptTwin: Bool = false
     ) throws(ReadError) -> (operation: Operation, modified: Int64)? {
+        try readOperationAndStatus(folder, name, maxSize: maxSize, maxPayload: maxPayload, keptTwin: keptTwin)
+            .map { ($0.operation, $0.status.modifiedMicroseconds) }
+    }
+
+    /// `readOperation`, with the status of the file read (which file it was, its size and time).
+    package func readOperationAndStatus(
+        _ folder: Folder, _ name: FileName, maxSize: Int, maxPayload: Int64 = Spool.defaultMaxPayloadSize,
+        keptTwin: Bool = false
+    ) throws(ReadError) -> (operation: Operation, status: FileStatus)? {
         // The path is built only for a message: reading is the per-operation path.
         func failure(_ error: Errno) -> ReadError {
             switch error.faultClass {
@@ -79,7 +88,7 @@ extension Spool {
                 var operation = try Spool.operation(
                     read.bytes, truncated: true, fileSize: Int64(status.size), maxSize: maxSize, maxPayload: maxPayload)
                 operation.dropper = status.owner
-                return (operation, status.modifiedMicroseconds)
+                return (operation, status)
             } catch {
                 guard firstPiece < maxSize, case .rejected = error else { throw error }
                 do { read = try fd.readPrefix(limit: maxSize, expectedSize: status.size) } catch { throw failure(error) }
@@ -89,7 +98,7 @@ extension Spool {
             read.bytes, truncated: read.truncated || status.size > maxSize, fileSize: Int64(status.size),
             maxSize: maxSize, maxPayload: maxPayload)
         operation.dropper = status.owner
-        return (operation, status.modifiedMicroseconds)
+        return (operation, status)
     }
 
     /// How much of an operation file the first read takes.

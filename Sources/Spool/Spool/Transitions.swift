@@ -264,8 +264,9 @@ extension Spool.Transaction {
         }
     }
 
-    /// cur/NAME@CLAIM → new/ID:STATE': its owner dead (recovery, which fsyncs `new/` once after all), or, through
-    /// `Spool.unclaim`, to retry later or stranded by a failing disk.
+    /// cur/NAME@CLAIM → new/ID:STATE': its owner dead (recovery fsyncs `new/` once after all of them, still under
+    /// housekeeping's take of the lock), or, through `Spool.unclaim`, to retry later or stranded by a failing
+    /// disk.
     package func unclaim(_ claimed: QueueEntry, state: RetryState) -> MoveResult<Void> {
         .of("return to new/", spool.displayPath(.cur, claimed.fileName)) { () throws(Errno) in
             try spool.move(claimed.fileName, from: .cur, to: .new, as: QueueName(id: claimed.id, state: state).fileName)
@@ -296,16 +297,15 @@ extension Spool.Transaction {
     }
 
     /// failed/ID or conflict/ID → new/ID:STATE, its reason removed under the same lock (so that recovery,
-    /// which finishes filings, never sees the reason alone): `spool-ctl retry`.
+    /// which finishes filings, never sees the reason alone): through `Spool.unfile`, which fsyncs `new/` after.
     package func unfile(_ name: FileName, id: String, from folder: Spool.Folder, as target: FileName) -> MoveResult<
         Void
     > {
         let moved = MoveResult.of("retry", spool.displayPath(folder, name)) { () throws(Errno) in
             try spool.move(name, from: folder, to: .new, as: target)
         }
-        guard moved.wasMoved else { return moved }
-        removeReason(of: id, in: folder)
-        return spool.syncFolder(.new)
+        if moved.wasMoved { removeReason(of: id, in: folder) }
+        return moved
     }
 
     /// new/ID[:STATE] → new/ID:STATE', the order stamp kept: no retry time (`spool-ctl retry --now`, `flush`),
@@ -380,6 +380,14 @@ extension Spool {
     /// waits for a rename, not for the disk. A failed fsync is a fault although the operation moved.
     public func unclaim(_ claimed: QueueEntry, state: RetryState) -> MoveResult<Void> {
         let moved = withLock { transaction in transaction.unclaim(claimed, state: state) }
+        guard moved.wasMoved else { return moved }
+        return syncFolder(.new)
+    }
+
+    /// failed/ID or conflict/ID → new/ID:STATE (`spool-ctl retry`): `Transaction.unfile` under the lock, then
+    /// `new/` fsynced once it is let go, as `unclaim` does. A failed fsync is a fault although the operation moved.
+    public func unfile(_ name: FileName, id: String, from folder: Folder, as target: FileName) -> MoveResult<Void> {
+        let moved = withLock { transaction in transaction.unfile(name, id: id, from: folder, as: target) }
         guard moved.wasMoved else { return moved }
         return syncFolder(.new)
     }

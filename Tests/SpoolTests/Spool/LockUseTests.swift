@@ -36,7 +36,7 @@ import Testing
 }
 
 /// The same, seen by strace: nothing between a thread's `flock(LOCK_EX)` and its `flock(LOCK_UN)` opens a
-/// dropped document or flushes anything to disk.
+/// dropped document or flushes anything to disk, in a worker or in `spool-ctl retry`.
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace; .ci/run installs it"))
 struct LockHoldTraceTests {
     @Test func droppedDocumentsAreReadAndRejectedOnesFiledOutsideTheLock() throws {
@@ -48,12 +48,12 @@ struct LockHoldTraceTests {
         }
         // Past the settling time, so that it is filed at once (with its fsyncs).
         spool.drop("new", "dropped-bad", #"{"method":"PUT"}"#, modified: Date(timeIntervalSinceNow: -60))
-        let trace = try traced(spool, ["-f", "-qq", "-e", "trace=flock,openat,fsync,fdatasync"])
+        let trace = try traced(spool, ["-f", "-qq", "-y", "-e", "trace=flock,openat,fsync,fdatasync"])
         #expect(server.requests.count == 20)
         #expect(spool.operations("failed") == ["dropped-bad"])
-        #expect(trace.takes >= 21, "each dropped file admitted under a take of its own, each claimed under one")
+        #expect(trace.takes >= 21, "a listing and a claim each at least")
         #expect(trace.opened(matching: /"dropped\d+"/) >= 20, "the documents were read: the check below is not empty")
-        #expect(trace.flushes >= 1, "the filing flushed: the check below is not empty")
+        #expect(trace.flushes(of: "failed") >= 1, "the filing flushed failed/: the check below is not empty")
         #expect(trace.insideTheLock.isEmpty, "under the lock: \(trace.insideTheLock.prefix(4))")
     }
 
@@ -62,18 +62,34 @@ struct LockHoldTraceTests {
         let server = try TestServer { _ in .respond(503, [:], "busy") }
         defer { server.stop() }
         for index in 0..<3 { try spool.enqueue(["PUT", server.baseURL + "/item/\(index)", "--body", "b"]) }
-        let trace = try traced(spool, ["-f", "-qq", "-e", "trace=flock,openat,fsync,fdatasync"])
+        let trace = try traced(spool, ["-f", "-qq", "-y", "-e", "trace=flock,openat,fsync,fdatasync"])
         #expect(server.requests.count >= 1)
         #expect(spool.operations("new").count == 3 && spool.operations("cur").isEmpty)
-        #expect(trace.flushes >= 1, "the deferral flushed new/: the check below is not empty")
+        #expect(trace.flushes(of: "new") >= 3, "each deferral flushed new/: the check below is not empty")
         #expect(trace.insideTheLock.isEmpty, "under the lock: \(trace.insideTheLock.prefix(4))")
     }
 
-    /// A `--once` run under strace with `options`, its trace read.
-    private func traced(_ spool: TemporarySpool, _ options: [String]) throws -> LockTrace {
+    @Test func aRetriedFilingIsFlushedOutsideTheLock() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { _ in .respond(400, [:], "no") }
+        defer { server.stop() }
+        for index in 0..<3 { try spool.enqueue(["PUT", server.baseURL + "/item/\(index)", "--body", "b"]) }
+        #expect(try spool.send().status == 0)
+        #expect(spool.operations("failed").count == 3)
+        let trace = try traced(
+            spool, ["-f", "-qq", "-y", "-e", "trace=flock,fsync,fdatasync"], "spool-ctl", ["retry", "--all-failed"])
+        #expect(spool.operations("new").count == 3 && spool.operations("failed").isEmpty)
+        #expect(trace.takes >= 3 && trace.flushes(of: "new") >= 3, "each return flushed new/: the check is not empty")
+        #expect(trace.insideTheLock.isEmpty, "under the lock: \(trace.insideTheLock.prefix(4))")
+    }
+
+    /// A run of `program` (`spool-send --once` by default) under strace with `options`, its trace read.
+    private func traced(
+        _ spool: TemporarySpool, _ options: [String], _ program: String = "spool-send", _ arguments: [String] = ["--once"]
+    ) throws -> LockTrace {
         let file = spool.directory + "/trace"
         let run = try Command.run(
-            "/usr/bin/strace", options + ["-o", file, Command.path("spool-send"), "--spool", spool.path, "--once"],
+            "/usr/bin/strace", options + ["-o", file, Command.path(program), "--spool", spool.path] + arguments,
             environment: Sanitizer.withoutLeakCheck)
         #expect(run.status == 0, "\(run.stderr)")
         return LockTrace(try String(contentsOfFile: file, encoding: .utf8))
@@ -84,8 +100,8 @@ struct LockHoldTraceTests {
 struct LockTrace {
     /// Times the lock was let go.
     var takes = 0
-    /// `fsync` and `fdatasync` calls anywhere.
-    var flushes = 0
+    /// `fsync` and `fdatasync` lines, with the path of what they flushed (strace `-y`).
+    var flushLines: [Substring] = []
     /// Every `openat` line, to count documents opened.
     var opens: [Substring] = []
     /// The calls other than `flock` that a thread made between its `LOCK_EX` and its `LOCK_UN`, flushes and
@@ -106,12 +122,15 @@ struct LockTrace {
                 continue
             }
             let flush = line.contains("fsync(") || line.contains("fdatasync(")
-            if flush { flushes += 1 }
+            if flush { flushLines.append(line) }
             if line.contains("openat(") { opens.append(line) }
             let readsDropped = line.contains("openat(") && line.contains(/"dropped[^"]*"/)
             if holding.contains(thread), flush || readsDropped { insideTheLock.append(line) }
         }
     }
+
+    /// How many flushes were of the spool folder `folder` itself.
+    func flushes(of folder: String) -> Int { flushLines.filter { $0.contains("/spool/\(folder)>") }.count }
 
     /// How many `openat` lines match `pattern`.
     func opened(matching pattern: Regex<Substring>) -> Int { opens.filter { $0.contains(pattern) }.count }
