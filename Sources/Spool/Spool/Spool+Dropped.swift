@@ -79,12 +79,7 @@ extension Spool {
         var batch: [(fileName: FileName, read: DroppedRead)] = []
         for fileName in inWrittenOrder(names) where !isStopping() {
             guard let name = QueueName(fileName), name.claim == nil else {
-                let why = Rejection.badName(OperationID.whyInvalid(fileName))
-                if let filed = file(rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log)
-                    .fault
-                {
-                    fault(filed)
-                }
+                if let filed = fileBadName(fileName, log: log) { fault(filed) }
                 continue
             }
             guard name.state == nil else { continue }

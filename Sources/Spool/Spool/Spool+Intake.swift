@@ -46,6 +46,13 @@ extension Spool {
             .sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
     }
 
+    /// Files a name in `new/` that is not a valid operation id (or is claimed there) in `failed/`; the fault,
+    /// if the filing met one.
+    public func fileBadName(_ fileName: FileName, log: Log) -> SystemCallError? {
+        let why = Rejection.badName(OperationID.whyInvalid(fileName))
+        return file(rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log).fault
+    }
+
     /// Files an entry that can never be sent in `failed/` with the reason `rejection` gives, logging it.
     @discardableResult
     public func file(
@@ -82,12 +89,7 @@ extension Spool.Transaction {
         nowMicroseconds: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent
     ) throws(SystemCallError) -> QueueEntry? {
         guard let name = QueueName(fileName), name.claim == nil else {
-            let why = Rejection.badName(OperationID.whyInvalid(fileName))
-            if let fault = spool.file(rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log)
-                .fault
-            {
-                throw fault
-            }
+            if let fault = spool.fileBadName(fileName, log: log) { throw fault }
             return nil
         }
         if let state = name.state {
