@@ -3,41 +3,24 @@ import Glibc
 import SpoolSystem
 import SpoolTransport
 
-/// Sends every request, http and https alike, through one libcurl multi handle driven by one thread:
-/// connections are kept per origin and shared, on HTTP/2 as multiplexed streams, so that many lanes in
-/// flight cost no threads. The engine never touches the spool; it only answers `send`.
-///
-/// The thread is also a task executor (`laneExecutor`): the worker's lanes run on it, between the turns of
-/// libcurl's loop. Why: a lane on Swift's global executor handed each request to this thread and got the answer
-/// back on another, two thread wake-ups a request (a futex, a write to libcurl's socket pair, a `poll`); here a
-/// request and its answer are a function call each, and one thread keeps the lanes' and libcurl's data warm.
-public final class CurlTransport: Transport, TaskExecutor, @unchecked Sendable {
-    // @unchecked: `multi` is used only by the loop thread, except curl_multi_wakeup, which is thread-safe;
-    // the inbox is behind a lock.
-    let settings: TransportSettings
-    private let multi: UnsafeMutableRawPointer
-    /// New transfers and jobs, and whether the loop sleeps (or is about to) in curl_multi_poll and must be
-    /// woken for them.
-    private let inbox = Locked<Inbox>(Inbox())
-    private let started = Locked(false)
+/// Sends every request, http and https alike, through libcurl's multi interface: one or more engines
+/// (`CurlEngine`), each a multi handle driven by one thread that is also the executor of the lanes given to
+/// it. One engine is what curl itself runs; more let a machine's cores share the lanes' file work and TLS.
+/// The engine never touches the spool; it only answers `send`.
+public final class CurlTransport: Transport, Sendable {
+    /// The engines, one thread each; lanes are dealt out to them in turn.
+    private let engines: [CurlEngine]
 
-    private struct Inbox {
-        var transfers: [CurlTransfer] = []
-        var jobs: [UnownedJob] = []
-        var sleeping = false
-        var isEmpty: Bool { transfers.isEmpty && jobs.isEmpty }
-    }
-
-    /// An engine with these settings. Its thread starts with the first request.
+    /// An engine with these settings: `settings.threads` threads, which share `connectionsPerOrigin` between
+    /// them. Their threads start with the first request.
     public init(settings: TransportSettings) {
         CurlTransport.initializeOnce
-        self.settings = settings
-        guard let multi = curl_multi_init() else { fatalError("libcurl could not make a multi handle (out of memory)") }
-        self.multi = multi
-        ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_PIPELINING), CCURLPIPE_MULTIPLEX)
-        ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), max(1, settings.connectionsPerOrigin))
-        ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_CONCURRENT_STREAMS), max(1, settings.streamsPerConnection))
-        ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), max(8, 2 * settings.connectionsPerOrigin))
+        let count = max(1, settings.threads)
+        let connections = max(1, settings.connectionsPerOrigin)
+        engines = (0..<count).map { index in
+            // The lanes' connections dealt out as the lanes are: the first engines take one more.
+            CurlEngine(settings: settings, connections: connections / count + (index < connections % count ? 1 : 0))
+        }
     }
 
     /// curl_global_init is not thread-safe: it runs once, before the first handle.
@@ -46,104 +29,27 @@ public final class CurlTransport: Transport, TaskExecutor, @unchecked Sendable {
     /// libcurl's version line, for `-v` and the benchmark.
     public static var version: String { String(cString: curl_version()) }
 
-    /// Sends `request` on the engine's thread and waits for its answer or its transport failure.
+    /// The name of the engines' threads (at most 15 bytes, Linux's limit).
+    public static let threadName = "spool-http"
+
+    /// How many threads send: one per engine.
+    public var threads: Int { engines.count }
+
+    /// Sends `request` and waits for its answer or its transport failure: on the engine whose thread the
+    /// caller runs on, so that a lane's request crosses no thread; from elsewhere, on the first.
     public func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportError> {
-        await withCheckedContinuation { continuation in
-            guard let transfer = CurlTransfer(request, settings, continuation) else {
+        let engine = engines.count == 1 ? engines[0] : engines.first(where: \.isCurrent) ?? engines[0]
+        return await withCheckedContinuation { continuation in
+            guard let transfer = CurlTransfer(request, engine.settings, continuation) else {
                 continuation.resume(returning: .failure(.other("libcurl could not make a handle (out of memory)")))
                 return
             }
-            deliver { $0.transfers.append(transfer) }
+            engine.submit(transfer)
         }
     }
 
-    /// The name of the engine's thread (at most 15 bytes, Linux's limit).
-    public static let threadName = "spool-http"
-
-    /// This engine's thread, for the lanes.
-    public var laneExecutor: (any TaskExecutor)? { self }
-
-    /// Runs `job` on the loop thread, at its next turn.
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        deliver { $0.jobs.append(job) }
-    }
-
-    /// Puts work in the inbox, starting the loop thread for the first, and wakes the loop if it sleeps. A
-    /// wake-up is a write to libcurl's socket pair and a read back: paid only when the loop sleeps, once however
-    /// much arrives meanwhile; never from the loop thread itself, which looks at the inbox before it sleeps.
-    private func deliver(_ put: (inout Inbox) -> Void) {
-        startIfNeeded()
-        let sleeping = inbox.withLock { inbox in
-            defer { inbox.sleeping = false }
-            put(&inbox)
-            return inbox.sleeping
-        }
-        if sleeping { curl_multi_wakeup(multi) }
-    }
-
-    private func startIfNeeded() {
-        let first = started.withLock { started in
-            defer { started = true }
-            return !started
-        }
-        guard first else { return }
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let result = pthread_create(&thread, nil, { context in
-            Unmanaged<CurlTransport>.fromOpaque(context!).takeRetainedValue().loop()
-        }, context)
-        precondition(result == 0, "cannot start the HTTP engine's thread: \(Errno(rawValue: result))")
-        pthread_detach(thread)
-    }
-
-    /// Hands a transfer to libcurl; one it refuses (out of memory) ends at once, so no caller waits forever.
-    private func add(_ transfer: CurlTransfer, to active: inout [UnsafeMutableRawPointer: CurlTransfer]) {
-        let code = curl_multi_add_handle(multi, transfer.easy)
-        if code == 0 {
-            active[transfer.easy] = transfer
-        } else {
-            transfer.fail(.other("libcurl would not take the request: \(String(cString: curl_multi_strerror(code)))"))
-        }
-    }
-
-    /// The engine: runs the jobs that were enqueued, adds new transfers, lets libcurl work, finishes what is
-    /// done (which enqueues the waiting lanes' jobs), and sleeps in curl_multi_poll until a socket is ready, a
-    /// timer is due or `deliver` wakes it.
-    private func loop() -> Never {
-        var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-        let executor = asUnownedTaskExecutor()
-        // Named for `top -H` and `ps -L`: the thread that sends, and runs the lanes.
-        ThreadName.set(CurlTransport.threadName)
-        while true {
-            // Jobs first: what they send is added in the same turn.
-            for job in inbox.withLock({ inbox in defer { inbox.jobs = [] }; return inbox.jobs }) {
-                job.runSynchronously(on: executor)
-            }
-            for transfer in inbox.withLock({ inbox in defer { inbox.transfers = [] }; return inbox.transfers }) {
-                add(transfer, to: &active)
-            }
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
-            var remaining: Int32 = 0
-            while let message = curl_multi_info_read(multi, &remaining) {
-                guard message.pointee.msg == Int32(CCURLMSG_DONE), let easy = message.pointee.easy_handle else {
-                    continue
-                }
-                let code = message.pointee.data.result
-                curl_multi_remove_handle(multi, easy)
-                guard let transfer = active[easy] else { continue }
-                active[easy] = nil
-                if !transfer.finish(code) { add(transfer, to: &active) }
-            }
-            // Asleep only with nothing new: a request that arrived since the drain above is added at once, and
-            // one that arrives from now on sees `sleeping` and wakes the poll.
-            let idle = inbox.withLock { inbox in
-                inbox.sleeping = inbox.isEmpty
-                return inbox.sleeping
-            }
-            if idle { curl_multi_poll(multi, nil, 0, 1000, nil) }
-            inbox.withLock { $0.sleeping = false }
-        }
+    /// The thread lane `slot` runs on: the engines in turn.
+    public func laneExecutor(slot: Int) -> (any TaskExecutor)? {
+        engines[slot % engines.count]
     }
 }

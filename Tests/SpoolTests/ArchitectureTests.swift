@@ -99,7 +99,7 @@ import Testing
             "shutdown": ["Sources/SpoolHTTP/CurlTransfer+Reuse.swift"],
             "getsockname": ["Sources/SpoolHTTP/CurlTransfer+Reuse.swift"],
             "getpeername": ["Sources/SpoolHTTP/CurlTransfer+Reuse.swift"],
-            "pthread_create": ["Sources/SpoolHTTP/CurlTransport.swift"],
+            "pthread_create": ["Sources/SpoolHTTP/CurlEngine.swift"],
             // The environment is read in one place (System/Environment.swift).
             "getenv": [],
         ]

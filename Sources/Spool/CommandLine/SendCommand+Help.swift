@@ -15,7 +15,8 @@ extension SendCommand {
         OVERVIEW: Deliver the HTTP writes and handler jobs queued in a spool: in order per key, with backoff,
         once in effect.
 
-        USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS]
+        USAGE: spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--threads N]
+                          [--timeout SECONDS]
                           [--min-backoff DURATION] [--max-backoff DURATION] [--lifetime DURATION]
                           [--warn-after DURATION] [--max-payload BYTES]
                           [--auth-dir DIR] [--handler-dir DIR] [--max-size BYTES] [--allow-origin ORIGIN]...
@@ -30,6 +31,8 @@ extension SendCommand {
           --watch                 Keep running: send files as they land in new/ (inotify) and retries when due.
           --flush                 Ignore retry times for this run, still in order (like postqueue -f).
           --concurrency N         Keys sent in parallel (default: 4).
+          --threads N             Threads that send, each with its own connections (default: one per
+                                  processor, at most --concurrency; 1 sends on one thread as curl does).
           --timeout SECONDS       Give up on one request, or stop one handler, after SECONDS (default: 30).
           --min-backoff DURATION  Delay after a first failed attempt, doubling after each (default: 30).
           --max-backoff DURATION  Longest delay between attempts (default: 3600).

@@ -40,6 +40,8 @@ public struct SendCommand: ParsedCommand, Sendable {
     /// `--poll`: with `--watch`, look at `new/` at least this often (another host's drops raise no inotify
     /// event here).
     public var pollSeconds: Int64?
+    /// `--threads`: how many threads send; nil for one per processor, at most one per lane.
+    public var threads: Int?
     /// `--warn-after`, if given: goes under spool.conf's origin sections, over its `[default]`.
     public var warnAfterSeconds: Int64?
     /// `-v` / `-q`.
@@ -78,6 +80,12 @@ public struct SendCommand: ParsedCommand, Sendable {
                     throw .invalidValue(option: "--concurrency", value: text, expected: "an integer from 1 to 256")
                 }
                 options.concurrency = n
+            case .option("--threads"):
+                let text = try arguments.value(for: "--threads")
+                guard let n = Int(text), (1...256).contains(n) else {
+                    throw .invalidValue(option: "--threads", value: text, expected: "an integer from 1 to 256")
+                }
+                threads = n
             case .option("--timeout"):
                 let text = try arguments.value(for: "--timeout")
                 guard let n = Double(text), n > 0, n <= 86400 else {
@@ -185,6 +193,8 @@ public struct SendCommand: ParsedCommand, Sendable {
                 expected: "a duration longer than --timeout (\(Int(transport.timeoutSeconds))s)")
         }
         transport.connectionsPerOrigin = options.concurrency
+        // One per processor: each runs its lanes' file work and TLS, which one thread could not keep up with.
+        transport.threads = min(threads ?? Processors.available, options.concurrency)
         if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty {
             transport.caFile = file
         }

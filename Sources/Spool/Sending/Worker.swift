@@ -153,8 +153,8 @@ public final class Worker: Sendable {
             // on its own thread, between its turns, so that a request and its answer cross no thread.
             let lanes = Locked(plan.lanes.makeIterator())
             await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<max(1, options.concurrency) {
-                    group.addTask(executorPreference: transport?.laneExecutor) {
+                for slot in 0..<max(1, options.concurrency) {
+                    group.addTask(executorPreference: transport?.laneExecutor(slot: slot)) {
                         while !self.isStopping, let lane = lanes.withLock({ $0.next() }) {
                             await self.process(lane, plan: plan)
                         }

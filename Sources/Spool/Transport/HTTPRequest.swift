@@ -146,11 +146,12 @@ public protocol Transport: Sendable {
     /// Sends `request` and returns the server's answer or why there was none. Never follows redirects.
     func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportError>
 
-    /// Where the tasks that send through this transport should run; nil for Swift's global executor.
-    var laneExecutor: (any TaskExecutor)? { get }
+    /// Where the task of lane `slot` (0, 1, … up to the concurrency) should run; nil for Swift's global
+    /// executor.
+    func laneExecutor(slot: Int) -> (any TaskExecutor)?
 }
 
 extension Transport {
     /// None by default: the lanes run on Swift's global executor.
-    public var laneExecutor: (any TaskExecutor)? { nil }
+    public func laneExecutor(slot: Int) -> (any TaskExecutor)? { nil }
 }

@@ -14,6 +14,8 @@ public struct TransportSettings: Sendable, Equatable {
     public var timeoutSeconds = 30.0
     /// Connections per origin: one per lane on HTTP/1.1; on HTTP/2 the lanes share one as streams.
     public var connectionsPerOrigin = 4
+    /// Threads that send, each with its own connections, the lanes dealt out to them (`--threads`).
+    public var threads = 1
     /// Streams on one HTTP/2 connection before another is opened.
     public var streamsPerConnection = 100
     /// A CA bundle to trust instead of the system's (`--cacert`, `SPOOL_CA_FILE`).

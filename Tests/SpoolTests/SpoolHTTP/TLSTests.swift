@@ -25,13 +25,35 @@ struct TLSTests {
         let nginx = try Nginx(tls: true, http2: true, locations: "location / { return 204; }")
         let spool = TemporarySpool()
         for i in 0..<64 { try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/k\(i % 16)", "--body", "\(i)"]) }
-        try spool.send(["--concurrency", "16", "--cacert", certificates.caFile])
+        try spool.send(["--concurrency", "16", "--threads", "1", "--cacert", certificates.caFile])
         #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty, "left: \(spool.names("new"))")
         let log = nginx.accessLog
         #expect(log.count == 64)
         #expect(Set(log.map(\.httpProtocol)) == ["HTTP/2.0"])
         #expect(Set(log.map(\.connection)).count == 1, "connections: \(Set(log.map(\.connection)))")
         #expect(Set(log.map(\.idempotencyKey)).count == 64)
+    }
+
+    /// Each sending thread keeps its own connection: two threads, two HTTP/2 connections, each carrying many
+    /// streams, and every write of every key sent once.
+    @Test func eachThreadKeepsItsOwnHTTP2Connection() throws {
+        let nginx = try Nginx(tls: true, http2: true, locations: "location / { return 204; }")
+        let spool = TemporarySpool()
+        for i in 0..<64 {
+            try spool.enqueue(["PUT", "https://127.0.0.1:\(nginx.port)/k\(i % 16)", "--body", "\(i)"])
+        }
+        try spool.send(["--concurrency", "16", "--threads", "2", "--cacert", certificates.caFile])
+        #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty, "left: \(spool.names("new"))")
+        let log = nginx.accessLog
+        #expect(log.count == 64)
+        #expect(Set(log.map(\.httpProtocol)) == ["HTTP/2.0"])
+        let connections = Dictionary(grouping: log, by: \.connection)
+        #expect(connections.count == 2, "connections: \(connections.mapValues(\.count))")
+        #expect(connections.values.allSatisfy { $0.count > 1 }, "streams: \(connections.mapValues(\.count))")
+        for key in 0..<16 {
+            let paths = log.filter { $0.path == "/k\(key)" }
+            #expect(paths.count == 4, "/k\(key): \(paths.count) requests")
+        }
     }
 
     @Test func http1OptionAndCAFromTheEnvironment() throws {
