@@ -30,16 +30,16 @@ final class CurlEngine: TaskExecutor, @unchecked Sendable {
         var isEmpty: Bool { transfers.isEmpty && jobs.isEmpty }
     }
 
-    /// An engine keeping at most `connections` connections to one origin. Its thread starts with its first
-    /// request or job.
-    init(settings: TransportSettings, connections: Int) {
+    /// An engine keeping at most `connections` connections to one origin and `kept` in all. Its thread
+    /// starts with its first request or job.
+    init(settings: TransportSettings, connections: Int, kept: Int) {
         self.settings = settings
         guard let multi = curl_multi_init() else { fatalError("libcurl could not make a multi handle (out of memory)") }
         self.multi = multi
         ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_PIPELINING), CCURLPIPE_MULTIPLEX)
         ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), max(1, connections))
         ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_CONCURRENT_STREAMS), max(1, settings.streamsPerConnection))
-        ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), max(8, 2 * connections))
+        ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), max(1, kept))
     }
 
     /// Whether the calling thread is this engine's loop thread.

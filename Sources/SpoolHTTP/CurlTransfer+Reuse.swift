@@ -11,8 +11,8 @@ import Glibc
 /// tickets, say), and on HTTP/2 other streams' frames; there a misread answer is `lost` (CurlResultTable).
 extension CurlTransfer {
     /// The sockets libcurl opened, and their local port and peer once known. A closed number may linger
-    /// here; libcurl's next socket of that number resets it (`onSocket`), and a known one is only ever used
-    /// after getsockname confirms its port.
+    /// here; libcurl's next socket of that number, on any engine and for https too, resets it (`onSocket`),
+    /// and a known one is only ever used after getsockname confirms its port.
     static let sockets = Locked<[Int32: Known?]>([:])
 
     /// What a socket was found connected from and to.
@@ -25,7 +25,9 @@ extension CurlTransfer {
     /// http to check a reused connection.
     func watchBeforeRequest(_ context: UnsafeMutableRawPointer, checkReuse: Bool) {
         checksReuse = checkReuse
-        if checkReuse { ccurl_setopt_socket_callback(easy, Int32(CCURLOPT_SOCKOPTFUNCTION), CurlTransfer.onSocket) }
+        // Every socket, https too: a number that an https connection took over must not keep the plain one's
+        // port and peer, or a check on another engine's thread could shut the wrong connection down.
+        ccurl_setopt_socket_callback(easy, Int32(CCURLOPT_SOCKOPTFUNCTION), CurlTransfer.onSocket)
         ccurl_setopt_prerequest_callback(easy, Int32(CCURLOPT_PREREQFUNCTION), CurlTransfer.beforeRequest)
         pointer(CCURLOPT_PREREQDATA, context)
     }

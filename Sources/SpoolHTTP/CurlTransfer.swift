@@ -4,9 +4,9 @@ import SpoolSystem
 import SpoolTransport
 
 /// One request on its libcurl easy handle: the options that say what to send, and the callbacks that
-/// collect the answer. Made on the caller's thread, then touched only by the engine's loop thread.
+/// collect the answer. Made on the caller's thread, then touched only by its engine's loop thread.
 final class CurlTransfer: @unchecked Sendable {
-    // @unchecked: after `init`, only the loop thread uses it, one callback at a time.
+    // @unchecked: after `init`, only its engine's loop thread uses it, one callback at a time.
     let easy: UnsafeMutableRawPointer
     let continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>
     private var headerList: UnsafeMutablePointer<curl_slist>?

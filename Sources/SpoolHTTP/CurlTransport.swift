@@ -17,9 +17,12 @@ public final class CurlTransport: Transport, Sendable {
         CurlTransport.initializeOnce
         let count = max(1, settings.threads)
         let connections = max(1, settings.connectionsPerOrigin)
+        // Connections kept in all, over every origin: what one engine kept, shared out.
+        let kept = max(8, 2 * connections)
         engines = (0..<count).map { index in
-            // The lanes' connections dealt out as the lanes are: the first engines take one more.
-            CurlEngine(settings: settings, connections: connections / count + (index < connections % count ? 1 : 0))
+            // Dealt out as the lanes are: the first engines take one more.
+            func share(_ total: Int) -> Int { total / count + (index < total % count ? 1 : 0) }
+            return CurlEngine(settings: settings, connections: share(connections), kept: share(kept))
         }
     }
 

@@ -64,7 +64,7 @@ func benchSecureDelivery(_ report: Report, _ config: Config) {
 }
 
 /// Case 3c: a 50 ms origin behind an https front, `--concurrency 64`, many keys: HTTP/2 on one connection
-/// and HTTP/1.1, against 80% of 64 / 0.05 s.
+/// per sending thread and HTTP/1.1, against 80% of 64 / 0.05 s.
 func benchFarOrigin(_ report: Report, _ config: Config) {
     guard which("nginx") != nil, TestCertificates.shared != nil else {
         report.line("50 ms origin: n/a: needs nginx and openssl")

@@ -19,7 +19,7 @@ command.loadConfiguration()
 command.requireUsableTLSFiles()
 command.requireDescriptors()
 let spool = command.openSpool()
-// The engine lives as long as the process (its thread never ends), so it is held here, where a leak
+// The engines live as long as the process (their threads never end), so they are held here, where a leak
 // checker sees it.
 let transport = CurlTransport(settings: command.transport)
 let status = await command.send(spool, through: transport)

@@ -72,7 +72,7 @@ extension SendCommand {
     /// Makes sure the open-file limit leaves room for `concurrency` requests, raising the soft limit up to
     /// the hard one if needed; exits 75 when even that is too low, before anything is moved.
     public func requireDescriptors() {
-        let needed = SendCommand.descriptorsNeeded(concurrency: options.concurrency)
+        let needed = SendCommand.descriptorsNeeded(concurrency: options.concurrency, threads: transport.threads)
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < needed else {
             return
@@ -90,9 +90,9 @@ extension SendCommand {
 
     /// Descriptors a sender needs: the spool's folders and lock, the runtime's own, and per request a
     /// connection, a document and, while connecting, libcurl's resolver socketpair and a second address
-    /// family's attempt.
-    public static func descriptorsNeeded(concurrency: Int) -> rlim_t {
-        rlim_t(32 + 4 * concurrency)
+    /// family's attempt; and per sending thread the socketpair that wakes its multi handle.
+    public static func descriptorsNeeded(concurrency: Int, threads: Int) -> rlim_t {
+        rlim_t(32 + 4 * concurrency + 2 * threads)
     }
 
     /// Opens the spool named on the command line, or exits 66/74 with the reason: the sender never makes a

@@ -5,8 +5,8 @@ import SpoolSystem
 ///
 /// Why: removing a file can block for as long as a request takes (ext4 frees its blocks in `unlinkat`, and
 /// on a disk mounted `discard` waits for the device to discard them: 55 µs a file here, against 15 µs for a
-/// rename). Made by a lane, it would hold the thread the lane runs on (with libcurl, the HTTP engine's, which
-/// every lane shares; else one of Swift's cooperative threads, one per core), and the next
+/// rename). Made by a lane, it would hold the thread the lane runs on (with libcurl, an HTTP engine's, which
+/// the lanes dealt to it share; else one of Swift's cooperative threads, one per core), and the next
 /// request, of this lane or another, would wait for a disk it does not need. So a delivered file is retired
 /// from `cur/` to `tmp/` by a rename (`Spool.retire`), which frees its key at once, since nothing in `tmp/` is
 /// ever sent, and is removed from there by these threads. The worker waits for every pending removal before it

@@ -149,8 +149,9 @@ public final class Worker: Sendable {
                 $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done
             }
             // One task per slot, each taking the next lane as it finishes one: no task made per lane, and no
-            // wake-up of this task between lanes. They run where the transport says: the HTTP engine runs them
-            // on its own thread, between its turns, so that a request and its answer cross no thread.
+            // wake-up of this task between lanes. They run where the transport says for their slot: the HTTP
+            // engines run them on their own threads, dealt out in turn, between libcurl's turns, so that a
+            // request and its answer cross no thread.
             let lanes = Locked(plan.lanes.makeIterator())
             await withTaskGroup(of: Void.self) { group in
                 for slot in 0..<max(1, options.concurrency) {

@@ -12,7 +12,8 @@ public struct TransportSettings: Sendable, Equatable {
 
     /// Seconds one request may take in all, connecting included (`--timeout`).
     public var timeoutSeconds = 30.0
-    /// Connections per origin: one per lane on HTTP/1.1; on HTTP/2 the lanes share one as streams.
+    /// Connections per origin, shared out between the threads: one per lane on HTTP/1.1; on HTTP/2 the lanes
+    /// of one thread share one as streams.
     public var connectionsPerOrigin = 4
     /// Threads that send, each with its own connections, the lanes dealt out to them (`--threads`).
     public var threads = 1
