@@ -130,7 +130,9 @@ final class CurlEngine: TaskExecutor, @unchecked Sendable {
                 inbox.sleeping = inbox.isEmpty
                 return inbox.sleeping
             }
-            if idle { curl_multi_poll(multi, nil, 0, 1000, nil) }
+            // With no transfer, nothing but `deliver` has a reason to wake the loop (libcurl waits less when a
+            // timer of its own is due sooner): an idle watcher's threads sleep rather than wake each second.
+            if idle { curl_multi_poll(multi, nil, 0, active.isEmpty ? 3_600_000 : 1000, nil) }
             inbox.withLock { $0.sleeping = false }
         }
     }
