@@ -41,7 +41,7 @@ public final class CurlTransport: Transport, Sendable {
     /// Sends `request` and waits for its answer or its transport failure: on the engine whose thread the
     /// caller runs on, so that a lane's request crosses no thread; from elsewhere, on the first.
     public func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportError> {
-        let engine = engines.count == 1 ? engines[0] : engines.first(where: \.isCurrent) ?? engines[0]
+        let engine = engines.first(where: \.isCurrent) ?? engines[0]
         return await withCheckedContinuation { continuation in
             guard let transfer = CurlTransfer(request, engine.settings, continuation) else {
                 continuation.resume(returning: .failure(.other("libcurl could not make a handle (out of memory)")))

@@ -14,9 +14,3 @@ public enum ThreadName {
         _ = cspool_set_thread_name(name)
     }
 }
-
-/// The processors this process may run on.
-public enum Processors {
-    /// How many, as `nproc` counts them: those of its affinity mask (taskset, a cgroup's cpuset), at least 1.
-    public static var available: Int { max(1, Int(cspool_available_processors())) }
-}
