@@ -40,7 +40,8 @@ extension SendCommand {
         let worker = Worker(spool: spool, transport: transport, options: options)
         wakeup.onStopSignal { worker.requestStop() }
         let loop = RunLoop(
-            worker: worker, wakeup: wakeup, spool: spool, options: options, watch: watch, pollSeconds: pollSeconds)
+            worker: worker, wakeup: wakeup, spool: spool, options: options, watch: watch, pollSeconds: pollSeconds,
+            threads: self.transport.threads)
         switch await loop.run() {
         case .finished: return 0
         case let .faulted(faults):

@@ -37,12 +37,16 @@ package struct RunLoop {
     let options: WorkerOptions
     let watch: Bool
     let pollSeconds: Int64?
+    /// Threads that send (`--threads`), for the watcher's first line.
+    let threads: Int
 
     /// A loop over `spool` with `worker`, woken by `wakeup`.
-    package init(worker: Worker, wakeup: Wakeup, spool: Spool, options: WorkerOptions, watch: Bool, pollSeconds: Int64?)
-    {
-        (self.worker, self.wakeup, self.spool, self.options, self.watch, self.pollSeconds) = (
-            worker, wakeup, spool, options, watch, pollSeconds
+    package init(
+        worker: Worker, wakeup: Wakeup, spool: Spool, options: WorkerOptions, watch: Bool, pollSeconds: Int64?,
+        threads: Int = 1
+    ) {
+        (self.worker, self.wakeup, self.spool, self.options, self.watch, self.pollSeconds, self.threads) = (
+            worker, wakeup, spool, options, watch, pollSeconds, threads
         )
     }
 
@@ -53,7 +57,8 @@ package struct RunLoop {
         let poll = pollSeconds ?? (watch && spool.mayBeShared ? RunLoop.sharedPollSeconds : nil)
         var networkRetry = NetworkRetry()
         if watch {
-            options.log.detail("watching \(spool.path)/new (pid \(getpid()), --concurrency \(options.concurrency))")
+            options.log.detail(
+                "watching \(spool.path)/new (pid \(getpid()), --concurrency \(options.concurrency), --threads \(threads))")
         }
         while true {
             let summary = await worker.run()

@@ -75,7 +75,8 @@ import Testing
         #expect(watcher.terminationStatus == 0, "\(log)")
         #expect(
             log.hasPrefix(
-                "spool-send: watching \(spool.path)/new (pid \(watcher.processIdentifier), --concurrency 4)\n"),
+                "spool-send: watching \(spool.path)/new (pid \(watcher.processIdentifier), --concurrency 4, "
+                    + "--threads \(min(Processors.available, 4)))\n"),
             "\(log)")
         #expect(log.contains("1 sent: 1 done, 0 deferred"), "\(log)")
         #expect(log.hasSuffix("spool-send: stopped; every operation is in its place\n"), "\(log)")
