@@ -52,6 +52,9 @@ package struct PlanBuilder {
     package var queues: [UInt64: [QueueEntry]] = [:]
     /// The folder being listed, for the message when listing fails.
     package var listing = ""
+    /// The first pass's names for the second (`collect`), so that a round lists `new/` once; nil when `new/` held
+    /// more than `NameSnapshot.defaultLimit` of them, or when names were taken in between the passes (`intake`).
+    package var snapshot: NameSnapshot? = NameSnapshot()
     /// Origins that asked for a pause still running, by the hash names carry (`h=`), with its end: their
     /// keys are not due, so a run over a paused origin's backlog opens none of its documents.
     package var pausedOrigins: [UInt32: (origin: String, until: Int64)] = [:]
@@ -120,6 +123,8 @@ package struct PlanBuilder {
         try spool.forEachRawEntry(in: .new) { raw, _ in
             guard raw.first != UInt8(ascii: ".") else { return }
             if let facts = QueueName.Facts(raw), !facts.claimed {
+                // What the second pass would look at, kept while `new/` is short.
+                if snapshot?.add(raw) == false { snapshot = nil }
                 if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetimeSeconds {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
@@ -181,8 +186,10 @@ package struct PlanBuilder {
         return Set(first.map(\.key))
     }
 
-    /// The second pass: the first waiting operations of each due key, at most `roundBudget` in all. Returns
-    /// the names the full parser refused.
+    /// The second pass: the first waiting operations of each due key, at most `roundBudget` in all, from the
+    /// first pass's `snapshot` when it kept one, else from `new/` listed again. Returns the names the full
+    /// parser refused. A name dropped into `new/` since the first pass waits for the next round, as one
+    /// dropped after the second listing always did.
     package mutating func collect(_ dueKeys: Set<UInt64>, _ spool: Spool) throws(Errno) -> [FileName] {
         listing = "\(spool.path)/new"
         let perLane = max(2, roundBudget / max(1, dueKeys.count))
@@ -192,7 +199,7 @@ package struct PlanBuilder {
         var fault: Errno?
         // The key hashes behind the due lanes: a name of no due key is passed over before its owner is asked.
         let dueHashes = spool.takesProducerDrops ? Set(dueKeys.compactMap { heads[$0]?.keyHash }) : dueKeys
-        try spool.forEachRawEntry(in: .new) { raw, _ in
+        func visit(_ raw: UnsafeBufferPointer<UInt8>) {
             guard let facts = QueueName.Facts(raw), !facts.claimed, dueHashes.contains(facts.keyHash),
                   let lane = Self.lane(facts.keyHash, of: raw, in: .new, spool, fault: &fault), dueKeys.contains(lane)
             else { return }
@@ -207,6 +214,11 @@ package struct PlanBuilder {
             if found[lane, default: Kept()].add(entry, keeping: perLane) {
                 dropped = true
             }
+        }
+        if let snapshot {
+            snapshot.forEach(visit)
+        } else {
+            try spool.forEachRawEntry(in: .new) { raw, _ in visit(raw) }
         }
         if let fault { throw fault }
         queues = [:]

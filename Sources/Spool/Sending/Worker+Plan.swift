@@ -78,6 +78,9 @@ extension Worker {
             var builder = PlanBuilder(
                 nowSeconds: Timestamp.nowSeconds(), parked: state.withLock { $0.parkedKeys }, options: options)
             builder.pausedOrigins = PlanBuilder.byHash(limits.pauses(nowSeconds: builder.nowSeconds))
+            // The front seldom forms lanes (a due key or an idle queue ends its look first): keeping the names
+            // for a second pass would only add a copy of each to an idle run's listing.
+            if deciding { builder.snapshot = nil }
             let listed: Listed
             do throws(Errno) {
                 listed = try spool.withLock { transaction throws(Errno) in
@@ -136,6 +139,8 @@ extension Worker {
         }
         if admitting, !dropped.isEmpty { return Listed(dropped: dropped) }
         builder.plan.sawPlainNames = !others.isEmpty
+        // Taken in under new names: the second pass lists `new/` again to see them.
+        if !stated.isEmpty { builder.snapshot = nil }
         intake(stated, into: &builder, transaction)
         try builder.listHeld(spool)
         var listed = Listed(tooLate: tooLate)

@@ -1,0 +1,79 @@
+import Foundation
+import SpoolTestSupport
+import Testing
+@testable import Spool
+@testable import SpoolSystem
+@testable import SpoolDocument
+@testable import SpoolNames
+@testable import SpoolQueue
+@testable import SpoolSending
+
+/// A round lists `new/` once: its second pass takes the names from its first while `new/` is short, and lists
+/// again only past the snapshot's limit or after names were taken in between.
+@Suite struct NameSnapshotTests {
+    @Test func itKeepsNamesInTheirOrderUpToItsLimit() {
+        var snapshot = NameSnapshot(limit: 3)
+        for name in ["a:o=1", "bb", "ccc"] {
+            #expect(Array(name.utf8).withUnsafeBufferPointer { snapshot.add($0) })
+        }
+        #expect(!Array("dddd".utf8).withUnsafeBufferPointer { snapshot.add($0) }, "the fourth is past the limit")
+        var seen: [String] = []
+        snapshot.forEach { seen.append(String(decoding: $0, as: UTF8.self)) }
+        #expect(seen == ["a:o=1", "bb", "ccc"])
+        #expect(snapshot.count == 3)
+    }
+
+    /// One round over `spool` by a builder whose snapshot keeps at most `limit` names.
+    func round(_ spool: Spool, limit: Int) throws -> (kept: Int?, lanes: [[String]]) {
+        var builder = PlanBuilder(nowSeconds: Timestamp.nowSeconds(), parked: [], options: WorkerOptions())
+        builder.snapshot = NameSnapshot(limit: limit)
+        builder.roundBudget = 12
+        _ = try builder.listWaiting(spool)
+        let kept = builder.snapshot?.count
+        try builder.listHeld(spool)
+        _ = try builder.collect(builder.dueKeys(), spool)
+        return (kept, builder.finish().lanes.map { $0.map(\.id) })
+    }
+
+    @Test func aRoundFromTheSnapshotIsTheRoundFromASecondListing() throws {
+        let temporary = TemporarySpool()
+        let spool = try temporary.open()
+        for i in 0..<30 {
+            let document = JSON.object([("method", .string("PUT")), ("url", .string("http://127.0.0.1:9/item/\(i % 3)"))])
+            _ = try spool.enqueue(try Operation(document: document))
+        }
+        let fromSnapshot = try round(spool, limit: 100)
+        let listedAgain = try round(spool, limit: 29)
+        #expect(fromSnapshot.kept == 30, "every name kept")
+        #expect(listedAgain.kept == nil, "one name too many: the second pass lists new/ again")
+        #expect(fromSnapshot.lanes.count == 3 && fromSnapshot.lanes.allSatisfy { $0.count == 4 })
+        #expect(fromSnapshot.lanes == listedAgain.lanes, "the same lanes, in the same order")
+    }
+
+    /// `spool-send --once` under strace: the sender lists `new/` once for its round and once more for the look
+    /// that finds nothing left (a listing ends with a getdents64 that returns 0).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace; .ci/run installs it"))
+    func theSenderListsNewOnceARound() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        for index in 0..<40 { try spool.enqueue(["PUT", server.baseURL + "/item/\(index % 8)", "--body", "b"]) }
+        let trace = spool.directory + "/trace"
+        let traced = try Command.run(
+            "/usr/bin/strace",
+            ["-f", "-qq", "-y", "-e", "trace=getdents64,execve", "-o", trace, Command.path("spool-send"), "--spool",
+             spool.path, "--once"], environment: Sanitizer.withoutLeakCheck)
+        #expect(traced.status == 0, "\(traced.stderr)")
+        #expect(server.requests.count == 40)
+        let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        guard let exec = calls.firstIndex(where: { $0.contains("execve(") && $0.contains("spool-send-http") }) else {
+            Issue.record("the sender was not started: \(calls.prefix(5))")
+            return
+        }
+        func listings(_ lines: ArraySlice<Substring>) -> Int {
+            lines.filter { $0.contains("getdents64(") && $0.contains("/new>") && $0.hasSuffix(" = 0") }.count
+        }
+        #expect(listings(calls[..<exec]) == 1, "the front lists new/ once")
+        #expect(listings(calls[exec...]) == 2, "\(calls[exec...].filter { $0.contains("/new>") })")
+    }
+}
