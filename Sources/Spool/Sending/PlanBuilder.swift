@@ -53,7 +53,9 @@ package struct PlanBuilder {
     /// The folder being listed, for the message when listing fails.
     package var listing = ""
     /// The first pass's names for the second (`collect`), so that a round lists `new/` once; nil when `new/` held
-    /// more than `NameSnapshot.defaultLimit` of them, or when names were taken in between the passes (`intake`).
+    /// more waiting names than the snapshot keeps (`NameSnapshot.defaultLimit`), and for the front, which
+    /// seldom forms lanes. Between the passes the lock is held: only a producer's new name can appear, and it
+    /// waits for the next round.
     package var snapshot: NameSnapshot? = NameSnapshot()
     /// Origins that asked for a pause still running, by the hash names carry (`h=`), with its end: their
     /// keys are not due, so a run over a paused origin's backlog opens none of its documents.

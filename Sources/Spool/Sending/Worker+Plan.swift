@@ -139,8 +139,6 @@ extension Worker {
         }
         if admitting, !dropped.isEmpty { return Listed(dropped: dropped) }
         builder.plan.sawPlainNames = !others.isEmpty
-        // Taken in under new names: the second pass lists `new/` again to see them.
-        if !stated.isEmpty { builder.snapshot = nil }
         intake(stated, into: &builder, transaction)
         try builder.listHeld(spool)
         var listed = Listed(tooLate: tooLate)
