@@ -40,10 +40,10 @@ package struct RunLoop {
     /// Threads that send (`--threads`), for the watcher's first line.
     let threads: Int
 
-    /// A loop over `spool` with `worker`, woken by `wakeup`.
+    /// A loop over `spool` with `worker`, woken by `wakeup`; `threads` is what `worker`'s transport sends on.
     package init(
         worker: Worker, wakeup: Wakeup, spool: Spool, options: WorkerOptions, watch: Bool, pollSeconds: Int64?,
-        threads: Int = 1
+        threads: Int
     ) {
         (self.worker, self.wakeup, self.spool, self.options, self.watch, self.pollSeconds, self.threads) = (
             worker, wakeup, spool, options, watch, pollSeconds, threads
