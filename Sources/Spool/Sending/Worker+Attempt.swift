@@ -10,8 +10,8 @@ import SpoolTransport
 /// One attempt: sending a claimed operation, and doing what `AttemptDecision` says with the outcome.
 extension Worker {
     /// Sends one claimed operation, with the origin's room `ticket`, and acts on the outcome. Returns
-    /// whether the lane may go on.
-    package func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int?) async -> Bool {
+    /// whether the lane may go on. `keyGoesOn`: the lane has the key's next write after this one.
+    package func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int?, keyGoesOn: Bool) async -> Bool {
         var outcome: Outcome?
         if let handler = operation.handler {
             outcome = await runHandler(handler, claimed, operation)
@@ -39,7 +39,7 @@ extension Worker {
             return false
         }
         let theirs = await fetchServerVersion(outcome, operation)
-        return act(on: outcome, claimed, operation, theirs: theirs)
+        return act(on: outcome, claimed, operation, theirs: theirs, keyGoesOn: keyGoesOn)
     }
 
     /// Sends one request and says how it went; nil when the system, not the request, failed before sending.
@@ -139,10 +139,12 @@ extension Worker {
     }
 
     /// Carries out what `AttemptDecision` makes of an outcome; returns whether the lane may go on. `theirs`,
-    /// the server's version of a conflicting resource, goes into the conflict's reason.
-    package func act(on outcome: Outcome, _ claimed: QueueEntry, _ operation: Operation, theirs: FilingReason? = nil)
-        -> Bool
-    {
+    /// the server's version of a conflicting resource, goes into the conflict's reason; `keyGoesOn` says
+    /// whether the lane has the key's next write after this one (`takeOut`).
+    package func act(
+        on outcome: Outcome, _ claimed: QueueEntry, _ operation: Operation, theirs: FilingReason? = nil,
+        keyGoesOn: Bool
+    ) -> Bool {
         let action = AttemptDecision.decide(outcome, state: claimed.state, maxAttempts: operation.maxAttempts,
                                             nowMicroseconds: Timestamp.nowMicroseconds()) { attempts, retryAfter in
             options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)
@@ -158,7 +160,7 @@ extension Worker {
         }
         switch action {
         case .complete:
-            guard retire(claimed) else {
+            guard takeOut(delivered: claimed, keyGoesOn: keyGoesOn) else {
                 // Delivered, but still in cur/ (the disk refused every move) or taken back by another worker:
                 // it will be sent again, and the key's next write and its dependants wait for that.
                 log.detail("\(claimed.id): delivered, but it did not leave cur/; it goes again, first")
@@ -166,10 +168,7 @@ extension Worker {
                 return false
             }
             log.detail("\(claimed.id): done")
-            state.withLock {
-                $0.summary.done += 1
-                $0.completed.insert(claimed.id)
-            }
+            state.withLock { $0.summary.done += 1 }
             return true
         case .file(let destination, var reason):
             if let theirs {

@@ -41,11 +41,34 @@ extension Worker {
         }
     }
 
-    /// Takes a delivered operation out of `cur/`: retired to `tmp/` by a rename and removed there by the
-    /// removals threads (`PendingRemovals`), or removed in place when it cannot be: where moves are `link` +
-    /// `unlink` (a crash between the two would leave a `cur/` name, and recovery would send it again; one
-    /// `unlink` is also cheaper there), where this worker could not remove it from `tmp/`, or when the rename
-    /// fails.
+    /// Takes a delivered operation out of `cur/`; returns whether its lane may go on. When the lane sends the
+    /// key's next write (`keyGoesOn`), the file leaves `cur/` first, by `retire`. When nothing follows it in
+    /// this round, it is removed in place on the removals threads (`PendingRemovals`), with no rename: one
+    /// system call less a delivery (a rename costs as much CPU as a request's `sendto`). Until it is removed,
+    /// its claim in `cur/` keeps its key from every worker, and it counts as done for `depends_on` only once
+    /// removed (`completed`): a crash before then sends it again, and nothing that must follow it goes first.
+    package func takeOut(delivered claimed: QueueEntry, keyGoesOn: Bool) -> Bool {
+        if keyGoesOn {
+            guard retire(claimed) else { return false }
+            state.withLock { _ = $0.completed.insert(claimed.id) }
+            return true
+        }
+        let remove: @Sendable () -> Void = { [self] in
+            guard removeInPlace(claimed) else {
+                log.detail("\(claimed.id): delivered, but it did not leave cur/; it goes again, first")
+                return park(claimed)
+            }
+            state.withLock { _ = $0.completed.insert(claimed.id) }
+        }
+        if !removals.add(remove) { remove() }
+        return true
+    }
+
+    /// Takes a delivered operation out of `cur/` before its key's next write is claimed: retired to `tmp/`
+    /// by a rename and removed there by the removals threads (`PendingRemovals`), or removed in place when it
+    /// cannot be: where moves are `link` + `unlink` (a crash between the two would leave a `cur/` name, and
+    /// recovery would send it again; one `unlink` is also cheaper there), where this worker could not remove
+    /// it from `tmp/`, or when the rename fails.
     /// Returns whether the claim left `cur/`: when it did not, its lane must stop, or the key's next write
     /// would go before this one is sent again.
     package func retire(_ claimed: QueueEntry) -> Bool {
@@ -66,11 +89,15 @@ extension Worker {
             if let fault = retired.fault { log.detail("\(claimed.id): \(fault); removed from cur/ instead") }
         }
         // Gone too (tmp/ itself may be what is missing) or not retired: removed in place, as it always was.
+        return removeInPlace(claimed)
+    }
+
+    /// Removes a delivered operation from `cur/`; false when it is still there (a fault: stranded) or gone
+    /// (another worker took the claim back, and sends it again).
+    package func removeInPlace(_ claimed: QueueEntry) -> Bool {
         switch spool.complete(claimed) {
         case .moved: return true
-        case .gone:
-            // No longer in cur/: another worker took the claim back (its lease ran out) and sends it again.
-            return false
+        case .gone: return false
         case let .fault(fault):
             strand(claimed, fault)
             return false

@@ -66,7 +66,7 @@ extension Worker {
                 if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
                 return park(entry)
             }
-            guard await attempt(claimed, operation, ticket: ticket) else { return }
+            guard await attempt(claimed, operation, ticket: ticket, keyGoesOn: next != nil) else { return }
         }
     }
 
