@@ -7,10 +7,12 @@ import SpoolSystem
 /// on a disk mounted `discard` waits for the device to discard them: 55 µs a file here, against 15 µs for a
 /// rename). Made by a lane, it would hold the thread the lane runs on (with libcurl, an HTTP engine's, which
 /// the lanes dealt to it share; else one of Swift's cooperative threads, one per core), and the next
-/// request, of this lane or another, would wait for a disk it does not need. So a delivered file is retired
-/// from `cur/` to `tmp/` by a rename (`Spool.retire`), which frees its key at once, since nothing in `tmp/` is
-/// ever sent, and is removed from there by these threads. The worker waits for every pending removal before it
-/// plans again and before its run ends (`drain`); what a crash leaves in `tmp/`, housekeeping removes.
+/// request, of this lane or another, would wait for a disk it does not need. So these threads remove it: in
+/// `cur/`, when nothing follows it in its key this round (its claim keeps the key until then), or, when its
+/// lane sends the key's next write, in `tmp/`, where a rename (`Spool.retire`) first put it out of the key's
+/// way, since nothing in `tmp/` is ever sent (`Worker.takeOut`). The worker waits for every pending removal
+/// before it plans again and before its run ends (`drain`); what a crash leaves, recovery and housekeeping
+/// take care of.
 ///
 /// Why several threads: most of an `unlinkat`'s time here is a wait, not work (170 µs a file, 50 µs of it
 /// CPU), and removals in one folder overlap: 5,950 a second from one thread, 9,400 from four, 11,600 from eight

@@ -126,7 +126,7 @@ public final class Worker: Sendable {
     /// (`unclaimStranded`), since recovery never takes a live worker's claims.
     package let stranded = Locked<[QueueEntry]>([])
 
-    /// Delivered files, retired to `tmp/`, removed while the lanes send.
+    /// Delivered files, in `cur/` or retired to `tmp/`, removed while the lanes send.
     package let removals = PendingRemovals()
 
     /// Whether this worker may remove what it retires to `tmp/` (it is root or owns `tmp/`).
@@ -162,8 +162,8 @@ public final class Worker: Sendable {
                     }
                 }
             }
-            // Every delivered file is gone before the next plan and before the run ends: tmp/ holds no more
-            // than one round's deliveries.
+            // Every delivered file is gone before the next plan and before the run ends: the plan sees no
+            // delivered claim in cur/, and tmp/ holds no more than one round's deliveries.
             await removals.drain()
             let after = state.withLock {
                 $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done
