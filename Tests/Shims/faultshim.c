@@ -4,6 +4,7 @@
 //   FAULTSHIM_OPEN=ERRNO:PREFIX    openat of a name starting with PREFIX fails with ERRNO (EIO, ENOTCONN,
 //                                  ESTALE, …), as on a disk or mount going bad under the spool.
 //   FAULTSHIM_STATVFS_ZERO=1       fstatvfs reports no free blocks, as FUSE file systems without statfs do.
+//   FAULTSHIM_UNLINK_DELAY_MS=N    unlinkat waits N ms first, as on a disk slow to discard freed blocks.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 static int error_named(const char *name) {
     static const struct { const char *name; int value; } table[] = {
@@ -86,3 +88,11 @@ OPENAT(openat64)
     }
 FSTATVFS(fstatvfs, statvfs)
 FSTATVFS(fstatvfs64, statvfs64)
+
+int unlinkat(int dirfd, const char *path, int flags) {
+    static int (*real)(int, const char *, int);
+    if (!real) real = dlsym(RTLD_NEXT, "unlinkat");
+    const char *delay = getenv("FAULTSHIM_UNLINK_DELAY_MS");
+    if (delay && *delay) usleep((useconds_t)atoi(delay) * 1000);
+    return real(dirfd, path, flags);
+}

@@ -47,13 +47,21 @@ extension Worker {
     /// system call less a delivery (a rename costs as much CPU as a request's `sendto`). Until it is removed,
     /// its claim in `cur/` keeps its key from every worker, and it counts as done for `depends_on` only once
     /// removed (`completed`): a crash before then sends it again, and nothing that must follow it goes first.
+    /// At most `--concurrency` wait so (`deliveredInCur`), else it is retired: a `kill -9` sends again no more
+    /// than twice the requests that can be in flight.
     package func takeOut(delivered claimed: QueueEntry, keyGoesOn: Bool) -> Bool {
-        if keyGoesOn {
+        let waits = !keyGoesOn && deliveredInCur.withLock { count in
+            guard count < max(1, options.concurrency) else { return false }
+            count += 1
+            return true
+        }
+        guard waits else {
             guard retire(claimed) else { return false }
             state.withLock { _ = $0.completed.insert(claimed.id) }
             return true
         }
         let remove: @Sendable () -> Void = { [self] in
+            defer { deliveredInCur.withLock { $0 -= 1 } }
             guard removeInPlace(claimed) else {
                 log.detail("\(claimed.id): delivered, but it did not leave cur/; it goes again, first")
                 return park(claimed)

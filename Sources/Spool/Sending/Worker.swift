@@ -129,6 +129,9 @@ public final class Worker: Sendable {
     /// Delivered files, in `cur/` or retired to `tmp/`, removed while the lanes send.
     package let removals = PendingRemovals()
 
+    /// How many delivered files wait in `cur/` for their removal (`takeOut`): at most `--concurrency`.
+    package let deliveredInCur = Locked(0)
+
     /// Whether this worker may remove what it retires to `tmp/` (it is root or owns `tmp/`).
     package let retiresToTemporary: Bool
 

@@ -1,5 +1,6 @@
 import Foundation
 import SpoolTestSupport
+@testable import SpoolSystem
 import Testing
 
 /// How a delivered operation leaves `cur/` (`Worker.takeOut`): renamed into `tmp/`, out of its key's way,
@@ -29,6 +30,32 @@ import Testing
         let removedInPlace = calls.filter { $0.contains("unlinkat(") && $0.contains("/cur>, \"") }
         #expect(retired.count == 2, "\(retired)")
         #expect(removedInPlace.count == 3, "\(removedInPlace)")
+        for folder in ["new", "cur", "tmp"] { #expect(spool.names(folder).isEmpty, "\(folder)/: \(spool.names(folder))") }
+    }
+
+    /// On a disk slow to free a file (each `unlinkat` waits 50 ms, `FAULTSHIM_UNLINK_DELAY_MS`), delivered
+    /// writes waiting in `cur/` for their removal stay at most `--concurrency`; the rest are retired to
+    /// `tmp/`. So `cur/`, which a `kill -9` would send again, never holds more than twice the concurrency.
+    @Test(.enabled(if: FaultShim.available, "needs the LD_PRELOAD shim (a C compiler)"))
+    func aSlowDiskLeavesAtMostTheConcurrencyOfDeliveredWritesInCur() throws {
+        let spool = TemporarySpool()
+        let cur = spool.path + "/cur"
+        let most = Locked(0)
+        let server = try TestServer { _ in
+            let claimed = ((try? FileManager.default.contentsOfDirectory(atPath: cur)) ?? []).count
+            most.withLock { $0 = max($0, claimed) }
+            return .respond(204, [:], "")
+        }
+        defer { server.stop() }
+        for index in 0..<40 { try spool.enqueue(["PUT", server.baseURL + "/item/\(index)"]) }
+        let sent = try Command.run(
+            "spool-send", ["--spool", spool.path, "--once", "--concurrency", "4"],
+            environment: FaultShim.environment(["FAULTSHIM_UNLINK_DELAY_MS": "50"]))
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(server.requests.count == 40)
+        let seen = most.withLock { $0 }
+        #expect(seen <= 8, "cur/ held \(seen) files at once: 4 in flight and at most 4 delivered")
+        #expect(seen > 4, "no delivered write ever waited in cur/: the test did not slow the removals")
         for folder in ["new", "cur", "tmp"] { #expect(spool.names(folder).isEmpty, "\(folder)/: \(spool.names(folder))") }
     }
 }
