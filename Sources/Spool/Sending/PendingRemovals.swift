@@ -8,9 +8,9 @@ import SpoolSystem
 /// rename). Made by a lane, it would hold the thread the lane runs on (with libcurl, an HTTP engine's, which
 /// the lanes dealt to it share; else one of Swift's cooperative threads, one per core), and the next
 /// request, of this lane or another, would wait for a disk it does not need. So these threads remove it: in
-/// `cur/`, when nothing follows it in its key this round (its claim keeps the key until then), or, when its
-/// lane sends the key's next write, in `tmp/`, where a rename (`Spool.retire`) first put it out of the key's
-/// way, since nothing in `tmp/` is ever sent (`Worker.takeOut`). The worker waits for every pending removal
+/// `cur/`, when nothing follows it in its key this round (its claim keeps the key until then; at most
+/// `--concurrency` such), or else in `tmp/`, where a rename (`Spool.retire`) first put it out of the key's
+/// way, since nothing in `tmp/` is ever sent (`Worker.takeOut` decides which). The worker waits for every pending removal
 /// before it plans again and before its run ends (`drain`); what a crash leaves, recovery and housekeeping
 /// take care of.
 ///

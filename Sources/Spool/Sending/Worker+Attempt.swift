@@ -160,7 +160,7 @@ extension Worker {
         }
         switch action {
         case .complete:
-            guard takeOut(delivered: claimed, keyGoesOn: keyGoesOn) else {
+            guard takeOut(delivered: claimed, keyGoesOn: keyGoesOn, job: operation.handler != nil) else {
                 // Delivered, but still in cur/ (the disk refused every move) or taken back by another worker:
                 // it will be sent again, and the key's next write and its dependants wait for that.
                 log.detail("\(claimed.id): delivered, but it did not leave cur/; it goes again, first")

@@ -48,9 +48,10 @@ extension Worker {
     /// its claim in `cur/` keeps its key from every worker, and it counts as done for `depends_on` only once
     /// removed (`completed`): a crash before then sends it again, and nothing that must follow it goes first.
     /// At most `--concurrency` wait so (`deliveredInCur`), else it is retired: a `kill -9` sends again no more
-    /// than twice the requests that can be in flight.
-    package func takeOut(delivered claimed: QueueEntry, keyGoesOn: Bool) -> Bool {
-        let waits = !keyGoesOn && deliveredInCur.withLock { count in
+    /// than twice the requests that can be in flight. A handler's finished `job` is always retired: a crash
+    /// runs again only the job it cut short, as spool(5) promises handler authors.
+    package func takeOut(delivered claimed: QueueEntry, keyGoesOn: Bool, job: Bool) -> Bool {
+        let waits = !keyGoesOn && !job && deliveredInCur.withLock { count in
             guard count < max(1, options.concurrency) else { return false }
             count += 1
             return true

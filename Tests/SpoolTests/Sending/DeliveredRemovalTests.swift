@@ -6,21 +6,25 @@ import Testing
 /// How a delivered operation leaves `cur/` (`Worker.takeOut`): renamed into `tmp/`, out of its key's way,
 /// when its lane sends the key's next write; else removed in place by one `unlinkat`, after its lane moves on.
 @Suite struct DeliveredRemovalTests {
-    /// `spool-send --once` under strace over one key of three writes and two keys of one: the first two of the
-    /// three are retired to `tmp/` before the next is claimed; the last of each key is unlinked in `cur/`.
+    /// `spool-send --once` under strace over one key of three writes, two keys of one and a handler's job: the
+    /// first two of the three are retired to `tmp/`, and so is the job (a crash must not run a finished job
+    /// again); the last write of each key is unlinked in `cur/`.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace; .ci/run installs it"))
     func onlyAWriteWithAnotherOfItsKeyAfterItIsRetired() throws {
-        let spool = TemporarySpool()
+        let spool = TemporarySpool(), fixture = HandlerFixture()
+        fixture.script("note", "echo ran >> WORK/log")
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
+        try spool.enqueue(["--handler", "note"])
         for body in ["1", "2", "3"] { try spool.enqueue(["PUT", server.baseURL + "/item/a", "--body", body]) }
         for key in ["b", "c"] { try spool.enqueue(["PUT", server.baseURL + "/item/\(key)", "--body", key]) }
         let trace = spool.directory + "/trace"
         let traced = try Command.run(
             "/usr/bin/strace",
             ["-f", "-qq", "-y", "-e", "trace=renameat2,unlinkat", "-o", trace, Command.path("spool-send"), "--spool",
-             spool.path, "--once"], environment: Sanitizer.withoutLeakCheck)
+             spool.path, "--once"] + fixture.options, environment: Sanitizer.withoutLeakCheck)
         #expect(traced.status == 0, "\(traced.stderr)")
+        #expect(fixture.lines("log") == ["ran"])
         let bodies = server.requests.filter { $0.path == "/item/a" }.map { String(decoding: $0.body, as: UTF8.self) }
         #expect(bodies == ["1", "2", "3"], "in order")
         #expect(server.requests.count == 5)
@@ -28,7 +32,7 @@ import Testing
         // With -y each folder's descriptor is printed with its path: `renameat2(6</…/cur>, "NAME", 4</…/tmp>, …`.
         let retired = calls.filter { $0.contains("renameat2(") && $0.contains("/cur>, \"") && $0.contains("/tmp>, \"") }
         let removedInPlace = calls.filter { $0.contains("unlinkat(") && $0.contains("/cur>, \"") }
-        #expect(retired.count == 2, "\(retired)")
+        #expect(retired.count == 3, "\(retired)")
         #expect(removedInPlace.count == 3, "\(removedInPlace)")
         for folder in ["new", "cur", "tmp"] { #expect(spool.names(folder).isEmpty, "\(folder)/: \(spool.names(folder))") }
     }
@@ -39,11 +43,14 @@ import Testing
     @Test(.enabled(if: FaultShim.available, "needs the LD_PRELOAD shim (a C compiler)"))
     func aSlowDiskLeavesAtMostTheConcurrencyOfDeliveredWritesInCur() throws {
         let spool = TemporarySpool()
-        let cur = spool.path + "/cur"
-        let most = Locked(0)
+        let cur = spool.path + "/cur", tmp = spool.path + "/tmp"
+        let most = Locked(0), sawRetired = Locked(false)
         let server = try TestServer { _ in
             let claimed = ((try? FileManager.default.contentsOfDirectory(atPath: cur)) ?? []).count
             most.withLock { $0 = max($0, claimed) }
+            if !((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).isEmpty {
+                sawRetired.withLock { $0 = true }
+            }
             return .respond(204, [:], "")
         }
         defer { server.stop() }
@@ -56,6 +63,34 @@ import Testing
         let seen = most.withLock { $0 }
         #expect(seen <= 8, "cur/ held \(seen) files at once: 4 in flight and at most 4 delivered")
         #expect(seen > 4, "no delivered write ever waited in cur/: the test did not slow the removals")
+        #expect(sawRetired.withLock { $0 }, "none was retired to tmp/: the removals were not slowed, or not capped")
         for folder in ["new", "cur", "tmp"] { #expect(spool.names(folder).isEmpty, "\(folder)/: \(spool.names(folder))") }
+    }
+
+    /// A write that depends on another is sent only once the other has left `cur/`, though the other's removal
+    /// is slow (each `unlinkat` waits 50 ms): a crash in between would send the first again after the second.
+    @Test(.enabled(if: FaultShim.available, "needs the LD_PRELOAD shim (a C compiler)"))
+    func aDependantIsSentOnlyOnceItsDependencyLeftCur() throws {
+        let spool = TemporarySpool()
+        let cur = spool.path + "/cur"
+        let parent = Locked(""), parentInCur = Locked<[String]>([])
+        let server = try TestServer { request in
+            if request.path == "/child" {
+                let id = parent.withLock { $0 }
+                let left = ((try? FileManager.default.contentsOfDirectory(atPath: cur)) ?? []).filter { $0.hasPrefix(id) }
+                parentInCur.withLock { $0 += left }
+            }
+            return .respond(201, [:], "")
+        }
+        defer { server.stop() }
+        let id = try spool.enqueue(["POST", server.baseURL + "/parent"])
+        parent.withLock { $0 = id }
+        try spool.enqueue(["POST", server.baseURL + "/child", "--depends-on", id])
+        let sent = try Command.run(
+            "spool-send", ["--spool", spool.path, "--once", "--concurrency", "1"],
+            environment: FaultShim.environment(["FAULTSHIM_UNLINK_DELAY_MS": "50"]))
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(server.requests.map(\.path) == ["/parent", "/child"])
+        #expect(parentInCur.withLock { $0 }.isEmpty, "the child went while the parent was in cur/")
     }
 }

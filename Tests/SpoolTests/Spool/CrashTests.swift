@@ -98,6 +98,65 @@ import Testing
         }
     }
 
+    /// kill -9 while delivered writes wait in `cur/` for their removal (each `unlinkat` slowed to 20 ms): one
+    /// write per key, and a second set that each depends on one of the first. Every write is applied once, no
+    /// write it depends on reaches the server after it (not even sent again), and a kill sends again at most
+    /// twice the requests that can be in flight.
+    @Test(.enabled(if: FaultShim.available, "needs the LD_PRELOAD shim (a C compiler)"))
+    func killedWorkersWithDeliveredWritesInCurKeepDependenciesFirst() throws {
+        let spool = TemporarySpool()
+        let deduper = DedupingServer()
+        let server = try TestServer { deduper.handle($0) }
+        defer { server.stop() }
+        let library = try spool.open()
+        let (pairs, killsWanted) = Sanitizer.name == nil ? (400, 25) : (100, 8)
+        let concurrency = 4
+        func put(_ path: String, _ key: String, dependsOn: [String] = []) throws -> String {
+            var fields: [(String, JSON)] = [
+                ("method", .string("PUT")), ("url", .string(server.baseURL + path)), ("idempotency_key", .string(key)),
+            ]
+            if !dependsOn.isEmpty { fields.append(("depends_on", .array(dependsOn.map { .string($0) }))) }
+            return try library.enqueue(try Operation(document: .object(fields)))
+        }
+        let parents = try (0..<pairs).map { try put("/parent/\($0)", "parent-\($0)") }
+        for (index, parent) in parents.enumerated() { _ = try put("/child/\(index)", "child-\(index)", dependsOn: [parent]) }
+        var kills = 0
+        var generator = SystemRandomNumberGenerator()
+        let slowRemovals = FaultShim.environment(["FAULTSHIM_UNLINK_DELAY_MS": "20"])
+        while kills < killsWanted, !spool.names("new").isEmpty || !spool.names("cur").isEmpty {
+            let before = server.requests.count
+            let (process, _, _) = try Command.start(
+                "spool-send", ["--spool", spool.path, "--once", "--concurrency", "\(concurrency)"],
+                environment: slowRemovals)
+            let wanted = before + Int.random(in: 1...8, using: &generator)
+            let deadline = Date(timeIntervalSinceNow: 5)
+            while server.requests.count < wanted, process.isRunning, Date() < deadline { usleep(200) }
+            usleep(UInt32.random(in: 0...5_000, using: &generator))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            process.waitUntilExit()
+        }
+        var runs = 0
+        while (!spool.names("new").isEmpty || !spool.names("cur").isEmpty), runs < 20 {
+            try spool.send(["--flush", "--concurrency", "\(concurrency)"])
+            runs += 1
+        }
+        let (applied, duplicates) = deduper.state.withLock { ($0.applied, $0.duplicates) }
+        print("crash test, writes waiting in cur/: \(2 * pairs) operations, \(kills) kills, \(duplicates) duplicates")
+        #expect(kills >= killsWanted)
+        #expect(duplicates > 0, "no kill landed while a request was in flight or a delivered write waited")
+        #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty)
+        #expect(applied.count == 2 * pairs, "every operation applied exactly once")
+        #expect(duplicates <= kills * 2 * concurrency, "duplicates \(duplicates) > kills × 2 × concurrency")
+        let arrivals = server.requests.map(\.path)
+        for index in 0..<pairs {
+            let lastParent = arrivals.lastIndex(of: "/parent/\(index)"), firstChild = arrivals.firstIndex(of: "/child/\(index)")
+            #expect(lastParent != nil && firstChild != nil && lastParent! < firstChild!, "pair \(index): the parent last arrived at \(lastParent ?? -1), the child first at \(firstChild ?? -1)")
+        }
+    }
+
     @Test func killedEnqueuesLeaveOnlyTheirOwnTemporaryFiles() throws {
         let spool = TemporarySpool()
         var printed: [String] = []
