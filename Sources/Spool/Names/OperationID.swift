@@ -73,6 +73,22 @@ public struct RetryState: Equatable, Sendable {
     /// Put on hold by `spool-ctl hold`: no run sends it, nor anything after it in its key, until released.
     public var held = false
 
+    /// The last error of a claim given back by recovery or from a worker's stranded claims: it may have been
+    /// sent (the server may have it), though no attempt was counted.
+    public static let interruptedToken = "interrupted"
+
+    /// This state, for a claim returned to `new/` by another way than its attempt's end: it says that the
+    /// operation may have been sent (`interruptedToken`) when no earlier attempt says so already. Its
+    /// attempts stay, so a handler's job cut short by a crash runs again with the same `SPOOL_ATTEMPT`.
+    public var interrupted: RetryState {
+        var state = self
+        if state.attempts == 0, state.lastError == nil { state.lastError = Self.interruptedToken }
+        return state
+    }
+
+    /// Whether the operation may have reached the server: attempted, or interrupted while claimed.
+    public var mayHaveBeenSent: Bool { attempts > 0 || lastError != nil }
+
     /// A state for an operation that was never tried.
     public init(
         orderMicroseconds: Int64, keyHash: UInt64, priority: Int = 0, attempts: Int = 0, dueSeconds: Int64 = 0,

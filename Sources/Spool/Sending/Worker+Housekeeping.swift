@@ -119,11 +119,13 @@ extension Worker {
         stranded.withLock { $0.append(claimed) }
     }
 
-    /// Returns the claims this worker could not move on to `new/`, unchanged; those it still cannot stay
-    /// stranded (and recovery returns them once this process is gone).
+    /// Returns the claims this worker could not move on to `new/`, marked as perhaps sent
+    /// (`RetryState.interrupted`); those it still cannot stay stranded (and recovery returns them once this
+    /// process is gone).
     public func unclaimStranded() {
+        // Stranded after its attempt, perhaps delivered: it comes back saying it may have been sent.
         for claimed in stranded.withLock({ list -> [QueueEntry] in defer { list = [] }; return list }) {
-            unclaim(claimed, state: claimed.state)
+            unclaim(claimed, state: claimed.state.interrupted)
         }
     }
 

@@ -33,8 +33,11 @@ public struct KeyEntry: Sendable, Equatable {
     /// Who dropped it (its file's owner); nil when it could not be read.
     public var dropper: UInt32? = nil
 
-    /// Never attempted and not being sent: still free to change.
-    public var untouched: Bool { folder == .new && attempts == 0 }
+    /// Taken back from a worker that died, or stranded by one (`RetryState.interrupted`): it may have been sent.
+    public var interrupted = false
+
+    /// Never attempted, not being sent, and never claimed by a worker that stopped short: still free to change.
+    public var untouched: Bool { folder == .new && attempts == 0 && !interrupted }
 }
 
 /// The pure decision of folding, in the manner of the lane decision: what to do, from what waits.
@@ -89,7 +92,8 @@ extension Spool.Transaction {
                 entries.append(KeyEntry(
                     id: name.id, folder: folder, name: name.fileName, attempts: name.state!.attempts,
                     orderMicroseconds: name.state!.orderMicroseconds, creates: operation?.creates ?? false,
-                    mergeable: operation.map(Spool.isMergeable) ?? false, dropper: operation?.dropper))
+                    mergeable: operation.map(Spool.isMergeable) ?? false, dropper: operation?.dropper,
+                    interrupted: name.state!.mayHaveBeenSent))
             }
         }
         return entries.sorted { ($0.orderMicroseconds, $0.id) < ($1.orderMicroseconds, $1.id) }

@@ -100,8 +100,9 @@ extension Spool.Transaction {
                 // Too young to tell: returning it now could give the operation a third name.
                 if resolution == .removedThis || resolution == .tooYoung { continue }
             }
-            // A parsed claim always carries its retry state: the claim suffix follows it.
-            switch unclaim(QueueEntry(fileName: name, name: queued), state: queued.state!) {
+            // A parsed claim always carries its retry state: the claim suffix follows it. Its worker may have
+            // sent it before dying: it comes back saying so, so that no later write folds into it or cancels it.
+            switch unclaim(QueueEntry(fileName: name, name: queued), state: queued.state!.interrupted) {
             case .moved:
                 recovered.append(queued.id)
                 log.notice("recovered \(queued.id) from dead worker pid \(claim.owner.pid) on \(claim.owner.host)")

@@ -101,6 +101,34 @@ import Testing
         #expect(recorder.seen[2].2 == #"{"n":2}"#)
     }
 
+    /// A create whose worker was killed while it was claimed may have reached the server: recovery gives it
+    /// back marked `e=interrupted` (its attempts unchanged), and an edit or a DELETE of its key is queued
+    /// behind it, not merged into it or cancelling it.
+    @Test func aCreateAKilledWorkerMayHaveSentIsNeitherEditedNorCancelled() throws {
+        let spool = TemporarySpool()
+        let recorder = Recorder()
+        let server = try TestServer { recorder.handle($0) }
+        defer { server.stop() }
+        let create = try enqueue(spool, [
+            "POST", server.baseURL + "/items", "--creates", "--key", "item-1", "--json", #"{"title":"a","n":1}"#
+        ]).stdout.trimmingCharacters(in: .newlines)
+        let (holder, out, _) = try Command.start("spool-testhelper", ["claim-and-hold", spool.path])
+        #expect(out.fileHandleForReading.availableLine() == create)
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        #expect(try Command.run("spool-testhelper", ["recover", spool.path]).lines == [create])
+        let state = try #require(spool.names("new").first.flatMap { QueueName(FileName($0))?.state })
+        #expect(state.lastError == "interrupted" && state.attempts == 0, "\(spool.names("new"))")
+        let edit = try enqueue(spool, [
+            "PATCH", server.baseURL + "/items/1", "--merge", "--key", "item-1", "--json", #"{"n":2}"#
+        ])
+        #expect(edit.stdout != create + "\n" && edit.stderr.isEmpty, "queued as its own: \(edit.stderr)")
+        let delete = try enqueue(spool, ["DELETE", server.baseURL + "/items/1", "--key", "item-1"])
+        #expect(!delete.stdout.isEmpty && !delete.stderr.contains("cancelled"), "\(delete.stderr)")
+        try spool.send()
+        #expect(recorder.seen.map { "\($0.0) \($0.1)" } == ["POST /items", "PATCH /items/1", "DELETE /items/1"])
+    }
+
     @Test func droppedFilesFoldAtAdmission() throws {
         let spool = TemporarySpool()
         let recorder = Recorder()
