@@ -4,7 +4,8 @@
 //   FAULTSHIM_OPEN=ERRNO:PREFIX    openat of a name starting with PREFIX fails with ERRNO (EIO, ENOTCONN,
 //                                  ESTALE, …), as on a disk or mount going bad under the spool.
 //   FAULTSHIM_STATVFS_ZERO=1       fstatvfs reports no free blocks, as FUSE file systems without statfs do.
-//   FAULTSHIM_UNLINK_DELAY_MS=N    unlinkat waits N ms first, as on a disk slow to discard freed blocks.
+//   FAULTSHIM_UNLINK_GATE=PATH     unlinkat in a folder named cur waits while PATH exists (at most 30 s), as
+//                                  on a disk slow to free a file, until the test removes PATH.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -89,10 +90,23 @@ OPENAT(openat64)
 FSTATVFS(fstatvfs, statvfs)
 FSTATVFS(fstatvfs64, statvfs64)
 
+// Whether dirfd is a folder named cur (its path, from /proc).
+static int is_cur(int dirfd) {
+    char link[64], target[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+    ssize_t length = readlink(link, target, sizeof target - 1);
+    if (length < 4) return 0;
+    target[length] = 0;
+    return strcmp(target + length - 4, "/cur") == 0;
+}
+
 int unlinkat(int dirfd, const char *path, int flags) {
     static int (*real)(int, const char *, int);
     if (!real) real = dlsym(RTLD_NEXT, "unlinkat");
-    const char *delay = getenv("FAULTSHIM_UNLINK_DELAY_MS");
-    if (delay && *delay) usleep((useconds_t)atoi(delay) * 1000);
+    const char *gate = getenv("FAULTSHIM_UNLINK_GATE");
+    if (gate && *gate && is_cur(dirfd)) {
+        // The test's condition, looked at every millisecond; the deadline keeps a failed test from hanging.
+        for (int waited = 0; access(gate, F_OK) == 0 && waited < 30000; waited++) usleep(1000);
+    }
     return real(dirfd, path, flags);
 }

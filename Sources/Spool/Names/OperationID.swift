@@ -86,9 +86,6 @@ public struct RetryState: Equatable, Sendable {
         return state
     }
 
-    /// Whether the operation may have reached the server: attempted, or interrupted while claimed.
-    public var mayHaveBeenSent: Bool { attempts > 0 || lastError != nil }
-
     /// A state for an operation that was never tried.
     public init(
         orderMicroseconds: Int64, keyHash: UInt64, priority: Int = 0, attempts: Int = 0, dueSeconds: Int64 = 0,

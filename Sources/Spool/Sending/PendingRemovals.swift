@@ -10,9 +10,9 @@ import SpoolSystem
 /// request, of this lane or another, would wait for a disk it does not need. So these threads remove it: in
 /// `cur/`, when nothing follows it in its key this round (its claim keeps the key until then; at most
 /// `--concurrency` such), or else in `tmp/`, where a rename (`Spool.retire`) first put it out of the key's
-/// way, since nothing in `tmp/` is ever sent (`Worker.takeOut` decides which). The worker waits for every pending removal
-/// before it plans again and before its run ends (`drain`); what a crash leaves, recovery and housekeeping
-/// take care of.
+/// way, since nothing in `tmp/` is ever sent (`Worker.takeOut` decides which). The worker waits for every
+/// pending removal before it plans again and before its run ends (`drain`); what a crash leaves, recovery and
+/// housekeeping take care of.
 ///
 /// Why several threads: most of an `unlinkat`'s time here is a wait, not work (170 µs a file, 50 µs of it
 /// CPU), and removals in one folder overlap: 5,950 a second from one thread, 9,400 from four, 11,600 from eight
@@ -70,6 +70,11 @@ package final class PendingRemovals: Sendable {
             for waiter in waiters { waiter.resume() }
         }
         return true
+    }
+
+    /// Runs `removal` on one of the removals' threads, or at once on the caller's when `limit` already wait.
+    package func run(_ removal: @escaping @Sendable () -> Void) {
+        if !add(removal) { removal() }
     }
 
     /// Returns once every removal added so far is made.

@@ -61,7 +61,7 @@ extension Worker {
             state.withLock { _ = $0.completed.insert(claimed.id) }
             return true
         }
-        let remove: @Sendable () -> Void = { [self] in
+        removals.run { [self] in
             defer { deliveredInCur.withLock { $0 -= 1 } }
             guard removeInPlace(claimed) else {
                 log.detail("\(claimed.id): delivered, but it did not leave cur/; it goes again, first")
@@ -69,15 +69,14 @@ extension Worker {
             }
             state.withLock { _ = $0.completed.insert(claimed.id) }
         }
-        if !removals.add(remove) { remove() }
         return true
     }
 
-    /// Takes a delivered operation out of `cur/` before its key's next write is claimed: retired to `tmp/`
-    /// by a rename and removed there by the removals threads (`PendingRemovals`), or removed in place when it
-    /// cannot be: where moves are `link` + `unlink` (a crash between the two would leave a `cur/` name, and
-    /// recovery would send it again; one `unlink` is also cheaper there), where this worker could not remove
-    /// it from `tmp/`, or when the rename fails.
+    /// Takes a delivered operation out of `cur/` at once (before its key's next write is claimed, or where
+    /// `takeOut` says so otherwise): retired to `tmp/` by a rename and removed there by the removals threads
+    /// (`PendingRemovals`), or removed in place when it cannot be: where moves are `link` + `unlink` (a crash
+    /// between the two would leave a `cur/` name, and recovery would send it again; one `unlink` is also
+    /// cheaper there), where this worker could not remove it from `tmp/`, or when the rename fails.
     /// Returns whether the claim left `cur/`: when it did not, its lane must stop, or the key's next write
     /// would go before this one is sent again.
     package func retire(_ claimed: QueueEntry) -> Bool {
@@ -85,14 +84,13 @@ extension Worker {
             let retired = spool.retire(claimed)
             if retired.wasMoved {
                 let name = claimed.fileName
-                let remove: @Sendable () -> Void = { [self] in
+                removals.run { [self] in
                     do throws(Errno) { try spool.removeTemporary(name) } catch {
                         // Delivered and never sent again: a fault of the disk, said as one; housekeeping
                         // tries again.
                         record(SystemCallError("remove", spool.displayPath(.tmp, name), error))
                     }
                 }
-                if !removals.add(remove) { remove() }
                 return true
             }
             if let fault = retired.fault { log.detail("\(claimed.id): \(fault); removed from cur/ instead") }

@@ -199,6 +199,7 @@ extension Worker {
                 return found + [.queued(id: dependency)]
             }
             if present, !state.withLock({ $0.completed.contains(dependency) }) {
+                log.detail("\(entry.id): waits for \(dependency), still queued or being sent")
                 let cycle = dependsTransitively(on: entry.id, from: dependency, plan: plan)
                 return found + [cycle ? .cycle(through: dependency) : .queued(id: dependency)]
             }

@@ -93,7 +93,7 @@ extension Spool.Transaction {
                     id: name.id, folder: folder, name: name.fileName, attempts: name.state!.attempts,
                     orderMicroseconds: name.state!.orderMicroseconds, creates: operation?.creates ?? false,
                     mergeable: operation.map(Spool.isMergeable) ?? false, dropper: operation?.dropper,
-                    interrupted: name.state!.mayHaveBeenSent))
+                    interrupted: name.state!.lastError == RetryState.interruptedToken))
             }
         }
         return entries.sorted { ($0.orderMicroseconds, $0.id) < ($1.orderMicroseconds, $1.id) }

@@ -59,26 +59,16 @@ import Testing
         var kills = 0
         var generator = SystemRandomNumberGenerator()
         while kills < killsWanted, !spool.names("new").isEmpty || !spool.names("cur").isEmpty {
-            let before = server.requests.count
-            let (process, _, _) = try Command.start(
-                "spool-send", ["--spool", spool.path, "--once", "--concurrency", "\(concurrency)"])
             // A random moment while it sends: after a random number of requests, plus a random fraction of one.
-            let wanted = before + Int.random(in: 1...8, using: &generator)
-            let deadline = Date(timeIntervalSinceNow: 5)
-            while server.requests.count < wanted, process.isRunning, Date() < deadline { usleep(200) }
-            usleep(UInt32.random(in: 0...1_500, using: &generator))
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+            if try Self.sendAndKill(
+                spool, server, concurrency: concurrency, after: Int.random(in: 1...8, using: &generator),
+                pause: UInt32.random(in: 0...1_500, using: &generator))
+            {
                 kills += 1
             }
-            process.waitUntilExit()
         }
         let appliedUnderKills = deduper.state.withLock { $0.applied.count }
-        var runs = 0
-        while (!spool.names("new").isEmpty || !spool.names("cur").isEmpty), runs < 20 {
-            try spool.send(["--flush", "--concurrency", "\(concurrency)"])
-            runs += 1
-        }
+        try Self.sendTheRest(spool, concurrency: concurrency)
         let (applied, duplicates) = deduper.state.withLock { ($0.applied, $0.duplicates) }
         print(
             "crash test: \(operations) operations, \(kills) kills, \(appliedUnderKills) applied while being killed, "
@@ -98,9 +88,9 @@ import Testing
         }
     }
 
-    /// kill -9 while delivered writes wait in `cur/` for their removal (each `unlinkat` slowed to 20 ms): one
-    /// write per key, and a second set that each depends on one of the first. Every write is applied once, no
-    /// write it depends on reaches the server after it (not even sent again), and a kill sends again at most
+    /// kill -9 while delivered writes wait in `cur/` for their removal (none can finish: `FaultShim.UnlinkGate`):
+    /// one write per key, and a second set that each depends on one of the first. Every write is applied once,
+    /// no write it depends on reaches the server after it (not even sent again), and a kill sends again at most
     /// twice the requests that can be in flight.
     @Test(.enabled(if: FaultShim.available, "needs the LD_PRELOAD shim (a C compiler)"))
     func killedWorkersWithDeliveredWritesInCurKeepDependenciesFirst() throws {
@@ -119,30 +109,25 @@ import Testing
             return try library.enqueue(try Operation(document: .object(fields)))
         }
         let parents = try (0..<pairs).map { try put("/parent/\($0)", "parent-\($0)") }
-        for (index, parent) in parents.enumerated() { _ = try put("/child/\(index)", "child-\(index)", dependsOn: [parent]) }
+        for (index, parent) in parents.enumerated() {
+            _ = try put("/child/\(index)", "child-\(index)", dependsOn: [parent])
+        }
+        // No removal in cur/ finishes while it runs: each kill finds delivered writes waiting there.
+        let gate = FaultShim.UnlinkGate(in: spool.directory)
+        defer { gate.open() }
         var kills = 0
         var generator = SystemRandomNumberGenerator()
-        let slowRemovals = FaultShim.environment(["FAULTSHIM_UNLINK_DELAY_MS": "20"])
         while kills < killsWanted, !spool.names("new").isEmpty || !spool.names("cur").isEmpty {
-            let before = server.requests.count
-            let (process, _, _) = try Command.start(
-                "spool-send", ["--spool", spool.path, "--once", "--concurrency", "\(concurrency)"],
-                environment: slowRemovals)
-            let wanted = before + Int.random(in: 1...8, using: &generator)
-            let deadline = Date(timeIntervalSinceNow: 5)
-            while server.requests.count < wanted, process.isRunning, Date() < deadline { usleep(200) }
-            usleep(UInt32.random(in: 0...5_000, using: &generator))
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+            // More requests than a kill can leave to send again, so that each run gets further.
+            if try Self.sendAndKill(
+                spool, server, concurrency: concurrency, after: Int.random(in: 10...16, using: &generator),
+                environment: gate.environment)
+            {
                 kills += 1
             }
-            process.waitUntilExit()
         }
-        var runs = 0
-        while (!spool.names("new").isEmpty || !spool.names("cur").isEmpty), runs < 20 {
-            try spool.send(["--flush", "--concurrency", "\(concurrency)"])
-            runs += 1
-        }
+        gate.open()
+        try Self.sendTheRest(spool, concurrency: concurrency)
         let (applied, duplicates) = deduper.state.withLock { ($0.applied, $0.duplicates) }
         print("crash test, writes waiting in cur/: \(2 * pairs) operations, \(kills) kills, \(duplicates) duplicates")
         #expect(kills >= killsWanted)
@@ -152,8 +137,38 @@ import Testing
         #expect(duplicates <= kills * 2 * concurrency, "duplicates \(duplicates) > kills × 2 × concurrency")
         let arrivals = server.requests.map(\.path)
         for index in 0..<pairs {
-            let lastParent = arrivals.lastIndex(of: "/parent/\(index)"), firstChild = arrivals.firstIndex(of: "/child/\(index)")
-            #expect(lastParent != nil && firstChild != nil && lastParent! < firstChild!, "pair \(index): the parent last arrived at \(lastParent ?? -1), the child first at \(firstChild ?? -1)")
+            let lastParent = arrivals.lastIndex(of: "/parent/\(index)") ?? -1
+            let firstChild = arrivals.firstIndex(of: "/child/\(index)") ?? -1
+            #expect(
+                lastParent >= 0 && lastParent < firstChild,
+                "pair \(index): the parent last arrived at \(lastParent), the child first at \(firstChild)")
+        }
+    }
+
+    /// Starts `spool-send --once` and kills it with SIGKILL once the server has `after` more requests (waited
+    /// for with a deadline) and `pause` µs more; returns whether it was still running to be killed.
+    static func sendAndKill(
+        _ spool: TemporarySpool, _ server: TestServer, concurrency: Int, after: Int, pause: UInt32 = 0,
+        environment: [String: String] = [:]
+    ) throws -> Bool {
+        let wanted = server.requests.count + after
+        let (process, _, _) = try Command.start(
+            "spool-send", ["--spool", spool.path, "--once", "--concurrency", "\(concurrency)"], environment: environment)
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while server.requests.count < wanted, process.isRunning, Date() < deadline { usleep(200) }
+        if pause > 0 { usleep(pause) }
+        let running = process.isRunning
+        if running { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return running
+    }
+
+    /// Sends what the kills left, with `--flush`, run after run (at most 20) until `new/` and `cur/` are empty.
+    static func sendTheRest(_ spool: TemporarySpool, concurrency: Int) throws {
+        var runs = 0
+        while !spool.names("new").isEmpty || !spool.names("cur").isEmpty, runs < 20 {
+            try spool.send(["--flush", "--concurrency", "\(concurrency)"])
+            runs += 1
         }
     }
 

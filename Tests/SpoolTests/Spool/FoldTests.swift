@@ -36,14 +36,19 @@ import Testing
         return result
     }
 
+    /// Queues a create of item-1 (`{"title":"a","n":1}`, key `item-1`) and returns its id.
+    func queueCreate(_ spool: TemporarySpool, _ server: TestServer) throws -> String {
+        try enqueue(spool, [
+            "POST", server.baseURL + "/items", "--creates", "--key", "item-1", "--json", #"{"title":"a","n":1}"#
+        ]).stdout.trimmingCharacters(in: .newlines)
+    }
+
     @Test func editingAQueuedCreateRewritesIt() throws {
         let spool = TemporarySpool()
         let recorder = Recorder()
         let server = try TestServer { recorder.handle($0) }
         defer { server.stop() }
-        let create = try enqueue(spool, [
-            "POST", server.baseURL + "/items", "--creates", "--key", "item-1", "--json", #"{"title":"a","n":1}"#
-        ]).stdout.trimmingCharacters(in: .newlines)
+        let create = try queueCreate(spool, server)
         let edit = try enqueue(spool, [
             "PATCH", server.baseURL + "/items/1", "--merge", "--key", "item-1", "--json", #"{"n":2,"tag":"x"}"#
         ])
@@ -82,9 +87,7 @@ import Testing
         let recorder = Recorder(failFirst: 1)
         let server = try TestServer { recorder.handle($0) }
         defer { server.stop() }
-        let create = try enqueue(spool, [
-            "POST", server.baseURL + "/items", "--creates", "--key", "item-1", "--json", #"{"title":"a","n":1}"#
-        ]).stdout.trimmingCharacters(in: .newlines)
+        let create = try queueCreate(spool, server)
         try spool.send()
         #expect(recorder.seen.count == 1, "tried once, answered 502")
         let edit = try enqueue(spool, [
@@ -109,9 +112,7 @@ import Testing
         let recorder = Recorder()
         let server = try TestServer { recorder.handle($0) }
         defer { server.stop() }
-        let create = try enqueue(spool, [
-            "POST", server.baseURL + "/items", "--creates", "--key", "item-1", "--json", #"{"title":"a","n":1}"#
-        ]).stdout.trimmingCharacters(in: .newlines)
+        let create = try queueCreate(spool, server)
         let (holder, out, _) = try Command.start("spool-testhelper", ["claim-and-hold", spool.path])
         #expect(out.fileHandleForReading.availableLine() == create)
         kill(holder.processIdentifier, SIGKILL)

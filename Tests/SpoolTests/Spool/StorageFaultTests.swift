@@ -293,33 +293,4 @@ import Testing
         #expect(keys.count == 3 && keys[0] == keys[1] && keys[1] != keys[2], "\(keys)")
         #expect(temporary.names("cur").isEmpty && temporary.names("new").isEmpty)
     }
-
-    /// The last write of its key in a round is removed from `cur/` after its lane moves on, and counts as done
-    /// for a `depends_on` only once removed. Here the disk refuses the removal (`cur/` is append-only): the
-    /// write that depends on it is not sent in this run, though the lanes go one by one and the dependency's
-    /// answer came first, and it is sent after the dependency is sent again by the next run.
-    @Test(.enabled(if: StorageFaultTests.appendOnlyUnavailable == nil, "\(StorageFaultTests.appendOnlyUnavailable ?? "")"))
-    func aDependantWaitsUntilItsDeliveredDependencyLeavesCur() throws {
-        let temporary = TemporarySpool()
-        let server = try TestServer { _ in .respond(201, [:], "") }
-        defer { server.stop() }
-        let parent = try temporary.enqueue(["POST", server.baseURL + "/parent"])
-        try temporary.enqueue(["POST", server.baseURL + "/child", "--depends-on", parent])
-        let cur = temporary.path + "/cur"
-        try #require(Mounts.run(["chattr", "+a", cur]) == 0)
-        var appendOnly = true
-        defer { if appendOnly { _ = Mounts.run(["chattr", "-a", cur]) } }
-        let stuck = try Command.run("spool-send", ["--spool", temporary.path, "--once", "--concurrency", "1"])
-        #expect(Mounts.run(["chattr", "-a", cur]) == 0)
-        appendOnly = false
-        let paths = { server.requests.map(\.path) }
-        #expect(paths() == ["/parent"], "the child waits for the parent to leave cur/: \(paths())")
-        #expect(stuck.status == 74 && stuck.stderr.contains("/cur/"), "\(stuck.status): \(stuck.stderr)")
-        #expect(temporary.names("cur").count == 1 && temporary.names("new").count == 1)
-
-        let again = try Command.run("spool-send", ["--spool", temporary.path, "--once", "--concurrency", "1"])
-        #expect(again.status == 0, "\(again.stderr)")
-        #expect(paths() == ["/parent", "/parent", "/child"], "\(paths())")
-        #expect(temporary.names("cur").isEmpty && temporary.names("new").isEmpty)
-    }
 }

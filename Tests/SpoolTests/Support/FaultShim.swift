@@ -36,6 +36,24 @@ enum FaultShim {
         return environment
     }
 
+    /// A gate for `FAULTSHIM_UNLINK_GATE`: while it is closed (its file exists), every `unlinkat` in a `cur/`
+    /// made by a program run with `environment` waits, at most 30 s; `open` lets them through.
+    struct UnlinkGate {
+        let path: String
+
+        /// A closed gate, a file in `directory`.
+        init(in directory: String) {
+            path = directory + "/unlink-gate"
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
+        }
+
+        /// The environment that loads the shim with this gate.
+        var environment: [String: String] { FaultShim.environment(["FAULTSHIM_UNLINK_GATE": path]) }
+
+        /// Lets every waiting and later `unlinkat` through.
+        func open() { _ = unlink(path) }
+    }
+
     struct ShimUnavailable: Error {
         let reason: String
     }
