@@ -3,6 +3,9 @@
 //                                  network file systems (GlusterFS); plain rename and link still work.
 //   FAULTSHIM_OPEN=ERRNO:PREFIX    openat of a name starting with PREFIX fails with ERRNO (EIO, ENOTCONN,
 //                                  ESTALE, …), as on a disk or mount going bad under the spool.
+//   FAULTSHIM_OPEN_MARK=PREFIX:PATH
+//                                  openat of a name starting with PREFIX first makes the file PATH, so a test
+//                                  knows a document was opened (read) before it acts.
 //   FAULTSHIM_STATVFS_ZERO=1       fstatvfs reports no free blocks, as FUSE file systems without statfs do.
 //   FAULTSHIM_UNLINK_GATE=PATH     unlinkat in a folder named cur waits while PATH exists (at most 30 s), as
 //                                  on a disk slow to free a file, until the test removes PATH.
@@ -54,6 +57,19 @@ static int failing_open(const char *path) {
     return error_named(name);
 }
 
+// Makes the file after the colon of FAULTSHIM_OPEN_MARK when `path`'s last part starts with what is before it.
+static void mark_open(const char *path) {
+    const char *spec = getenv("FAULTSHIM_OPEN_MARK");
+    if (!spec || !*spec) return;
+    const char *colon = strchr(spec, ':');
+    if (!colon) return;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (strncmp(base, spec, (size_t)(colon - spec)) != 0) return;
+    int fd = open(colon + 1, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0) close(fd);
+}
+
 #define OPENAT(symbol)                                                           \
     int symbol(int dirfd, const char *path, int flags, ...) {                  \
         static int (*real)(int, const char *, int, ...);                        \
@@ -65,6 +81,7 @@ static int failing_open(const char *path) {
             mode = va_arg(arguments, mode_t);                                   \
             va_end(arguments);                                                  \
         }                                                                       \
+        mark_open(path);                                                        \
         int error = failing_open(path);                                         \
         if (error) {                                                            \
             errno = error;                                                      \

@@ -26,9 +26,9 @@ extension Worker {
                 park(entry)
                 return
             }
-            let operation: Operation
+            let operation: Operation, inode: UInt64
             switch read(entry) {
-            case let .operation(read): operation = read
+            case let .operation(read, readInode): (operation, inode) = (read, readInode)
             case .filed: continue
             case .stop: return
             }
@@ -66,8 +66,28 @@ extension Worker {
                 if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
                 return park(entry)
             }
-            guard await attempt(claimed, operation, ticket: ticket, keyGoesOn: next != nil) else { return }
+            guard let sent = asClaimed(claimed, operation, inode: inode) else {
+                if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
+                unclaim(claimed, state: claimed.state)
+                return park(claimed)
+            }
+            guard await attempt(claimed, sent, ticket: ticket, keyGoesOn: next != nil) else { return }
         }
+    }
+
+    /// The operation the claimed file holds: `operation`, read before the claim, unless a `merge` write was
+    /// folded into the file meanwhile (an exchange of names, the one way a waiting file's content changes:
+    /// another inode under the name), when the claimed file is read again, so that the merge is sent, not
+    /// lost. Nil when that reading fails. Only a request with a body that is not a payload can take a merge.
+    package func asClaimed(_ claimed: QueueEntry, _ operation: Operation, inode: UInt64) -> Operation? {
+        guard operation.handler == nil, !operation.hasPayload, operation.body?.isEmpty == false else {
+            return operation
+        }
+        if let status = try? spool.directory(.cur).status(of: claimed.fileName), status.inode == inode {
+            return operation
+        }
+        log.detail("\(claimed.id): changed by a merge since it was read; sending what it holds now")
+        return (try? readDocument(.cur, claimed.fileName))?.operation
     }
 
     /// Waits for room at `origin` and returns the ticket; nil when the lane must leave the operation where it
@@ -99,7 +119,8 @@ extension Worker {
 
     /// What reading a lane's operation gave.
     package enum ReadStep {
-        case operation(Operation)
+        /// Read, from the file with this inode.
+        case operation(Operation, inode: UInt64)
         /// It could never be sent and this worker filed it: the lane goes on.
         case filed
         /// The lane stops (gone, a fault, a second name to resolve, or filed by another worker).
@@ -116,7 +137,9 @@ extension Worker {
     /// Reads a lane's operation; files it when its content is bad, parks its key when the spool is at fault.
     package func read(_ entry: QueueEntry) -> ReadStep {
         do throws(ReadError) {
-            guard let read = try readDocument(.new, entry.fileName) else {
+            guard let read = try spool.readOperationAndStatus(
+                .new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload)
+            else {
                 park(entry)
                 return .stop
             }
@@ -126,7 +149,7 @@ extension Worker {
             guard RetryState.keyHash(read.operation.key, scope: scope) == entry.state.keyHash else {
                 throw .rejected(.foreignOrder(dropper: read.operation.dropper ?? 0))
             }
-            return .operation(read.operation)
+            return .operation(read.operation, inode: read.status.inode)
         } catch {
             guard case let .rejected(rejection) = error else {
                 // Not the operation's fault: it stays, and so does the rest of its key.
