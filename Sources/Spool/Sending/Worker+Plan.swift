@@ -41,13 +41,17 @@ extension Worker {
             try index.withLock { index throws(SystemCallError) in
                 if index == nil {
                     var found: [String: (folder: Spool.Folder, fileName: FileName)] = [:]
-                    for folder in [Spool.Folder.new, .cur] {
-                        do throws(Errno) {
-                            try spool.forEachEntry(in: folder) { fileName, _ in
-                                if let name = QueueName(fileName) { found[name.id] = (folder, fileName) }
+                    // Under the lock, which every return from `cur/` to `new/` takes: one made between the two
+                    // listings would hide its operation from both. A claim only goes forward, new/ to cur/.
+                    try spool.withLock { _ throws(SystemCallError) in
+                        for folder in [Spool.Folder.new, .cur] {
+                            do throws(Errno) {
+                                try spool.forEachEntry(in: folder) { fileName, _ in
+                                    if let name = QueueName(fileName) { found[name.id] = (folder, fileName) }
+                                }
+                            } catch {
+                                throw SystemCallError("list", "\(spool.path)/\(folder.rawValue)", error)
                             }
-                        } catch {
-                            throw SystemCallError("list", "\(spool.path)/\(folder.rawValue)", error)
                         }
                     }
                     index = found
