@@ -7,7 +7,6 @@
 #include <sys/socket.h>
 #include <signal.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -259,11 +258,3 @@ int cspool_get_thread_name(char *name) {
     return prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
 }
 
-int cspool_available_processors(void) {
-    /* What nproc says: the processors this process may run on (taskset, a cgroup's cpuset), not all that
-       are online. CPU_COUNT is a macro, out of Swift's reach. */
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return online > 0 ? (int)online : 1;
-}

@@ -44,9 +44,6 @@ int cspool_set_thread_name(const char *name);
 /// Copies the calling thread's name (PR_GET_NAME) into `name`, which holds at least 16 bytes.
 int cspool_get_thread_name(char *name);
 
-/// The processors this process may run on, as nproc counts them (sched_getaffinity).
-int cspool_available_processors(void);
-
 /// Starts `path` with `argv` and `envp` (NULL-terminated) in a process group of its own, in `/`, with `input`,
 /// `output` and `errors` as descriptors 0, 1 and 2, every other descriptor closed, every signal at its
 /// default and unblocked, and SIGKILL as its parent-death signal. Returns 0 with the child's pid in `pid`

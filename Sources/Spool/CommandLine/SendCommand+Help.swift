@@ -31,8 +31,8 @@ extension SendCommand {
           --watch                 Keep running: send files as they land in new/ (inotify) and retries when due.
           --flush                 Ignore retry times for this run, still in order (like postqueue -f).
           --concurrency N         Keys sent in parallel (default: 4).
-          --threads N             Threads that send, each with its own connections (default: one per
-                                  processor, at most --concurrency; 1 sends on one thread as curl does).
+          --threads N             Threads that send, each with its own connections (default: 1, as curl
+                                  sends; more spread TLS work over processors; at most --concurrency).
           --timeout SECONDS       Give up on one request, or stop one handler, after SECONDS (default: 30).
           --min-backoff DURATION  Delay after a first failed attempt, doubling after each (default: 30).
           --max-backoff DURATION  Longest delay between attempts (default: 3600).

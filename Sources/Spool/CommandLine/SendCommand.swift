@@ -40,7 +40,7 @@ public struct SendCommand: ParsedCommand, Sendable {
     /// `--poll`: with `--watch`, look at `new/` at least this often (another host's drops raise no inotify
     /// event here).
     public var pollSeconds: Int64?
-    /// `--threads`: how many threads send; nil for one per processor, at most one per lane.
+    /// `--threads`: how many threads send; nil for one, at most one per lane.
     public var threads: Int?
     /// `--warn-after`, if given: goes under spool.conf's origin sections, over its `[default]`.
     public var warnAfterSeconds: Int64?
@@ -193,8 +193,9 @@ public struct SendCommand: ParsedCommand, Sendable {
                 expected: "a duration longer than --timeout (\(Int(transport.timeoutSeconds))s)")
         }
         transport.connectionsPerOrigin = options.concurrency
-        // One per processor: each runs its lanes' file work and TLS, which one thread could not keep up with.
-        transport.threads = min(threads ?? Processors.available, options.concurrency)
+        // One by default, as curl's --parallel: a second thread's lanes contend with the first's for the spool
+        // lock and the folders, which costs more CPU than it saves (README, the benchmark notes).
+        transport.threads = min(threads ?? 1, options.concurrency)
         if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty {
             transport.caFile = file
         }

@@ -36,14 +36,9 @@ import Testing
         #expect(command.transport.timeoutSeconds == 5)
     }
 
-    @Test func threadsAreOnePerProcessorAndNeverMoreThanTheLanes() throws {
-        let available = Processors.available
-        // What nproc counts, under taskset too: the processors this process may run on.
-        let nproc = try Command.run("/usr/bin/nproc", []).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect("\(available)" == nproc)
-        let pinned = try Command.run("/usr/bin/taskset", ["-c", "0", "/usr/bin/nproc"]).stdout
-        #expect(pinned.hasPrefix("1"), "taskset -c 0 nproc: \(pinned)")
-        #expect(try SendCommand(parsing: []).transport.threads == min(available, 4))
+    @Test func threadsAreOneByDefaultAndNeverMoreThanTheLanes() throws {
+        #expect(try SendCommand(parsing: []).transport.threads == 1)
+        #expect(try SendCommand(parsing: ["--threads", "2"]).transport.threads == 2)
         #expect(try SendCommand(parsing: ["--concurrency", "1"]).transport.threads == 1)
         #expect(try SendCommand(parsing: ["--threads", "3", "--concurrency", "8"]).transport.threads == 3)
         #expect(try SendCommand(parsing: ["--threads", "8", "--concurrency", "2"]).transport.threads == 2)

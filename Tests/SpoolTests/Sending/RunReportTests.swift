@@ -76,7 +76,7 @@ import Testing
         #expect(
             log.hasPrefix(
                 "spool-send: watching \(spool.path)/new (pid \(watcher.processIdentifier), --concurrency 4, "
-                    + "--threads \(min(Processors.available, 4)))\n"),
+                    + "--threads 1)\n"),
             "\(log)")
         #expect(log.contains("1 sent: 1 done, 0 deferred"), "\(log)")
         #expect(log.hasSuffix("spool-send: stopped; every operation is in its place\n"), "\(log)")
