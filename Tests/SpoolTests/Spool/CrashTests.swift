@@ -25,9 +25,21 @@ import Testing
             var duplicates = 0
         }
         let state = Locked(State())
+        /// Closed by `hold`: a request that arrives then waits, at most 5 s, until `release`, so that a kill
+        /// lands while requests are in flight. `waiting` counts those held.
+        private let gate = NSCondition()
+        private var holding = false, waiting = 0
 
         func handle(_ request: TestServer.Request) -> TestServer.Reply {
-            usleep(500)
+            gate.lock()
+            if holding {
+                waiting += 1
+                gate.broadcast()
+                let deadline = Date(timeIntervalSinceNow: 5)
+                while holding, gate.wait(until: deadline) {}
+                waiting -= 1
+            }
+            gate.unlock()
             let key = request.header("Idempotency-Key") ?? ""
             return state.withLock { state in
                 if !state.seen.insert(key).inserted {
@@ -37,6 +49,31 @@ import Testing
                 }
                 return .respond(200, [:], "")
             }
+        }
+
+        /// Holds every request that arrives from now on, until `release`.
+        func hold() {
+            gate.lock()
+            holding = true
+            gate.unlock()
+        }
+
+        /// Waits until a request is held, while `going` holds, at most until `deadline`; whether one is.
+        func holdsARequest(until deadline: Date, while going: () -> Bool) -> Bool {
+            gate.lock()
+            defer { gate.unlock() }
+            while waiting == 0, going(), Date() < deadline {
+                _ = gate.wait(until: min(deadline, Date(timeIntervalSinceNow: 0.01)))
+            }
+            return waiting > 0
+        }
+
+        /// Lets the held requests and every later one through.
+        func release() {
+            gate.lock()
+            holding = false
+            gate.broadcast()
+            gate.unlock()
         }
     }
 
@@ -59,10 +96,9 @@ import Testing
         var kills = 0
         var generator = SystemRandomNumberGenerator()
         while kills < killsWanted, !spool.names("new").isEmpty || !spool.names("cur").isEmpty {
-            // A random moment while it sends: after a random number of requests, plus a random fraction of one.
+            // A random moment while it sends: after a random number of requests, with requests in flight.
             if try Self.sendAndKill(
-                spool, server, concurrency: concurrency, after: Int.random(in: 1...8, using: &generator),
-                pause: UInt32.random(in: 0...1_500, using: &generator))
+                spool, server, deduper, concurrency: concurrency, after: Int.random(in: 1...8, using: &generator))
             {
                 kills += 1
             }
@@ -120,7 +156,7 @@ import Testing
         while kills < killsWanted, !spool.names("new").isEmpty || !spool.names("cur").isEmpty {
             // More requests than a kill can leave to send again, so that each run gets further.
             if try Self.sendAndKill(
-                spool, server, concurrency: concurrency, after: Int.random(in: 10...16, using: &generator),
+                spool, server, deduper, concurrency: concurrency, after: Int.random(in: 10...16, using: &generator),
                 environment: gate.environment)
             {
                 kills += 1
@@ -145,10 +181,11 @@ import Testing
         }
     }
 
-    /// Starts `spool-send --once` and kills it with SIGKILL once the server has `after` more requests (waited
-    /// for with a deadline) and `pause` µs more; returns whether it was still running to be killed.
+    /// Starts `spool-send --once` and kills it with SIGKILL once the server has `after` more requests and
+    /// `deduper` holds one more in flight (each waited for with a deadline); returns whether it was still
+    /// running to be killed.
     static func sendAndKill(
-        _ spool: TemporarySpool, _ server: TestServer, concurrency: Int, after: Int, pause: UInt32 = 0,
+        _ spool: TemporarySpool, _ server: TestServer, _ deduper: DedupingServer, concurrency: Int, after: Int,
         environment: [String: String] = [:]
     ) throws -> Bool {
         let wanted = server.requests.count + after
@@ -156,7 +193,9 @@ import Testing
             "spool-send", ["--spool", spool.path, "--once", "--concurrency", "\(concurrency)"], environment: environment)
         let deadline = Date(timeIntervalSinceNow: 5)
         while server.requests.count < wanted, process.isRunning, Date() < deadline { usleep(200) }
-        if pause > 0 { usleep(pause) }
+        deduper.hold()
+        defer { deduper.release() }
+        _ = deduper.holdsARequest(until: Date(timeIntervalSinceNow: 5)) { process.isRunning }
         let running = process.isRunning
         if running { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
