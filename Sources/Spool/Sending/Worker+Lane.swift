@@ -78,16 +78,21 @@ extension Worker {
     /// The operation the claimed file holds: `operation`, read before the claim, unless a `merge` write was
     /// folded into the file meanwhile (an exchange of names, the one way a waiting file's content changes:
     /// another inode under the name), when the claimed file is read again, so that the merge is sent, not
-    /// lost. Nil when that reading fails. Only a request with a body that is not a payload can take a merge.
+    /// lost. Nil when that reading fails (a fault is recorded; a rejected document is filed by the next run's
+    /// reading). Only a request with a body that is not a payload can take a merge.
     package func asClaimed(_ claimed: QueueEntry, _ operation: Operation, inode: UInt64) -> Operation? {
         guard operation.handler == nil, !operation.hasPayload, operation.body?.isEmpty == false else {
             return operation
         }
+        // A status that cannot be had proves nothing: the file is read again, as when it changed.
         if let status = try? spool.directory(.cur).status(of: claimed.fileName), status.inode == inode {
             return operation
         }
         log.detail("\(claimed.id): changed by a merge since it was read; sending what it holds now")
-        return (try? readDocument(.cur, claimed.fileName))?.operation
+        do throws(ReadError) { return try readDocument(.cur, claimed.fileName)?.operation } catch {
+            if case let .fault(fault) = error { record(fault) }
+            return nil
+        }
     }
 
     /// Waits for room at `origin` and returns the ticket; nil when the lane must leave the operation where it

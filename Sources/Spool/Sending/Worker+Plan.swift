@@ -32,32 +32,34 @@ extension Worker {
     /// Where each queued id is, found by listing `new/` and `cur/` once per round, when first asked.
     package final class PresentIndex: Sendable {
         /// Each id's folder and file name; nil until the first `lookup` lists the folders.
-        package let index = Locked<[String: (folder: Spool.Folder, fileName: FileName)]?>(nil)
+        package let index = Locked<[String: Place]?>(nil)
+        /// Where an id is: its folder and its file name there.
+        package typealias Place = (folder: Spool.Folder, fileName: FileName)
 
         /// Throws when a folder cannot be listed: a dependency must never look absent because of a fault.
-        package func lookup(_ id: String, in spool: Spool) throws(SystemCallError) -> (
-            folder: Spool.Folder, fileName: FileName
-        )? {
+        package func lookup(_ id: String, in spool: Spool) throws(SystemCallError) -> Place? {
             try index.withLock { index throws(SystemCallError) in
-                if index == nil {
-                    var found: [String: (folder: Spool.Folder, fileName: FileName)] = [:]
-                    // Under the lock, which every return from `cur/` to `new/` takes: one made between the two
-                    // listings would hide its operation from both. A claim only goes forward, new/ to cur/.
-                    try spool.withLock { _ throws(SystemCallError) in
-                        for folder in [Spool.Folder.new, .cur] {
-                            do throws(Errno) {
-                                try spool.forEachEntry(in: folder) { fileName, _ in
-                                    if let name = QueueName(fileName) { found[name.id] = (folder, fileName) }
-                                }
-                            } catch {
-                                throw SystemCallError("list", "\(spool.path)/\(folder.rawValue)", error)
-                            }
-                        }
-                    }
-                    index = found
-                }
+                if index == nil { index = try PresentIndex.list(spool) }
                 return index![id]
             }
+        }
+
+        /// Every id in `new/` and `cur/`, listed under the lock, which every return from `cur/` to `new/` takes:
+        /// one made between the two listings would hide its operation from both. A claim only goes forward.
+        static func list(_ spool: Spool) throws(SystemCallError) -> [String: Place] {
+            var found: [String: Place] = [:]
+            try spool.withLock { _ throws(SystemCallError) in
+                for folder in [Spool.Folder.new, .cur] {
+                    do throws(Errno) {
+                        try spool.forEachEntry(in: folder) { fileName, _ in
+                            if let name = QueueName(fileName) { found[name.id] = (folder, fileName) }
+                        }
+                    } catch {
+                        throw SystemCallError("list", "\(spool.path)/\(folder.rawValue)", error)
+                    }
+                }
+            }
+            return found
         }
     }
 

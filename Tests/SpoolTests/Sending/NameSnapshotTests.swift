@@ -37,10 +37,7 @@ import Testing
         return (kept, builder.finish().lanes.map { $0.map(\.id) })
     }
 
-    func put(_ spool: Spool, item: Int) throws -> String {
-        let document = JSON.object([("method", .string("PUT")), ("url", .string("http://127.0.0.1:9/item/\(item)"))])
-        return try spool.enqueue(try Operation(document: document))
-    }
+    func put(_ spool: Spool, item: Int) throws -> String { try spool.enqueuePut("http://127.0.0.1:9/item/\(item)") }
 
     @Test func aRoundFromTheSnapshotIsTheRoundFromASecondListing() throws {
         let temporary = TemporarySpool()

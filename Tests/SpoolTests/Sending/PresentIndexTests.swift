@@ -3,7 +3,6 @@ import SpoolTestSupport
 import Testing
 @testable import Spool
 @testable import SpoolSystem
-@testable import SpoolDocument
 @testable import SpoolNames
 @testable import SpoolQueue
 @testable import SpoolSending
@@ -15,11 +14,7 @@ import Testing
     @Test func anOperationGoingBackAndForthBetweenNewAndCurIsAlwaysFound() throws {
         let temporary = TemporarySpool()
         let spool = try temporary.open()
-        func put(_ path: String) throws -> String {
-            try spool.enqueue(try Operation(document: .object([
-                ("method", .string("PUT")), ("url", .string("http://127.0.0.1:9/\(path)")),
-            ])))
-        }
+        func put(_ path: String) throws -> String { try spool.enqueuePut("http://127.0.0.1:9/\(path)") }
         let id = try put("dependency")
         // Others, so that a listing takes long enough to be overtaken.
         for index in 0..<300 { _ = try put("item/\(index)") }

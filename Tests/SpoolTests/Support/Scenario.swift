@@ -36,3 +36,10 @@ extension TemporarySpool {
         }
     }
 }
+
+extension Spool {
+    /// Queues a PUT of `url` with no body through the library, as a worker finds it; returns its id.
+    func enqueuePut(_ url: String) throws -> String {
+        try enqueue(try Operation(document: .object([("method", .string("PUT")), ("url", .string(url))])))
+    }
+}
