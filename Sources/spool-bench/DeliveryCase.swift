@@ -85,9 +85,12 @@ private func reportAgainstPython(_ report: Report, _ config: Config, base: Strin
     let n = config.deliveryCount
     var four: [Double] = [], one: [Double] = [], oneKey: [Double] = [], dropped: [Double] = []
     var python: [Double] = [], floor: [Double] = [], spoolCPU: [Double] = [], floorCPU: [Double] = []
-    var curlCPU: [Double] = [], retiringCPU: [Double] = []
+    var curlCPU: [Double] = [], retiringCPU: [Double] = [], discards: [Double] = []
+    let disk = DiskDiscards(under: Fixtures.root)
     for _ in 0..<config.repetitions {
+        let before = disk.completed()
         let run = spoolRun(base, n, 4, config)
+        if let before, let after = disk.completed() { discards.append(Double(after - before) / Double(n)) }
         four.append(Double(n) / run.seconds)
         // CPU per delivery (user + system of the whole run, divided by operations).
         spoolCPU.append(run.cpuSeconds / Double(n) * 1e6)
@@ -120,6 +123,7 @@ private func reportAgainstPython(_ report: Report, _ config: Config, base: Strin
         baseline: "file floor \(fmt(Stats(values: floorCPU).median)) µs + curl --parallel "
             + "\(fmt(Stats(values: curlCPU).median)) µs",
         ratio: cpu.median / needed, target: "<= 1.5x", met: cpu.median <= 1.5 * needed)
+    reportDiscards(report, discards)
     // No target: the same against the file work spool's crash promise needs, the retiring rename included
     // (a delivered write leaves `cur/` before its removal, so that a kill -9 sends it again only if in flight).
     let retiring = Stats(values: retiringCPU).median, curl = Stats(values: curlCPU).median
@@ -132,6 +136,21 @@ private func reportAgainstPython(_ report: Report, _ config: Config, base: Strin
         "delivery, default concurrency 4, ops/s", spool: describe(spool, "/s"),
         baseline: "file floor (readdir, rename, read, unlink) " + describe(files, "/s"),
         ratio: spool.median / files.median, target: ">= 0.8x the file floor", met: spool.median >= 0.8 * files.median)
+}
+
+/// Says when the disk discards freed blocks inside `unlink`, which makes the CPU row move between two levels
+/// (see `DiskDiscards`).
+private func reportDiscards(_ report: Report, _ discards: [Double]) {
+    guard !discards.isEmpty else {
+        report.line("disk discards: not counted (no block device counters for \(Fixtures.root))")
+        return
+    }
+    let perDelivery = Stats(values: discards).median
+    guard perDelivery >= 0.1 else { return }
+    report.line(
+        "the disk discarded \(format1(perDelivery, 2)) blocks per delivery inside unlink: their interrupts are "
+            + "charged to spool's sending thread in the runs where it shares their CPU, never to the floor's lone "
+            + "loop, which sleeps through them (README: the CPU figure's two levels)")
 }
 
 /// The file work one delivery needs and nothing else, over the same synced queue: list `new/`, then per file
