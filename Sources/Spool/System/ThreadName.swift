@@ -6,7 +6,9 @@ public enum ThreadName {
     public static var current: String {
         var buffer = [CChar](repeating: 0, count: 17)
         guard cspool_get_thread_name(&buffer) == 0 else { return "" }
-        return String(cString: buffer)
+        // The name ends at its first NUL; the buffer always has one (17 bytes for at most 16 with the NUL).
+        let end = buffer.firstIndex(of: 0) ?? buffer.endIndex
+        return String(decoding: buffer[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Names the calling thread; Linux keeps the first 15 bytes.
