@@ -10,6 +10,9 @@ import SpoolTransport
 /// Why a `spool-ctl` action on one operation could not be done. Each description names the operation.
 public enum ControlError: Error, CustomStringConvertible {
     case notFound(String)
+    /// Listed in `from`, it moved before spool-ctl could move it: `to` is where it is now, nil when it left the
+    /// spool (delivered, or discarded by someone else).
+    case movedMeanwhile(id: String, from: Spool.Folder, to: Spool.Folder?)
     case notFiled(id: String, folder: Spool.Folder)
     case notWaiting(id: String, folder: Spool.Folder)
     case inFlight(id: String, pid: Int32, host: String)
@@ -25,6 +28,15 @@ public enum ControlError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .notFound(id): "no operation \(id) in the spool (give an id or a path such as spool/conflict/ID)"
+        case let .movedMeanwhile(id, from, nil):
+            "\(id) left \(from.rawValue)/ while spool-ctl worked on it (delivered, or discarded by someone else); "
+                + "nothing was changed"
+        case let .movedMeanwhile(id, from, to?) where to == from:
+            "\(id) was renamed in \(from.rawValue)/ while spool-ctl worked on it (a run admitted or deferred it); "
+                + "nothing was changed: run the command again"
+        case let .movedMeanwhile(id, from, to?):
+            "\(id) moved from \(from.rawValue)/ to \(to.rawValue)/ while spool-ctl worked on it; nothing was "
+                + "changed: run the command again"
         case let .notFiled(id, folder):
             "\(id) is in \(folder.rawValue)/, not in failed/ or conflict/; nothing to retry (use --now to send a "
                 + "deferred one now)"
@@ -49,10 +61,12 @@ public enum ControlError: Error, CustomStringConvertible {
         }
     }
 
-    /// The sysexits code: 66 not found, 65 bad document, 75 in flight or a fault that passes, 74 I/O.
+    /// The sysexits code: 66 not found, 65 bad document, 75 in flight, moved meanwhile or a fault that passes,
+    /// 74 I/O.
     public var exitCode: Int32 {
         switch self {
-        case .notFound: ExitCode.noInput
+        case .notFound, .movedMeanwhile(_, _, nil): ExitCode.noInput
+        case .movedMeanwhile: ExitCode.temporaryFailure
         case .notFiled, .notWaiting, .unreadable, .notConflict, .noServerETag, .weakServerETag, .payloadNotEditable,
              .invalidEdit:
             ExitCode.dataError
@@ -61,12 +75,25 @@ public enum ControlError: Error, CustomStringConvertible {
         }
     }
 
-    /// Throws unless a move on `item` was made: gone is `notFound`, a fault is `io`.
-    static func check<Moved>(_ result: MoveResult<Moved>, _ item: QueueItem) throws(ControlError) {
+    /// Throws unless a move on `item` was made: a fault is `io`; gone is decided by `gone(_:now:)` from where the
+    /// operation is now, which `locate` tells (the I/O is the caller's).
+    static func check<Moved>(
+        _ result: MoveResult<Moved>, _ item: QueueItem, now: () -> QueueItem?
+    ) throws(ControlError) {
         switch result {
         case .moved: return
-        case .gone: throw .notFound(item.id)
+        case .gone: throw gone(item, now: now())
         case let .fault(fault): throw .io(path: fault.path, fault.error)
         }
+    }
+
+    /// Why a move found `item` gone from where it was listed, given where it is `now`: a worker that claimed it
+    /// meanwhile is sending it, as `discard` says of one it finds claimed; anywhere else it moved; nowhere, it left.
+    static func gone(_ item: QueueItem, now: QueueItem?) -> ControlError {
+        guard let now else { return .movedMeanwhile(id: item.id, from: item.folder, to: nil) }
+        if now.folder == .cur, let claim = now.claim {
+            return .inFlight(id: item.id, pid: claim.owner.pid, host: claim.owner.host)
+        }
+        return .movedMeanwhile(id: item.id, from: item.folder, to: now.folder)
     }
 }

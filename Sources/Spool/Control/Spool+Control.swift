@@ -52,7 +52,7 @@ extension Spool {
                 for: operation, orderMicroseconds: item.orderMicroseconds, scope: keyScope(of: dropper))
         }
         let moved = unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName)
-        try ControlError.check(moved, item)
+        try check(moved, item)
         return target.fileName
     }
 
@@ -69,8 +69,7 @@ extension Spool {
         if item.folder == .cur, let claim = item.claim {
             throw .inFlight(id: item.id, pid: claim.owner.pid, host: claim.owner.host)
         }
-        try ControlError.check(
-            withLock { transaction in transaction.discard(item.fileName, id: item.id, in: item.folder) }, item)
+        try check(withLock { transaction in transaction.discard(item.fileName, id: item.id, in: item.folder) }, item)
     }
 
     /// Puts a waiting operation on hold (`s=held` in its name): no run sends it, nor what follows it in its
@@ -112,6 +111,11 @@ extension Spool {
 
     /// Renames a waiting operation under the lock.
     private func restate(_ item: QueueItem, as target: FileName) throws(ControlError) {
-        try ControlError.check(withLock { transaction in transaction.restate(item.fileName, as: target) }, item)
+        try check(withLock { transaction in transaction.restate(item.fileName, as: target) }, item)
+    }
+
+    /// Throws unless the move on `item` was made; when the operation was gone, says where it went meanwhile.
+    private func check<Moved>(_ result: MoveResult<Moved>, _ item: QueueItem) throws(ControlError) {
+        try ControlError.check(result, item) { try? locate(item.id) }
     }
 }

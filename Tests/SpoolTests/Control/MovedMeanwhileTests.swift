@@ -1,0 +1,89 @@
+import Foundation
+import Glibc
+import SpoolTestSupport
+import Testing
+@testable import Spool
+@testable import SpoolSystem
+@testable import SpoolNames
+@testable import SpoolQueue
+@testable import SpoolReporting
+@testable import SpoolControl
+
+/// spool-ctl lists an operation, then moves it; a worker (or another spool-ctl) may move it first. The error
+/// then says where it went, not that there is no such operation, and nothing else is touched.
+@Suite struct MovedMeanwhileTests {
+    /// An operation waiting in new/ under its admitted name, and the item spool-ctl found for it.
+    private func waitingItem(_ spool: TemporarySpool) throws -> (Spool, QueueItem) {
+        let opened = try spool.open()
+        let id = try opened.enqueuePut("http://127.0.0.1:9/x")
+        let item = try #require(try opened.locate(id))
+        #expect(item.folder == Spool.Folder.new)
+        return (opened, item)
+    }
+
+    /// Renames a file the way another process would, outside spool's own code.
+    private func move(_ spool: TemporarySpool, _ from: String, to: String) {
+        #expect(rename("\(spool.path)/\(from)", "\(spool.path)/\(to)") == 0, "rename \(from): \(Errno.current)")
+    }
+
+    @Test func claimedMeanwhileIsBeingSent() throws {
+        let spool = TemporarySpool()
+        let (opened, item) = try waitingItem(spool)
+        var claimed = QueueName(item.fileName)!
+        claimed.claim = Claim(owner: .current, since: Timestamp.nowSeconds())
+        move(spool, "new/\(item.fileName.escaped)", to: "cur/\(claimed.fileName.escaped)")
+        do {
+            _ = try opened.hold(item)
+            Issue.record("hold of a claimed operation succeeded")
+        } catch {
+            #expect(error.description.contains("\(item.id) is being sent by spool-send pid \(getpid())"), "\(error)")
+            #expect(error.exitCode == 75)
+        }
+        #expect(spool.names("cur") == [claimed.fileName.escaped], "the claimed file is left as it was")
+    }
+
+    @Test func movedOrRenamedMeanwhileAsksToRunAgain() throws {
+        let spool = TemporarySpool()
+        let (opened, item) = try waitingItem(spool)
+        // Into cur/ without a claim in its name: moved, not being sent.
+        move(spool, "new/\(item.fileName.escaped)", to: "cur/\(item.id)")
+        do {
+            try opened.discard(item)
+            Issue.record("discard of a moved operation succeeded")
+        } catch {
+            #expect(
+                error.description == "\(item.id) moved from new/ to cur/ while spool-ctl worked on it; nothing was "
+                    + "changed: run the command again", "\(error)")
+            #expect(error.exitCode == 75)
+        }
+        #expect(spool.names("cur") == [item.id], "the moved file is left as it was")
+
+        // Renamed in new/ (a run deferred it): the same folder, a new name.
+        var deferred = QueueName(item.fileName)!
+        deferred.state!.attempts += 1
+        move(spool, "cur/\(item.id)", to: "new/\(deferred.fileName.escaped)")
+        do {
+            _ = try opened.hold(item)
+            Issue.record("hold of a renamed operation succeeded")
+        } catch {
+            #expect(error.description.contains("\(item.id) was renamed in new/ while spool-ctl worked on it"))
+            #expect(error.exitCode == 75)
+        }
+        #expect(spool.names("new") == [deferred.fileName.escaped], "not held: \(spool.names("new"))")
+    }
+
+    @Test func goneMeanwhileLeftTheSpool() throws {
+        let spool = TemporarySpool()
+        let (opened, item) = try waitingItem(spool)
+        #expect(unlink("\(spool.path)/new/\(item.fileName.escaped)") == 0)
+        do {
+            _ = try opened.hold(item)
+            Issue.record("hold of a delivered operation succeeded")
+        } catch {
+            #expect(
+                error.description == "\(item.id) left new/ while spool-ctl worked on it (delivered, or discarded by "
+                    + "someone else); nothing was changed", "\(error)")
+            #expect(error.exitCode == 66)
+        }
+    }
+}
