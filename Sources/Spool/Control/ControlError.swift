@@ -29,14 +29,13 @@ public enum ControlError: Error, CustomStringConvertible {
         switch self {
         case let .notFound(id): "no operation \(id) in the spool (give an id or a path such as spool/conflict/ID)"
         case let .movedMeanwhile(id, from, nil):
-            "\(id) left \(from.rawValue)/ while spool-ctl worked on it (delivered, or discarded by someone else); "
-                + "nothing was changed"
+            "\(id) left \(from.rawValue)/ while spool-ctl worked on it (delivered, or discarded by someone else)"
         case let .movedMeanwhile(id, from, to?) where to == from:
             "\(id) was renamed in \(from.rawValue)/ while spool-ctl worked on it (a run admitted or deferred it); "
-                + "nothing was changed: run the command again"
+                + "spool-ctl left it as it is: run the command again"
         case let .movedMeanwhile(id, from, to?):
-            "\(id) moved from \(from.rawValue)/ to \(to.rawValue)/ while spool-ctl worked on it; nothing was "
-                + "changed: run the command again"
+            "\(id) moved from \(from.rawValue)/ to \(to.rawValue)/ while spool-ctl worked on it; spool-ctl left it "
+                + "there: run the command again"
         case let .notFiled(id, folder):
             "\(id) is in \(folder.rawValue)/, not in failed/ or conflict/; nothing to retry (use --now to send a "
                 + "deferred one now)"
@@ -78,11 +77,11 @@ public enum ControlError: Error, CustomStringConvertible {
     /// Throws unless a move on `item` was made: a fault is `io`; gone is decided by `gone(_:now:)` from where the
     /// operation is now, which `locate` tells (the I/O is the caller's).
     static func check<Moved>(
-        _ result: MoveResult<Moved>, _ item: QueueItem, now: () -> QueueItem?
+        _ result: MoveResult<Moved>, _ item: QueueItem, now: () throws(ControlError) -> QueueItem?
     ) throws(ControlError) {
         switch result {
         case .moved: return
-        case .gone: throw gone(item, now: now())
+        case .gone: throw gone(item, now: try now())
         case let .fault(fault): throw .io(path: fault.path, fault.error)
         }
     }

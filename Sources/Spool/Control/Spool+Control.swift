@@ -116,6 +116,17 @@ extension Spool {
 
     /// Throws unless the move on `item` was made; when the operation was gone, says where it went meanwhile.
     private func check<Moved>(_ result: MoveResult<Moved>, _ item: QueueItem) throws(ControlError) {
-        try ControlError.check(result, item) { try? locate(item.id) }
+        try ControlError.check(result, item) { () throws(ControlError) -> QueueItem? in
+            // `locate` lists one folder after another: an operation moving between two of them (a deferral, from
+            // cur/ back to new/) is seen in neither, so it is looked for a second time before it is called gone.
+            for _ in 0..<2 {
+                do {
+                    if let found = try locate(item.id) { return found }
+                } catch {
+                    throw .io(path: path, error as? Errno ?? Errno(rawValue: EIO))
+                }
+            }
+            return nil
+        }
     }
 }

@@ -52,8 +52,8 @@ import Testing
             Issue.record("discard of a moved operation succeeded")
         } catch {
             #expect(
-                error.description == "\(item.id) moved from new/ to cur/ while spool-ctl worked on it; nothing was "
-                    + "changed: run the command again", "\(error)")
+                error.description == "\(item.id) moved from new/ to cur/ while spool-ctl worked on it; spool-ctl left "
+                    + "it there: run the command again", "\(error)")
             #expect(error.exitCode == 75)
         }
         #expect(spool.names("cur") == [item.id], "the moved file is left as it was")
@@ -72,6 +72,25 @@ import Testing
         #expect(spool.names("new") == [deferred.fileName.escaped], "not held: \(spool.names("new"))")
     }
 
+    @Test func aFiledOperationRetriedMeanwhileIsLeftWhereItWent() throws {
+        let spool = TemporarySpool()
+        spool.drop("failed", "filed-one", #"{"method":"PUT","url":"http://127.0.0.1:9/x"}"#)
+        let opened = try spool.open()
+        let item = try #require(try opened.locate("filed-one"))
+        // Another spool-ctl retried it first: it waits in new/ again.
+        move(spool, "failed/filed-one", to: "new/filed-one")
+        do {
+            _ = try opened.retry(item)
+            Issue.record("a second retry of one operation succeeded")
+        } catch {
+            #expect(
+                error.description == "filed-one moved from failed/ to new/ while spool-ctl worked on it; spool-ctl "
+                    + "left it there: run the command again", "\(error)")
+            #expect(error.exitCode == 75)
+        }
+        #expect(spool.names("new") == ["filed-one"] && spool.names("failed").isEmpty)
+    }
+
     @Test func goneMeanwhileLeftTheSpool() throws {
         let spool = TemporarySpool()
         let (opened, item) = try waitingItem(spool)
@@ -82,7 +101,7 @@ import Testing
         } catch {
             #expect(
                 error.description == "\(item.id) left new/ while spool-ctl worked on it (delivered, or discarded by "
-                    + "someone else); nothing was changed", "\(error)")
+                    + "someone else)", "\(error)")
             #expect(error.exitCode == 66)
         }
     }
