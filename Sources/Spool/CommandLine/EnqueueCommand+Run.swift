@@ -53,6 +53,9 @@ extension Enqueued {
         case let .folded(.cancelled(ids)):
             ("", "spool-enqueue: cancelled \(ids.joined(separator: ", ")): the resource's create was never sent, "
                 + "so neither it nor the writes behind it nor this DELETE will be; nothing queued\n")
+        case let .queuedNotMerged(id, into):
+            ("\(id)\n", "spool-enqueue: warning: not merged into \(into): this file system cannot exchange two "
+                + "names atomically; queued as its own write \(id), sent after it\n")
         }
     }
 }

@@ -146,6 +146,9 @@ public enum Enqueued: Sendable, Equatable {
     case queued(String)
     /// Folded into what waited on its key (merged, or a DELETE that cancelled a queued create).
     case folded(Folding)
+    /// A merge queued as its own operation, with this id, because the file system could not merge it into
+    /// `into` (see `FoldOutcome.queueNotMerged`).
+    case queuedNotMerged(String, into: String)
 }
 
 extension Spool {
@@ -157,15 +160,22 @@ extension Spool {
     ) throws(EnqueueError) -> Enqueued {
         // A producer of a shared spool cannot list what waits: the sender folds at admission instead.
         if !dropOnly, operation.merge || (operation.handler == nil && operation.method == "DELETE") {
-            let folded: Folding?
+            let outcome: FoldOutcome
             do {
-                folded = try withLock { transaction throws(SystemCallError) in
+                outcome = try withLock { transaction throws(SystemCallError) in
                     try transaction.fold(operation, log: .silent)
                 }
             } catch {
                 throw .write(path: error.path, error.error)
             }
-            if let folded { return .folded(folded) }
+            switch outcome {
+            case let .folded(folded): return .folded(folded)
+            case .queue: break
+            case let .queueNotMerged(into):
+                let id = try enqueue(
+                    operation, maxSize: maxSize, limits: limits, payload: payload, maxPayload: maxPayload)
+                return .queuedNotMerged(id, into: into)
+            }
         }
         return .queued(
             try enqueue(operation, maxSize: maxSize, limits: limits, payload: payload, maxPayload: maxPayload))

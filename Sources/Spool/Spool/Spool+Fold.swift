@@ -14,6 +14,17 @@ public enum Folding: Sendable, Equatable {
     case cancelled([String])
 }
 
+/// What `fold` made of a write: taken in, or to be queued as its own.
+public enum FoldOutcome: Sendable, Equatable {
+    /// Taken in: the write itself is not queued.
+    case folded(Folding)
+    /// Nothing waiting takes it: queue it as its own.
+    case queue
+    /// A merge into this waiting operation that the file system cannot make (no atomic exchange of two names,
+    /// as on some FUSE and network file systems): queue it as its own, and say so.
+    case queueNotMerged(into: String)
+}
+
 /// One operation waiting on a key, as the folding decision sees it.
 public struct KeyEntry: Sendable, Equatable {
     /// Its id.
@@ -99,11 +110,11 @@ extension Spool.Transaction {
         return entries.sorted { ($0.orderMicroseconds, $0.id) < ($1.orderMicroseconds, $1.id) }
     }
 
-    /// Folds `operation` into what waits on its key, or returns nil to have it queued as its own (nothing
-    /// to fold into, or a file system that cannot exchange names, where the merge is not attempted).
-    public func fold(_ operation: Operation, before: Int64? = nil, log: Log) throws(SystemCallError) -> Folding? {
+    /// Folds `operation` into what waits on its key, or says to queue it as its own (nothing to fold into, or
+    /// a file system that cannot exchange two names).
+    public func fold(_ operation: Operation, before: Int64? = nil, log: Log) throws(SystemCallError) -> FoldOutcome {
         let delete = operation.handler == nil && operation.method == "DELETE"
-        guard operation.merge || delete else { return nil }
+        guard operation.merge || delete else { return .queue }
         let writer = UserDatabase.effectiveUser
         let entries = try keyEntries(
             RetryState.keyHash(operation.key, scope: spool.keyScope(of: operation.dropper ?? writer)), before: before)
@@ -111,7 +122,7 @@ extension Spool.Transaction {
             merge: operation.merge, delete: delete, entries: entries, dropper: operation.dropper ?? writer,
             writer: writer)
         {
-        case nil: return nil
+        case nil: return .queue
         case let .merge(entry): return try merge(operation, into: entry, log: log)
         case let .cancel(doomed):
             var cancelled: [String] = []
@@ -123,18 +134,18 @@ extension Spool.Transaction {
             }
             log.notice("\(operation.summary): cancelled \(cancelled.reversed().joined(separator: ", ")), never sent "
                 + "(the resource's create was still waiting); nothing is sent")
-            return .cancelled(cancelled.reversed())
+            return .folded(.cancelled(cancelled.reversed()))
         }
     }
 
     /// Merges `patch`'s body into `entry`'s: the merged document is written to `tmp/` and synced, then swapped
     /// with the waiting one in a single exchange of names, so that `new/` holds the old document or the
     /// merged one at every instant, never both and never neither; the old one, now in `tmp/`, is removed.
-    func merge(_ patch: Operation, into entry: KeyEntry, log: Log) throws(SystemCallError) -> Folding? {
+    func merge(_ patch: Operation, into entry: KeyEntry, log: Log) throws(SystemCallError) -> FoldOutcome {
         guard let read = try? spool.readOperation(.new, entry.name, maxSize: Spool.defaultMaxDocumentSize),
               case let target = read.operation, Spool.isMergeable(target), case var .object(members) = target.document,
               let base = try? JSON.parse(target.body ?? []), let change = try? JSON.parse(patch.body ?? [])
-        else { return nil }
+        else { return .queue }
         let merged = base.mergePatched(with: change)
         members.removeAll { $0.key == "body" || $0.key == "body_base64" }
         members.append(("body", target.bodyIsJSON ? merged : .string(merged.text)))
@@ -152,18 +163,19 @@ extension Spool.Transaction {
         }
         CrashPoint.reach("merge.written")
         switch supersede(entry.name, with: temporary) {
-        case .moved: break
-        case .gone: return nil
+        case .moved(true): break
+        case .moved(false):
+            try? spool.removeTemporary(temporary)
+            return .queueNotMerged(into: entry.id)
+        case .gone:
+            try? spool.removeTemporary(temporary)
+            return .queue
         case let .fault(fault):
             try? spool.removeTemporary(temporary)
-            if fault.error == Errno(rawValue: EINVAL) {
-                log.notice("\(patch.summary): not merged: this file system cannot exchange two names atomically")
-                return nil
-            }
             throw fault
         }
         log.detail("\(patch.summary): merged into \(entry.id)")
-        return .merged(into: entry.id)
+        return .folded(.merged(into: entry.id))
     }
 }
 

@@ -140,12 +140,16 @@ extension Spool.Transaction {
         }
         // A dropped `merge` or DELETE folds into what waits on its key as one from spool-enqueue does. Merge
         // patches are idempotent: a crash before the dropped file is removed only applies it again.
-        if let folded = try fold(operation, before: dropped.modified, log: log) {
+        var notMergedInto: String?
+        switch try fold(operation, before: dropped.modified, log: log) {
+        case let .folded(folded):
             if case let .fault(fault) = removeFolded(fileName) { throw fault }
             if case let .merged(into) = folded {
                 log.notice("\(dropped.id) (\(operation.summary)): merged into \(into)")
             }
             return nil
+        case .queue: break
+        case let .queueNotMerged(into): notMergedInto = into
         }
         let state = RetryState(
             for: operation, orderMicroseconds: dropped.modified, scope: spool.keyScope(of: operation.dropper))
@@ -154,6 +158,10 @@ extension Spool.Transaction {
         case .moved: break
         case .gone: return nil
         case let .fault(fault): throw fault
+        }
+        if let into = notMergedInto {
+            log.warning("\(dropped.id) (\(operation.summary)): not merged into \(into): this file system cannot "
+                + "exchange two names atomically; it is sent as its own write")
         }
         log.detail("admitted \(dropped.id)")
         return QueueEntry(

@@ -319,13 +319,19 @@ extension Spool.Transaction {
     /// tmp/MERGED ⇄ new/NAME, then tmp/MERGED (now the old document) → gone: a merge patch taking effect. The
     /// exchange swaps the two files under their names at once, so `new/NAME` names the old document or the
     /// merged one at every instant, and a crash before the removal leaves only a stray in `tmp/` (removed
-    /// when old, like any). EINVAL where the file system cannot exchange: the caller queues instead.
-    package func supersede(_ name: FileName, with merged: FileName) -> MoveResult<Void> {
-        .of("merge into", spool.displayPath(.new, name)) { () throws(Errno) in
-            try spool.directory(.tmp).exchange(merged, with: name, in: spool.directory(.new))
+    /// when old, like any). False, and nothing moved, where the file system cannot exchange two names (EINVAL
+    /// or ENOSYS from the exchange itself, not from the sync after it): the caller queues the write instead.
+    package func supersede(_ name: FileName, with merged: FileName) -> MoveResult<Bool> {
+        .of("merge into", spool.displayPath(.new, name)) { () throws(Errno) -> Bool in
+            do throws(Errno) {
+                try spool.directory(.tmp).exchange(merged, with: name, in: spool.directory(.new))
+            } catch .invalidArgument, .notImplemented {
+                return false
+            }
             CrashPoint.reach("merge.exchanged")
             try? spool.removeTemporary(merged)
             try spool.directory(.new).sync()
+            return true
         }
     }
 

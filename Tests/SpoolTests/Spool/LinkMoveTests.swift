@@ -82,6 +82,47 @@ struct LinkMoveTests {
         withExtendedLifetime(mount) {}
     }
 
+    /// bindfs answers EINVAL to `RENAME_EXCHANGE` too: a merge cannot be made without a moment where neither
+    /// document has the name, so the write is queued as its own, behind the one it was meant for, and the
+    /// producer (on standard error) and the sender's log (for a dropped one) say so.
+    @Test func aMergeThatCannotExchangeIsQueuedAndSaid() throws {
+        let temporary = TemporarySpool()
+        let mount = try BindMount(base: temporary.directory + "/fuse")
+        let spool = mount.path + "/spool"
+        let server = try TestServer { _ in .respond(201, [:], "") }
+        defer { server.stop() }
+        func enqueue(_ arguments: [String]) throws -> CommandResult {
+            try Command.run("spool-enqueue", ["--spool", spool] + arguments)
+        }
+        let create = try enqueue([
+            "POST", server.baseURL + "/items", "--creates", "--key", "item-1", "--json", #"{"title":"a"}"#,
+        ]).stdout.trimmingCharacters(in: .newlines)
+        let edit = try enqueue(["PATCH", server.baseURL + "/items/1", "--merge", "--key", "item-1", "--json", #"{"n":2}"#])
+        let id = edit.stdout.trimmingCharacters(in: .newlines)
+        #expect(edit.status == 0 && !create.isEmpty && !id.isEmpty && id != create, "\(edit.stdout)\(edit.stderr)")
+        #expect(
+            edit.stderr == "spool-enqueue: warning: not merged into \(create): this file system cannot exchange "
+                + "two names atomically; queued as its own write \(id), sent after it\n", "\(edit.stderr)")
+        let dropped = #"{"method":"PATCH","url":"\#(server.baseURL)/items/1","key":"item-1","merge":true,"body":{"t":3}}"#
+        _ = FileManager.default.createFile(atPath: spool + "/tmp/edit-2", contents: Data(dropped.utf8))
+        #expect(rename(spool + "/tmp/edit-2", spool + "/new/edit-2") == 0)
+        let sent = try Command.run("spool-send", ["--spool", spool, "--once"])
+        #expect(
+            sent.status == 0 && sent.stderr.contains(
+                "edit-2 (PATCH \(server.baseURL)/items/1): not merged into \(id): this file system cannot exchange "
+                    + "two names atomically; it is sent as its own write"), "\(sent.stderr)")
+        #expect(server.requests.map { "\($0.method) \($0.path) \($0.text)" } == [
+            #"POST /items {"title":"a"}"#, #"PATCH /items/1 {"n":2}"#, #"PATCH /items/1 {"t":3}"#,
+        ])
+        for folder in ["new", "tmp"] {
+            let left = ((try? FileManager.default.contentsOfDirectory(atPath: "\(spool)/\(folder)")) ?? []).filter {
+                !$0.hasPrefix(".")
+            }
+            #expect(left.isEmpty, "\(folder)/ holds \(left): a merged document not made is removed at once")
+        }
+        withExtendedLifetime(mount) {}
+    }
+
     /// Where moves are `link` + `unlink`, a delivered operation is removed in place by one `unlink`, not
     /// retired to `tmp/` by a move: a crash between that move's link and unlink would leave a `cur/` name,
     /// and recovery would send the delivered write again. Asked to die at the second link (the first is the
