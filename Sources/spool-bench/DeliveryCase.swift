@@ -74,7 +74,8 @@ private func reportLockUse(_ report: Report, _ config: Config, base: String) {
     }
     report.add(
         "spool lock held per delivery, concurrency 4, µs", spool: format1(Double(use.2)! * 1000 / Double(n), 1) + " µs",
-        baseline: "taken \(use.1) times for \(n) deliveries; held \(use.3) ms at the longest, waited \(use.4) ms in all",
+        baseline: "taken \(use.1) times for \(n) deliveries; held \(use.3) ms at the longest, "
+            + "waited \(use.4) ms in all",
         ratio: nil)
 }
 

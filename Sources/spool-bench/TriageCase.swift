@@ -16,7 +16,8 @@ import SpoolControl
 /// the same `Spool.file` spool-send uses, each with a server version of 1 KiB in its reason.
 func benchTriage(_ report: Report, _ config: Config) {
     let waitingCount = config.quick ? 10_000 : 100_000, conflictCount = config.quick ? 1000 : 10_000
-    report.section("11. Triage page over \(waitingCount) waiting and \(conflictCount) conflicts (median of \(config.repetitions))")
+    report.section(
+        "11. Triage page over \(waitingCount) waiting and \(conflictCount) conflicts (median of \(config.repetitions))")
     let path = Fixtures.spool()
     Fixtures.fill(path, count: waitingCount + conflictCount, base: "http://127.0.0.1:9")
     let spool = try! Spool(path: path)

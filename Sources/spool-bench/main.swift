@@ -41,7 +41,10 @@ if arguments.contains("-h") || arguments.contains("--help") {
         """)
     exit(0)
 }
-let cases = ["enqueue", "claims", "delivery", "https", "far", "idle", "growth", "wakeup", "handlers", "uploads", "triage", "pace"]
+let cases = [
+    "enqueue", "claims", "delivery", "https", "far", "idle", "growth", "wakeup", "handlers", "uploads", "triage",
+    "pace",
+]
 var only = Set<String>()
 var index = 0
 while index < arguments.count {

@@ -25,10 +25,13 @@ extension FuzzTargets {
         }
         precondition(head.status == 0 || (100...999).contains(head.status), "status \(head.status)")
         for (name, value) in head.fields {
-            precondition(!name.isEmpty && name.utf8.allSatisfy { HTTPSyntax.isTokenCharacter($0) && !(0x41...0x5A).contains($0) },
-                         "field name \(Array(name.utf8))")
+            precondition(
+                !name.isEmpty
+                    && name.utf8.allSatisfy { HTTPSyntax.isTokenCharacter($0) && !(0x41...0x5A).contains($0) },
+                "field name \(Array(name.utf8))")
             precondition(!value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }, "\(name): \(Array(value.utf8))")
-            precondition(value.utf8.first != 0x20 && value.utf8.last != 0x20, "\(name) not trimmed: \(Array(value.utf8))")
+            precondition(
+                value.utf8.first != 0x20 && value.utf8.last != 0x20, "\(name) not trimmed: \(Array(value.utf8))")
         }
         guard head.status > 0 else { return }
         let response = HTTPResponse(status: head.status, headers: head.fields, body: Array(bytes[bodyStart...]))
@@ -60,7 +63,8 @@ extension FuzzTargets {
         guard let profile = try? Credentials.parse(bytes, path: "auth/profile") else { return }
         for (name, value) in profile.headers {
             precondition(!name.isEmpty && name.utf8.allSatisfy(HTTPSyntax.isTokenCharacter), "name \(Array(name.utf8))")
-            precondition(!value.utf8.contains { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }, "\(name): \(Array(value.utf8))")
+            precondition(
+                !value.utf8.contains { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }, "\(name): \(Array(value.utf8))")
         }
         for path in [profile.tls.caFile, profile.tls.certificateFile, profile.tls.keyFile].compactMap({ $0 }) {
             precondition(path.hasPrefix("/") && !path.utf8.contains { $0 < 0x20 }, "TLS path \(Array(path.utf8))")

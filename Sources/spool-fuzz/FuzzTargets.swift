@@ -28,7 +28,8 @@ enum FuzzTargets {
 
     /// Every field of an operation, as text, for comparing two readings.
     static func fields(_ o: Operation) -> String {
-        "\(o.method) \(o.url) \(o.origin) \(o.handler ?? "-") \(o.arguments) \(o.headers.map { "\($0.name)=\($0.value)" }) "
+        "\(o.method) \(o.url) \(o.origin) \(o.handler ?? "-") \(o.arguments) "
+            + "\(o.headers.map { "\($0.name)=\($0.value)" }) "
             + "\(o.body ?? []) \(o.bodyIsJSON) \(o.hasPayload) \(o.idempotencyKey ?? "-") \(o.ifMatch ?? "-") \(o.key) "
             + "\(o.dependsOn) \(o.coalesce) \(o.merge) \(o.creates) \(o.notBefore ?? -1) \(o.expiresAt ?? -1) "
             + "\(o.maxAttempts ?? -1) \(o.priority) \(o.auth ?? "-")"

@@ -16,7 +16,8 @@ public struct ControlCommand: ParsedCommand, Sendable {
     public static let program = "spool-ctl"
     /// One-line usage for errors.
     public static let usage =
-        "spool-ctl [--spool DIR] init|list|shape|show|stats|retry|flush|hold|release|resolve|discard|pending|check|cgi [OPTIONS]"
+        "spool-ctl [--spool DIR] "
+        + "init|list|shape|show|stats|retry|flush|hold|release|resolve|discard|pending|check|cgi [OPTIONS]"
 
     /// `--spool`, if given.
     public var spool: String?
@@ -164,7 +165,9 @@ public struct ControlCommand: ParsedCommand, Sendable {
             if positionals.isEmpty { throw .missingArgument("ID") }
             if positionals.count > 1 { throw .unexpectedArgument(positionals[1]) }
             let choices = ["--keep-mine", "--keep-theirs", "--edit"].filter { flags.contains($0) }
-            if subcommand == "resolve", choices.isEmpty { throw .missingArgument("--keep-mine, --keep-theirs or --edit") }
+            if subcommand == "resolve", choices.isEmpty {
+                throw .missingArgument("--keep-mine, --keep-theirs or --edit")
+            }
             if choices.count > 1 { throw .conflicting(choices[0], choices[1]) }
         case "retry", "discard":
             let bulk = flags.contains("--all-failed") || flags.contains("--all-conflict")

@@ -21,7 +21,8 @@ extension ControlSession {
             if command.flags.contains("--keep-theirs") {
                 let etag = ConflictVersions.serverETag(item.reason)
                 try spool.keepTheirs(item)
-                Program.printOut("\(item.id)\(what): discarded; the server's version\(etag.map { " \($0)" } ?? "") stands\n")
+                let version = etag.map { " \($0)" } ?? ""
+                Program.printOut("\(item.id)\(what): discarded; the server's version\(version) stands\n")
             } else if command.flags.contains("--edit") {
                 guard let body = try edit(item) else { return }
                 let etag = try spool.keepMine(item, body: body)

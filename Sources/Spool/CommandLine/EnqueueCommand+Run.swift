@@ -88,7 +88,8 @@ extension EnqueueCommand {
                 // Set-group-ID, it makes nothing: a spool, or a folder in one, made with the drop group would be
                 // the caller's to fill with what the sender cannot move. Its default is the host's spool.
                 if group.saved != nil {
-                    spool = try Spool(path: Spool.defaultPath(option: self.spool, fallback: Spool.hostPath), create: false)
+                    spool = try Spool(
+                        path: Spool.defaultPath(option: self.spool, fallback: Spool.hostPath), create: false)
                 } else {
                     spool = try Spool(path: Spool.defaultPath(option: self.spool))
                 }

@@ -127,7 +127,8 @@ public struct ProducerPolicy: Sendable, Equatable {
 
     private static func rule(_ words: [String], path: String, line: Int) throws(ConfigurationError) -> Rule {
         guard words.count >= 3 else {
-            throw .badPolicyLine(path: path, line: line, why: "expected 'WHO WHAT NAME...' (for example 'alice auth billing')")
+            throw .badPolicyLine(
+                path: path, line: line, why: "expected 'WHO WHAT NAME...' (for example 'alice auth billing')")
         }
         let who: Who
         switch words[0] {

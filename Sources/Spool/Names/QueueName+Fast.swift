@@ -68,7 +68,8 @@ extension QueueName {
                     // A claim follows, judged exactly as the full parser judges it: two readers of one name must
                     // never disagree (the fuzzer found names with a bad claim that only this one took). Only a
                     // claimed name, in cur/, pays for the String.
-                    guard let text = String(validating: name[(i + 1)...], as: UTF8.self), Claim(text: Substring(text)) != nil
+                    guard let text = String(validating: name[(i + 1)...], as: UTF8.self),
+                          Claim(text: Substring(text)) != nil
                     else { return nil }
                     claimed = true
                     break

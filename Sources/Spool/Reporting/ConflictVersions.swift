@@ -41,7 +41,9 @@ public struct ConflictVersions: Sendable {
         } else if reason["theirs-status"] == nil {
             theirsNote = "not fetched (spool-send --no-fetch-on-conflict, or filed before spool fetched versions)"
         } else {
-            if let status = reason["theirs-status"], status != "200" { theirsNote = "the server answered HTTP \(status)" }
+            if let status = reason["theirs-status"], status != "200" {
+                theirsNote = "the server answered HTTP \(status)"
+            }
             if let cut = reason["theirs-cut"] { theirsNote = (theirsNote.map { $0 + "; " } ?? "") + cut }
             (theirs, theirsJSON) = ConflictVersions.text(reason.body ?? [])
         }
@@ -54,7 +56,9 @@ public struct ConflictVersions: Sendable {
     /// Bytes as a person reads them: pretty JSON, else the text, else a note that they are not text.
     static func text(_ bytes: [UInt8]) -> (String, JSON?) {
         if !bytes.isEmpty, let json = try? JSON.parse(bytes) { return (json.prettyText, json) }
-        guard let text = String(validating: bytes, as: UTF8.self) else { return ("(\(bytes.count) bytes, not text)", nil) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return ("(\(bytes.count) bytes, not text)", nil)
+        }
         return (text, nil)
     }
 

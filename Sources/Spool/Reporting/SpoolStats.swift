@@ -71,7 +71,9 @@ public struct SpoolStats: Sendable {
         for record in origins {
             out +=
                 "origin    \(record.origin): window \(record.window) of \(record.maximum), "
-                    + (learned(record).map { "rate \(OriginRecord.format(rate: $0.rate))/s learned (\($0.cuts) cuts), " } ?? "")
+                    + (learned(record).map {
+                        "rate \(OriginRecord.format(rate: $0.rate))/s learned (\($0.cuts) cuts), "
+                    } ?? "")
                     + "\(record.tooManyRequests) answers 429, "
                 + "\(record.pushbacks) pushbacks, \(record.pauses) pauses; "
                 + DeliveryCounts.Kind.allCases.map { "\(record.deliveries[$0]) \($0.rawValue)" }.joined(separator: ", ")
@@ -110,7 +112,10 @@ public struct SpoolStats: Sendable {
                         .object([
                             ("origin", .string(record.origin)), ("window", .number(String(record.window))),
                             ("max_window", .number(String(record.maximum))),
-                            ("learned_rate", learned(record).map { .number(OriginRecord.format(rate: $0.rate)) } ?? .null),
+                            (
+                                "learned_rate",
+                                learned(record).map { .number(OriginRecord.format(rate: $0.rate)) } ?? .null
+                            ),
                             ("learned_cuts", .number(String(learned(record)?.cuts ?? 0))),
                             ("too_many_requests", .number(String(record.tooManyRequests))),
                             ("pushbacks", .number(String(record.pushbacks))),

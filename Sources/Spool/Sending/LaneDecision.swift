@@ -117,7 +117,9 @@ public enum LaneDecision {
                 ]))
         }
         // In a shared spool, a producer names only the origins, profiles and handlers the policy gives them.
-        if let rights = facts.producerRights, let why = rights.refusal(operation, policyPath: facts.producerPolicyPath) {
+        if let rights = facts.producerRights,
+           let why = rights.refusal(operation, policyPath: facts.producerPolicyPath)
+        {
             return .fail(FilingReason([("reason", why), ("error", "forbidden")]))
         }
         if facts.originBlocked { return .park(.originBlocked) }

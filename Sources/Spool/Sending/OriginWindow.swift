@@ -205,7 +205,8 @@ public struct OriginWindow: Sendable, Equatable {
         pausedUntil = min(Double(record.pausedUntil), nowSeconds + RateLimitHeaders.longestPauseSeconds)
         // A learned rate is kept for a day (OriginPacer.memorySeconds), however old the window.
         pacer.restore(
-            limit: record.learnedLimit, cutAt: Double(record.learnedAt), cuts: record.learnedCuts, nowSeconds: nowSeconds)
+            limit: record.learnedLimit, cutAt: Double(record.learnedAt), cuts: record.learnedCuts,
+            nowSeconds: nowSeconds)
         guard nowSeconds - Double(record.updated) < Double(OriginRecord.windowLifetimeSeconds) else { return }
         // A rate the origin announced an hour ago or less; an older one may have changed since.
         if record.announcedRate > 0 { announce(rate: record.announcedRate) }

@@ -73,7 +73,8 @@ package struct PlanBuilder {
         -> [UInt32: (origin: String, until: Int64)]
     {
         Dictionary(
-            pauses.map { (OrderingKey.originHash($0.origin), $0) }, uniquingKeysWith: { a, b in a.until > b.until ? a : b })
+            pauses.map { (OrderingKey.originHash($0.origin), $0) },
+            uniquingKeysWith: { a, b in a.until > b.until ? a : b })
     }
 
     /// Notes one waiting operation of `lane` from its name: the key's earliest becomes its head, its highest

@@ -58,7 +58,8 @@ package struct RunLoop {
         var networkRetry = NetworkRetry()
         if watch {
             options.log.detail(
-                "watching \(spool.path)/new (pid \(getpid()), --concurrency \(options.concurrency), --threads \(threads))")
+                "watching \(spool.path)/new (pid \(getpid()), --concurrency \(options.concurrency), "
+                    + "--threads \(threads))")
         }
         while true {
             let summary = await worker.run()

@@ -185,7 +185,8 @@ extension Worker {
                     builder.note(
                         entry.laneKey, orderMicroseconds: entry.state.orderMicroseconds,
                         dueSeconds: entry.state.dueSeconds,
-                        priority: entry.state.priority, originHash: entry.state.originHash, keyHash: entry.state.keyHash)
+                        priority: entry.state.priority, originHash: entry.state.originHash,
+                        keyHash: entry.state.keyHash)
                 }
             } catch {
                 record(error)

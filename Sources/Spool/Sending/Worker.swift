@@ -216,7 +216,8 @@ public final class Worker: Sendable {
             if new {
                 log.notice(
                     "\(origin): paused until \(Timestamp.formatRFC3339(Int64(until.rounded(.up)))) (Retry-After, a "
-                        + "used-up quota or its learned rate); \(waiting[origin, default: 0]) operation(s) held back; 'spool-ctl flush "
+                        + "used-up quota or its learned rate); \(waiting[origin, default: 0]) operation(s) held back; "
+                        + "'spool-ctl flush "
                         + "--origin \(origin)' lifts it"
                 )
             }

@@ -93,7 +93,9 @@ public struct OriginRecord: Sendable, Equatable {
     }
 
     /// A rate from its text, between 0 and a million a second (0 for none or nonsense).
-    package static func rate(_ text: String) -> Double { Double(text).map { $0.isFinite ? min(max(0, $0), 1e6) : 0 } ?? 0 }
+    package static func rate(_ text: String) -> Double {
+        Double(text).map { $0.isFinite ? min(max(0, $0), 1e6) : 0 } ?? 0
+    }
 
     /// A count from its text, between 0 and `largestCount`.
     package static func count(_ text: String) -> Int { min(max(0, Int(text) ?? 0), largestCount) }

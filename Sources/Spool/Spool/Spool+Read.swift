@@ -91,7 +91,11 @@ extension Spool {
                 return (operation, status)
             } catch {
                 guard firstPiece < maxSize, case .rejected = error else { throw error }
-                do { read = try fd.readPrefix(limit: maxSize, expectedSize: status.size) } catch { throw failure(error) }
+                do {
+                    read = try fd.readPrefix(limit: maxSize, expectedSize: status.size)
+                } catch {
+                    throw failure(error)
+                }
             }
         }
         var operation = try Spool.operation(
@@ -153,7 +157,9 @@ extension Spool {
         // The same file the read checked: regular, one name, not a link swapped in since.
         guard status.isRegularFile, status.linkCount == 1 else {
             fd.close()
-            throw .rejected(status.isRegularFile ? .hardLinked(count: status.linkCount) : .notRegularFile(kind: status.kindDescription))
+            throw .rejected(
+                status.isRegularFile
+                    ? .hardLinked(count: status.linkCount) : .notRegularFile(kind: status.kindDescription))
         }
         let size = Int64(status.size)
         guard size == span.offset + span.length else {

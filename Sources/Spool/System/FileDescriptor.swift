@@ -222,7 +222,8 @@ public struct FileDescriptor: Sendable, Equatable {
     /// link) and refused with ESTALE when it is no longer the directory `held` (device and inode): a lookup
     /// by name is what makes a network file system's client ask the server afresh.
     public func forEachRawEntryWithInode(
-        ofDirectory name: FileName, sameAs held: FileStatus?, _ body: (UnsafeBufferPointer<UInt8>, UInt8, UInt64) -> Void
+        ofDirectory name: FileName, sameAs held: FileStatus?,
+        _ body: (UnsafeBufferPointer<UInt8>, UInt8, UInt64) -> Void
     ) throws(Errno) {
         let own = try open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
         if let held {

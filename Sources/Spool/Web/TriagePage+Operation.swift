@@ -22,7 +22,8 @@ extension TriagePage {
             if operation.key != operation.url { rows.append(("key", operation.key)) }
         }
         if let problem = item.problem { rows.append(("problem", problem)) }
-        for (field, value) in item.reason.fields where !["id", "folder", "source", "order", "attempts"].contains(field) {
+        let shownAbove = ["id", "folder", "source", "order", "attempts"]
+        for (field, value) in item.reason.fields where !shownAbove.contains(field) {
             rows.append((field, value))
         }
         var out = "<h2>\(HTML.escape(item.id))</h2><table>"
@@ -39,7 +40,8 @@ extension TriagePage {
                 + button("Discard", action: "discard", ["id": item.id]) + "</p>"
             out += conflict(versions)
         case .failed:
-            out += button("Retry", action: "retry", ["id": item.id]) + button("Discard", action: "discard", ["id": item.id])
+            out += button("Retry", action: "retry", ["id": item.id])
+                + button("Discard", action: "discard", ["id": item.id])
                 + "</p>"
         default:
             out += "</p>"

@@ -109,7 +109,9 @@ struct TriagePage {
                 out += "<td class=\"n\">" + (value.map(String.init) ?? "-") + "</td>"
             }
             out += "<td>\(HTML.escape(state))</td><td>"
-            out += record.map { "\($0.deliveries[.delivered]) / \($0.deliveries[.failed]) / \($0.deliveries[.conflicted])" }
+            out += record.map {
+                "\($0.deliveries[.delivered]) / \($0.deliveries[.failed]) / \($0.deliveries[.conflicted])"
+            }
                 ?? "-"
             out += "</td><td>" + button("Hold", action: "hold", ["origin": origin])
                 + button("Release", action: "release", ["origin": origin])
