@@ -50,6 +50,8 @@ extension Spool {
             let dropper = (try? directory(item.folder).status(of: item.fileName).owner) ?? item.dropper
             target.state = RetryState(
                 for: operation, orderMicroseconds: item.orderMicroseconds, scope: keyScope(of: dropper))
+            // It may have been sent before it was filed: no later write may be merged into it or cancel it.
+            target.state!.lastError = RetryState.retriedToken
         }
         let moved = unfile(item.fileName, id: item.id, from: item.folder, as: target.fileName)
         try check(moved, item)

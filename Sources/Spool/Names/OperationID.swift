@@ -77,6 +77,17 @@ public struct RetryState: Equatable, Sendable {
     /// sent (the server may have it), though no attempt was counted.
     public static let interruptedToken = "interrupted"
 
+    /// The last error of a filed operation put back by `spool-ctl retry` or `resolve`: it may have been sent
+    /// before it was filed (a 409 was an answer; a timeout may have been applied), though its attempts start
+    /// again from none.
+    public static let retriedToken = "retried"
+
+    /// Whether this operation may have reached the server though it counts no attempt (`interruptedToken`,
+    /// `retriedToken`): no later write is merged into it, and a DELETE does not cancel it.
+    public var mayHaveBeenSent: Bool {
+        attempts > 0 || lastError == Self.interruptedToken || lastError == Self.retriedToken
+    }
+
     /// This state, for a claim returned to `new/` by another way than its attempt's end: it says that the
     /// operation may have been sent (`interruptedToken`) when no earlier attempt says so already. Its
     /// attempts stay, so a handler's job cut short by a crash runs again with the same `SPOOL_ATTEMPT`.

@@ -44,7 +44,8 @@ public struct KeyEntry: Sendable, Equatable {
     /// Who dropped it (its file's owner); nil when it could not be read.
     public var dropper: UInt32? = nil
 
-    /// Taken back from a worker that died, or stranded by one (`RetryState.interrupted`): it may have been sent.
+    /// Taken back from a worker that died, stranded by one (`RetryState.interrupted`), or put back from
+    /// `failed/` or `conflict/` (`RetryState.retriedToken`): it may have been sent.
     public var interrupted = false
 
     /// Never attempted, not being sent, and never claimed by a worker that stopped short: still free to change.
@@ -104,7 +105,7 @@ extension Spool.Transaction {
                     id: name.id, folder: folder, name: name.fileName, attempts: name.state!.attempts,
                     orderMicroseconds: name.state!.orderMicroseconds, creates: operation?.creates ?? false,
                     mergeable: operation.map(Spool.isMergeable) ?? false, dropper: operation?.dropper,
-                    interrupted: name.state!.lastError == RetryState.interruptedToken))
+                    interrupted: name.state!.mayHaveBeenSent))
             }
         }
         return entries.sorted { ($0.orderMicroseconds, $0.id) < ($1.orderMicroseconds, $1.id) }

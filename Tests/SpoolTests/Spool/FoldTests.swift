@@ -130,6 +130,34 @@ import Testing
         #expect(recorder.seen.map { "\($0.0) \($0.1)" } == ["POST /items", "PATCH /items/1", "DELETE /items/1"])
     }
 
+    /// A filed create put back by `spool-ctl retry` may have been applied before it was filed (a timeout, an
+    /// answer lost): it comes back marked `e=retried`, and an edit or a DELETE of its key is queued behind it.
+    @Test func aRetriedCreateIsNeitherEditedNorCancelled() throws {
+        let spool = TemporarySpool()
+        let recorder = Recorder(failFirst: 1)
+        let server = try TestServer { recorder.handle($0) }
+        defer { server.stop() }
+        let create = try enqueue(spool, [
+            "POST", server.baseURL + "/items", "--creates", "--key", "item-1", "--max-attempts", "1",
+            "--json", #"{"title":"a"}"#,
+        ]).stdout.trimmingCharacters(in: .newlines)
+        try spool.send()
+        #expect(spool.operations("failed") == [create], "given up after its one attempt")
+        #expect(try Command.run("spool-ctl", ["--spool", spool.path, "retry", create]).status == 0)
+        let state = try #require(spool.names("new").first.flatMap { QueueName(FileName($0))?.state })
+        #expect(state.lastError == "retried" && state.attempts == 0, "\(spool.names("new"))")
+        let edit = try enqueue(spool, [
+            "PATCH", server.baseURL + "/items/1", "--merge", "--key", "item-1", "--json", #"{"n":2}"#
+        ])
+        #expect(edit.stdout != create + "\n" && edit.stderr.isEmpty, "queued as its own: \(edit.stderr)")
+        let delete = try enqueue(spool, ["DELETE", server.baseURL + "/items/1", "--key", "item-1"])
+        #expect(!delete.stdout.isEmpty && !delete.stderr.contains("cancelled"), "\(delete.stderr)")
+        try spool.send()
+        #expect(recorder.seen.map { "\($0.0) \($0.1)" } == [
+            "POST /items", "POST /items", "PATCH /items/1", "DELETE /items/1",
+        ])
+    }
+
     @Test func droppedFilesFoldAtAdmission() throws {
         let spool = TemporarySpool()
         let recorder = Recorder()
