@@ -133,6 +133,11 @@ extension Spool.Transaction {
                 case let .fault(fault): throw fault
                 }
             }
+            // The producer is told that nothing is queued: the removals must outlast a power cut, or the create
+            // would come back and be sent while the DELETE was never written.
+            do throws(Errno) { try spool.directory(.new).sync() } catch {
+                throw SystemCallError("sync", "\(spool.path)/new", error)
+            }
             log.notice("\(operation.summary): cancelled \(cancelled.reversed().joined(separator: ", ")), never sent "
                 + "(the resource's create was still waiting); nothing is sent")
             return .folded(.cancelled(cancelled.reversed()))
