@@ -82,13 +82,22 @@ public enum FoldDecision: Equatable, Sendable {
 
 extension Spool.Transaction {
     /// The operations waiting on the key that hashes to `keyHash`, in `new/` and `cur/`, oldest first; only
-    /// those ordered before `before` when given (a dropped file's own time). Their documents are read.
-    public func keyEntries(_ keyHash: UInt64, before: Int64? = nil) throws(SystemCallError) -> [KeyEntry] {
-        var entries: [KeyEntry] = []
+    /// those ordered before `before` when given (a dropped file's own time). Their documents are read. Also how
+    /// many files in `new/` are not admitted yet: their keys are unknown until they are read.
+    public func keyEntries(
+        _ keyHash: UInt64, before: Int64? = nil
+    ) throws(SystemCallError) -> (entries: [KeyEntry], unadmitted: Int) {
+        var entries: [KeyEntry] = [], unadmitted = 0
         for folder in [Spool.Folder.new, .cur] {
             var names: [QueueName] = []
             do {
                 try spool.forEachRawEntry(in: folder) { raw, _ in
+                    if folder == .new, raw.first != UInt8(ascii: "."), QueueName.Facts(raw) == nil,
+                       QueueName(FileName(bytes: Array(raw)))?.state == nil
+                    {
+                        unadmitted += 1
+                        return
+                    }
                     guard let facts = QueueName.Facts(raw), facts.keyHash == keyHash,
                           let name = QueueName(FileName(bytes: Array(raw))), let state = name.state
                     else { return }
@@ -108,7 +117,7 @@ extension Spool.Transaction {
                     interrupted: name.state!.mayHaveBeenSent))
             }
         }
-        return entries.sorted { ($0.orderMicroseconds, $0.id) < ($1.orderMicroseconds, $1.id) }
+        return (entries.sorted { ($0.orderMicroseconds, $0.id) < ($1.orderMicroseconds, $1.id) }, unadmitted)
     }
 
     /// Folds `operation` into what waits on its key, or says to queue it as its own (nothing to fold into, or
@@ -117,8 +126,13 @@ extension Spool.Transaction {
         let delete = operation.handler == nil && operation.method == "DELETE"
         guard operation.merge || delete else { return .queue }
         let writer = UserDatabase.effectiveUser
-        let entries = try keyEntries(
+        let (entries, unadmitted) = try keyEntries(
             RetryState.keyHash(operation.key, scope: spool.keyScope(of: operation.dropper ?? writer)), before: before)
+        // At enqueue, a file dropped but not yet admitted may be a write on this key, ordered before this one
+        // by its time: folding past it would reorder the two (a merge landing in an older write, a DELETE
+        // cancelling a create the dropped write then recreates). Queued behind everything instead. (Admission
+        // takes dropped files in their order, so the ones before a dropped merge are in already.)
+        if before == nil, unadmitted > 0 { return .queue }
         switch FoldDecision.decide(
             merge: operation.merge, delete: delete, entries: entries, dropper: operation.dropper ?? writer,
             writer: writer)

@@ -158,6 +158,30 @@ import Testing
         ])
     }
 
+    /// A file dropped with the shell protocol and not yet admitted may be a write on the key, older than a
+    /// merge enqueued after it: the merge is queued behind it, not folded into the admitted write before it.
+    @Test func aMergeAtEnqueueDoesNotJumpAFileNotYetAdmitted() throws {
+        let spool = TemporarySpool()
+        let recorder = Recorder()
+        let server = try TestServer { recorder.handle($0) }
+        defer { server.stop() }
+        let create = try queueCreate(spool, server)
+        // Written just after the create: its time is set 10 µs past the create's order stamp, since a file's
+        // time is the kernel's coarse clock and may read earlier than the create's fine one.
+        let stamp = try #require(spool.waiting().first?.state?.orderMicroseconds)
+        spool.drop(
+            "new", "dropped-put", #"{"method":"PUT","url":"\#(server.baseURL)/items/1","key":"item-1","body":{"n":2}}"#,
+            modified: Date(timeIntervalSince1970: Double(stamp + 10) / 1e6))
+        let edit = try enqueue(spool, [
+            "PATCH", server.baseURL + "/items/1", "--merge", "--key", "item-1", "--json", #"{"n":3}"#
+        ])
+        #expect(edit.stdout != create + "\n" && edit.stderr.isEmpty, "queued behind: \(edit.stdout)\(edit.stderr)")
+        try spool.send()
+        #expect(recorder.seen.map { "\($0.0) \($0.2)" } == [
+            #"POST {"title":"a","n":1}"#, #"PUT {"n":2}"#, #"PATCH {"n":3}"#,
+        ], "the server ends at n=3, as written")
+    }
+
     @Test func droppedFilesFoldAtAdmission() throws {
         let spool = TemporarySpool()
         let recorder = Recorder()
