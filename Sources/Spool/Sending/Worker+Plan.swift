@@ -31,24 +31,36 @@ extension Worker {
 
     /// Where each queued id is, found by listing `new/` and `cur/` once per round, when first asked.
     package final class PresentIndex: Sendable {
-        /// Each id's folder and file name; nil until the first `lookup` lists the folders.
-        package let index = Locked<[String: Place]?>(nil)
+        /// Each id's folder and file name, and the unfiled marker when they were listed; nil until the first
+        /// `lookup` lists the folders.
+        package let index = Locked<Listing?>(nil)
         /// Where an id is: its folder and its file name there.
         package typealias Place = (folder: Spool.Folder, fileName: FileName)
+        /// Every listed id's place, and the unfiled marker as it stood then.
+        package typealias Listing = (places: [String: Place], unfiled: Spool.UnfiledMark?)
 
-        /// Throws when a folder cannot be listed: a dependency must never look absent because of a fault.
+        /// Throws when a folder cannot be listed: a dependency must never look absent because of a fault. An id
+        /// not listed is looked for again in a new listing when something was put back from `failed/` or
+        /// `conflict/` since (`spool-ctl retry` of the dependency itself, after the caller found it filed nowhere).
         package func lookup(_ id: String, in spool: Spool) throws(SystemCallError) -> Place? {
             try index.withLock { index throws(SystemCallError) in
                 if index == nil { index = try PresentIndex.list(spool) }
-                return index![id]
+                if let place = index!.places[id] { return place }
+                // Read under the lock, which an unfile holds from its move to its mark: a move the caller's look
+                // into failed/ missed is marked by now.
+                let unfiled = try spool.withLock { _ throws(SystemCallError) in spool.unfiledMark() }
+                guard unfiled != index!.unfiled else { return nil }
+                index = try PresentIndex.list(spool)
+                return index!.places[id]
             }
         }
 
         /// Every id in `new/` and `cur/`, listed under the lock, which every return from `cur/` to `new/` takes:
         /// one made between the two listings would hide its operation from both. A claim only goes forward.
-        static func list(_ spool: Spool) throws(SystemCallError) -> [String: Place] {
-            var found: [String: Place] = [:]
+        static func list(_ spool: Spool) throws(SystemCallError) -> Listing {
+            var found: [String: Place] = [:], unfiled: Spool.UnfiledMark?
             try spool.withLock { _ throws(SystemCallError) in
+                unfiled = spool.unfiledMark()
                 for folder in [Spool.Folder.new, .cur] {
                     do throws(Errno) {
                         try spool.forEachEntry(in: folder) { fileName, _ in
@@ -59,7 +71,7 @@ extension Worker {
                     }
                 }
             }
-            return found
+            return (found, unfiled)
         }
     }
 

@@ -30,3 +30,36 @@ extension Spool {
         }
     }
 }
+
+/// `.unfiled`: a byte added each time an operation is put back from `failed/` or `conflict/` (`unfile`, under the
+/// lock). A worker that listed the queue earlier in its round (`Worker.PresentIndex`) compares its inode and size
+/// with what it saw then, to learn that a dependency it found nowhere may have come back meanwhile. Not a time
+/// stamp: the file system keeps those too coarsely to tell two moves a few milliseconds apart.
+extension Spool {
+    /// The name of the marker in the spool root.
+    package static let unfiledMarker = FileName(".unfiled")
+
+    /// Where the marker stands: its inode and size.
+    package struct UnfiledMark: Equatable, Sendable {
+        /// The marker's inode: a new one when it was started again.
+        let inode: UInt64
+        /// Its size: one byte more for each unfile.
+        let size: Int
+    }
+
+    /// The marker now, or nil when nothing was ever unfiled here.
+    package func unfiledMark() -> UnfiledMark? {
+        (try? root.status(of: Spool.unfiledMarker)).map { UnfiledMark(inode: $0.inode, size: $0.size) }
+    }
+
+    /// Adds one byte to the marker, which is started again (a new inode) past 64 KiB. A failure (a full or
+    /// read-only spool) is ignored: the move it follows was made, and only a dependant's wait rests on it.
+    package func noteUnfiled() {
+        let flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW
+        guard let fd = try? root.open(Spool.unfiledMarker, flags, mode: Spool.fileMode) else { return }
+        _ = try? fd.writeAll([UInt8(ascii: ".")])
+        let size = (try? fd.status().size) ?? 0
+        fd.close()
+        if size > 65536 { writeHint(Spool.unfiledMarker, "") }
+    }
+}

@@ -304,7 +304,11 @@ extension Spool.Transaction {
         let moved = MoveResult.of("retry", spool.displayPath(folder, name)) { () throws(Errno) in
             try spool.move(name, from: folder, to: .new, as: target)
         }
-        if moved.wasMoved { removeReason(of: id, in: folder) }
+        if moved.wasMoved {
+            // Still under the lock: a worker that reads the marker under it sees this move with it.
+            spool.noteUnfiled()
+            removeReason(of: id, in: folder)
+        }
         return moved
     }
 

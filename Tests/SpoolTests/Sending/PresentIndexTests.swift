@@ -6,6 +6,8 @@ import Testing
 @testable import SpoolNames
 @testable import SpoolQueue
 @testable import SpoolSending
+@testable import SpoolReporting
+@testable import SpoolControl
 
 /// `depends_on` asks where a dependency is (`Worker.PresentIndex`): it must never look absent while it is
 /// still queued, also while another thread of the worker gives its claim back (`cur/` → `new/`) between the
@@ -38,5 +40,22 @@ import Testing
         #expect(eventually(within: 10) { mover.isFinished })
         #expect(moves.withLock { $0 } > 100, "it moved all along: the check is not empty")
         #expect(missed == 0, "looked absent \(missed) times in 400")
+    }
+
+    /// A round's index is listed once; a dependency put back from `failed/` after that (`spool-ctl retry`)
+    /// must be found all the same, not taken for done: `.unfiled` says that something came back.
+    @Test func aDependencyRetriedAfterTheListingIsFound() throws {
+        let temporary = TemporarySpool()
+        let spool = try temporary.open()
+        temporary.drop("failed", "dependency", #"{"method":"PUT","url":"http://127.0.0.1:9/x"}"#)
+        let index = Worker.PresentIndex()
+        #expect(try index.lookup("long-gone", in: spool) == nil, "listed now, the dependency still filed")
+        #expect(try index.lookup("dependency", in: spool) == nil)
+        let item = try #require(try spool.locate("dependency"))
+        _ = try spool.retry(item)
+        #expect(temporary.names("failed").isEmpty && temporary.names("new").count == 1)
+        let place = try index.lookup("dependency", in: spool)
+        #expect(place?.folder == .new, "found in new/ after its retry, through a new listing")
+        #expect(try index.lookup("long-gone", in: spool) == nil)
     }
 }
