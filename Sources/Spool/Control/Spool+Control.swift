@@ -40,6 +40,9 @@ extension Spool {
                 try rewriteFiled(
                     item.fileName, in: item.folder, document: Array((operation!.document.text + "\n").utf8),
                     payload: item.operation?.payload)
+            } catch .noSuchFileOrDirectory {
+                // Moved away since it was found (another spool-ctl retried or discarded it): say where it went.
+                try check(MoveResult<Void>.gone, item)
             } catch {
                 throw .io(path: displayPath(item.folder, item.fileName), error)
             }

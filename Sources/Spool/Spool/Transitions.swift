@@ -148,8 +148,11 @@ extension Spool {
     }
 
     /// failed/ID → failed/ID with a new document (`spool-ctl retry --if-match`): written in `tmp/`, fsynced,
-    /// then renamed over the old one, so that the operation is in one place with one document at every step.
-    /// A payload (`payload`, where it lies in the old file) is copied after the new document's line.
+    /// then exchanged with the old one, which is removed, so that the operation is in one place with one document
+    /// at every step. An exchange, not a rename over the name: when another spool-ctl moved the operation away
+    /// meanwhile it fails with `noSuchFileOrDirectory`, where a rename would bring a second copy back to life.
+    /// Where the file system cannot exchange, a rename over the name. A payload (`payload`, where it lies in the
+    /// old file) is copied after the new document's line.
     package func rewriteFiled(_ name: FileName, in folder: Folder, document: [UInt8], payload: PayloadSpan? = nil)
         throws(Errno)
     {
@@ -171,7 +174,14 @@ extension Spool {
                 try old.copy(payload.length, from: payload.offset, to: fd)
             }
             try fd.sync()
-            try tmp.replace(temporary, in: directory(folder), as: name)
+            do throws(Errno) {
+                try tmp.exchange(temporary, with: name, in: directory(folder))
+            } catch .invalidArgument, .notImplemented {
+                try tmp.replace(temporary, in: directory(folder), as: name)
+                return
+            }
+            // `temporary` now names the old document.
+            try? tmp.unlink(temporary)
         } catch {
             try? tmp.unlink(temporary)
             throw error

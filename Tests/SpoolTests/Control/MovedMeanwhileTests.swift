@@ -91,6 +91,26 @@ import Testing
         #expect(spool.names("new") == ["filed-one"] && spool.names("failed").isEmpty)
     }
 
+    /// A retry that rewrites the document (`--if-match`, and so `resolve`) must not bring back a second copy
+    /// of an operation another spool-ctl retried first: the new document takes the old one's place by an
+    /// exchange of names, which fails when the old one is gone.
+    @Test func aRewritingRetryOfAnOperationRetriedMeanwhileMakesNoCopy() throws {
+        let spool = TemporarySpool()
+        spool.drop("failed", "filed-one", #"{"method":"PUT","url":"http://127.0.0.1:9/x"}"#)
+        let opened = try spool.open()
+        let item = try #require(try opened.locate("filed-one"))
+        move(spool, "failed/filed-one", to: "new/filed-one")
+        do {
+            _ = try opened.retry(item, ifMatch: #""v2""#)
+            Issue.record("a second retry of one operation succeeded")
+        } catch {
+            #expect(error.description.hasPrefix("filed-one moved from failed/ to new/"), "\(error)")
+            #expect(error.exitCode == 75)
+        }
+        #expect(spool.names("failed").isEmpty && spool.names("new") == ["filed-one"], "one copy: \(spool.names("new"))")
+        #expect(spool.names("tmp").isEmpty, "the rewritten document is not left behind")
+    }
+
     @Test func goneMeanwhileLeftTheSpool() throws {
         let spool = TemporarySpool()
         let (opened, item) = try waitingItem(spool)
