@@ -68,6 +68,7 @@ extension Spool {
             try? removeTemporary(temporary)
             throw error
         }
+        CrashPoint.reach("enqueue.written")
         stage = displayPath(.new, final)
         do throws(Errno) {
             try publish(temporary, as: final)
@@ -78,6 +79,7 @@ extension Spool {
             try? removeTemporary(temporary)
             throw .write(path: stage, error)
         }
+        CrashPoint.reach("enqueue.published")
         do throws(Errno) {
             // A producer of a shared spool cannot open new/ to sync it: the file system's sync covers the rename.
             if dropOnly { try root.syncFileSystem() } else { try new.sync() }

@@ -92,13 +92,14 @@ extension Spool.Transaction {
             var names: [QueueName] = []
             do {
                 try spool.forEachRawEntry(in: folder) { raw, _ in
-                    if folder == .new, raw.first != UInt8(ascii: "."), QueueName.Facts(raw) == nil,
+                    let facts = QueueName.Facts(raw)
+                    if facts == nil, folder == .new, raw.first != UInt8(ascii: "."),
                        QueueName(FileName(bytes: Array(raw)))?.state == nil
                     {
                         unadmitted += 1
                         return
                     }
-                    guard let facts = QueueName.Facts(raw), facts.keyHash == keyHash,
+                    guard let facts, facts.keyHash == keyHash,
                           let name = QueueName(FileName(bytes: Array(raw))), let state = name.state
                     else { return }
                     if let before, state.orderMicroseconds >= before { return }

@@ -104,6 +104,21 @@ import Testing
         #expect(recorder.seen[2].2 == #"{"n":2}"#)
     }
 
+    /// The create waiting in `new/` is marked `e=MARK` with no attempts; an edit and a DELETE of its key are
+    /// queued behind it, neither merged into it nor cancelling it.
+    func editAndDeleteAreQueuedBehind(
+        _ create: String, markedAs mark: String, _ spool: TemporarySpool, _ server: TestServer
+    ) throws {
+        let state = try #require(spool.names("new").first.flatMap { QueueName(FileName($0))?.state })
+        #expect(state.lastError == mark && state.attempts == 0, "\(spool.names("new"))")
+        let edit = try enqueue(spool, [
+            "PATCH", server.baseURL + "/items/1", "--merge", "--key", "item-1", "--json", #"{"n":2}"#
+        ])
+        #expect(edit.stdout != create + "\n" && edit.stderr.isEmpty, "queued as its own: \(edit.stderr)")
+        let delete = try enqueue(spool, ["DELETE", server.baseURL + "/items/1", "--key", "item-1"])
+        #expect(!delete.stdout.isEmpty && !delete.stderr.contains("cancelled"), "\(delete.stderr)")
+    }
+
     /// A create whose worker was killed while it was claimed may have reached the server: recovery gives it
     /// back marked `e=interrupted` (its attempts unchanged), and an edit or a DELETE of its key is queued
     /// behind it, not merged into it or cancelling it.
@@ -118,14 +133,7 @@ import Testing
         kill(holder.processIdentifier, SIGKILL)
         holder.waitUntilExit()
         #expect(try Command.run("spool-testhelper", ["recover", spool.path]).lines == [create])
-        let state = try #require(spool.names("new").first.flatMap { QueueName(FileName($0))?.state })
-        #expect(state.lastError == "interrupted" && state.attempts == 0, "\(spool.names("new"))")
-        let edit = try enqueue(spool, [
-            "PATCH", server.baseURL + "/items/1", "--merge", "--key", "item-1", "--json", #"{"n":2}"#
-        ])
-        #expect(edit.stdout != create + "\n" && edit.stderr.isEmpty, "queued as its own: \(edit.stderr)")
-        let delete = try enqueue(spool, ["DELETE", server.baseURL + "/items/1", "--key", "item-1"])
-        #expect(!delete.stdout.isEmpty && !delete.stderr.contains("cancelled"), "\(delete.stderr)")
+        try editAndDeleteAreQueuedBehind(create, markedAs: "interrupted", spool, server)
         try spool.send()
         #expect(recorder.seen.map { "\($0.0) \($0.1)" } == ["POST /items", "PATCH /items/1", "DELETE /items/1"])
     }
@@ -144,14 +152,7 @@ import Testing
         try spool.send()
         #expect(spool.operations("failed") == [create], "given up after its one attempt")
         #expect(try Command.run("spool-ctl", ["--spool", spool.path, "retry", create]).status == 0)
-        let state = try #require(spool.names("new").first.flatMap { QueueName(FileName($0))?.state })
-        #expect(state.lastError == "retried" && state.attempts == 0, "\(spool.names("new"))")
-        let edit = try enqueue(spool, [
-            "PATCH", server.baseURL + "/items/1", "--merge", "--key", "item-1", "--json", #"{"n":2}"#
-        ])
-        #expect(edit.stdout != create + "\n" && edit.stderr.isEmpty, "queued as its own: \(edit.stderr)")
-        let delete = try enqueue(spool, ["DELETE", server.baseURL + "/items/1", "--key", "item-1"])
-        #expect(!delete.stdout.isEmpty && !delete.stderr.contains("cancelled"), "\(delete.stderr)")
+        try editAndDeleteAreQueuedBehind(create, markedAs: "retried", spool, server)
         try spool.send()
         #expect(recorder.seen.map { "\($0.0) \($0.1)" } == [
             "POST /items", "POST /items", "PATCH /items/1", "DELETE /items/1",
