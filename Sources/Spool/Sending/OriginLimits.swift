@@ -33,6 +33,9 @@ package final class OriginLimits: Sendable {
         /// is a probe and no other goes beside it: a refused or unreachable origin costs one attempt per
         /// run, not a window's.
         package var answered: Set<String> = []
+        /// Origins that gave an HTTP answer in this run, by the hash names carry (`h=`): only their lanes are
+        /// read ahead (`ReadAhead`), so that a run over a down origin's backlog still opens only the probe's.
+        package var answeredHashes: Set<UInt32> = []
     }
 
     /// The shared state, behind its lock.
@@ -105,7 +108,15 @@ package final class OriginLimits: Sendable {
     /// A run begins: every origin must answer a probe again before it gets more than one request at once,
     /// since whatever made the last run's transport fail may still be true.
     package func startRun() {
-        state.withLock { $0.answered.removeAll() }
+        state.withLock {
+            $0.answered.removeAll()
+            $0.answeredHashes.removeAll()
+        }
+    }
+
+    /// Whether an origin under `hash` gave an HTTP answer in this run.
+    package func hasAnswered(hash: UInt32) -> Bool {
+        state.withLock { $0.answeredHashes.contains(hash) }
     }
 
     /// How many requests `origin` may have in flight now: its window, or one until it answered in this run.
@@ -173,7 +184,10 @@ package final class OriginLimits: Sendable {
             let settled = OriginLimits.settle(&state.windows[origin]!, ticket: ticket, result, nowSeconds: nowSeconds)
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
-            if case .success = result { state.answered.insert(origin) }
+            if case .success = result {
+                state.answered.insert(origin)
+                state.answeredHashes.insert(OrderingKey.originHash(origin))
+            }
             // Most often nobody waits: then the origin is not hashed once more to learn so.
             let waiters = state.waiters.isEmpty ? [] : state.waiters.removeValue(forKey: origin) ?? []
             return (settled.changed, settled.cut, settled.window, waiters)

@@ -11,7 +11,11 @@ import SpoolTransport
 extension Worker {
     /// Works through one key's operations in order, stopping at the first that must wait.
     package func process(_ lane: [QueueEntry], plan: Plan) async {
+        // The entries asked of the read-ahead end here; those past where the lane stops are dropped.
+        var askedUpTo = 1, current = 0
+        defer { if askedUpTo > current + 1 { plan.readAhead?.forget(lane[(current + 1)..<askedUpTo]) } }
         for (index, entry) in lane.enumerated() {
+            current = index
             if isStopping { return }
             let nowSeconds = Timestamp.nowSeconds()
             // On hold, the operation keeps its place: what follows it in the key waits with it, even with --flush.
@@ -26,13 +30,14 @@ extension Worker {
                 park(entry)
                 return
             }
+            let next = index + 1 < lane.count ? lane[index + 1] : nil
+            askedUpTo = readAhead(lane, after: index, askedUpTo: askedUpTo, plan: plan)
             let operation: Operation, inode: UInt64
-            switch read(entry) {
+            switch read(entry, ahead: plan.readAhead) {
             case let .operation(read, readInode): (operation, inode) = (read, readInode)
             case .filed: continue
             case .stop: return
             }
-            let next = index + 1 < lane.count ? lane[index + 1] : nil
             switch decide(entry, operation, next: next, nowSeconds: nowSeconds, plan: plan) {
             case .claim:
                 break
@@ -140,11 +145,15 @@ extension Worker {
     }
 
     /// Reads a lane's operation; files it when its content is bad, parks its key when the spool is at fault.
-    package func read(_ entry: QueueEntry) -> ReadStep {
+    package func read(_ entry: QueueEntry, ahead: ReadAhead? = nil) -> ReadStep {
         do throws(ReadError) {
-            guard let read = try spool.readOperationAndStatus(
-                .new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload)
-            else {
+            var read = ahead?.take(entry)
+            if read == nil {
+                read = try spool.readOperationAndStatus(
+                    .new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload
+                ).map { ($0.operation, $0.status.inode) }
+            }
+            guard let read else {
                 park(entry)
                 return .stop
             }
@@ -154,7 +163,7 @@ extension Worker {
             guard RetryState.keyHash(read.operation.key, scope: scope) == entry.state.keyHash else {
                 throw .rejected(.foreignOrder(dropper: read.operation.dropper ?? 0))
             }
-            return .operation(read.operation, inode: read.status.inode)
+            return .operation(read.operation, inode: read.inode)
         } catch {
             guard case let .rejected(rejection) = error else {
                 // Not the operation's fault: it stays, and so does the rest of its key.

@@ -27,6 +27,8 @@ extension Worker {
         package var foundDue = false
         /// Every id in `new/` and `cur/`, listed on first use: only `depends_on` needs it.
         package let present = PresentIndex()
+        /// The documents of the operations the lanes come to next, read ahead of them (`Worker.run` sets it).
+        package var readAhead: ReadAhead?
     }
 
     /// Where each queued id is, found by listing `new/` and `cur/` once per round, when first asked.

@@ -135,6 +135,35 @@ public final class Worker: Sendable {
     /// Whether this worker may remove what it retires to `tmp/` (it is root or owns `tmp/`).
     package let retiresToTemporary: Bool
 
+    /// Sends `plan`'s lanes, `--concurrency` at once. One task per slot, each taking the next lane as it
+    /// finishes one: no task made per lane, and no wake-up of this task between lanes. They run where the
+    /// transport says for their slot: the HTTP engines run them on their own threads, dealt out in turn, between
+    /// libcurl's turns, so that a request and its answer cross no thread.
+    package func sendLanes(of plan: Plan) async {
+        let taken = Locked(0)
+        await withTaskGroup(of: Void.self) { group in
+            for slot in 0..<max(1, options.concurrency) {
+                group.addTask(executorPreference: transport?.laneExecutor(slot: slot)) {
+                    while !self.isStopping {
+                        let index = taken.withLock { taken in
+                            defer { taken += 1 }
+                            return taken
+                        }
+                        guard index < plan.lanes.count else { return }
+                        // The lanes a batch further on are asked for a batch at a time: one wake-up of the
+                        // reading thread a batch.
+                        if index % ReadAhead.batch == 0, let ahead = plan.readAhead {
+                            let start = min(plan.lanes.count, index + ReadAhead.batch)
+                            let end = min(plan.lanes.count, start + ReadAhead.batch)
+                            ahead.want(plan.lanes[start..<end].compactMap(\.first))
+                        }
+                        await self.process(plan.lanes[index], plan: plan)
+                    }
+                }
+            }
+        }
+    }
+
     /// Sends everything that is due, round after round, until a round sends nothing.
     public func run() async -> RunSummary {
         state.withLock { $0 = RunState() }
@@ -144,27 +173,15 @@ public final class Worker: Sendable {
         var nextDue: Int64?
         while !isStopping {
             state.withLock { $0.completed.removeAll() }
-            let plan = makePlan()
+            var plan = makePlan()
             nextDue = plan.nextDue
             notePauses(plan)
             if plan.lanes.isEmpty { break }
             let before = state.withLock {
                 $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done
             }
-            // One task per slot, each taking the next lane as it finishes one: no task made per lane, and no
-            // wake-up of this task between lanes. They run where the transport says for their slot: the HTTP
-            // engines run them on their own threads, dealt out in turn, between libcurl's turns, so that a
-            // request and its answer cross no thread.
-            let lanes = Locked(plan.lanes.makeIterator())
-            await withTaskGroup(of: Void.self) { group in
-                for slot in 0..<max(1, options.concurrency) {
-                    group.addTask(executorPreference: transport?.laneExecutor(slot: slot)) {
-                        while !self.isStopping, let lane = lanes.withLock({ $0.next() }) {
-                            await self.process(lane, plan: plan)
-                        }
-                    }
-                }
-            }
+            plan.readAhead = makeReadAhead()
+            await sendLanes(of: plan)
             // Every delivered file is gone before the next plan and before the run ends: the plan sees no
             // delivered claim in cur/, and tmp/ holds no more than one round's deliveries.
             await removals.drain()

@@ -1,0 +1,101 @@
+import Dispatch
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+
+/// Documents of the operations the lanes will come to next, read on a thread of its own while the lanes'
+/// thread sends.
+///
+/// Why: with libcurl, the lanes run on an HTTP engine's thread, which also runs libcurl and TLS; over https
+/// at `--concurrency 4` that one thread is the bottleneck (busy the whole run, the other core half idle), and
+/// opening, reading and parsing a document was a tenth of its work. Read here, a lane finds its operation
+/// ready. Only a read that succeeded is kept: anything else (gone, rejected, a fault, a second name) the
+/// lane's own read meets again and handles. A read kept here is no staler than a lane's own, which may wait
+/// for room at its origin between reading and claiming: the claim and `Worker.asClaimed` check what changed.
+package final class ReadAhead: Sendable {
+    /// A document read: the operation and the inode it was read from.
+    package typealias Read = (operation: Operation, inode: UInt64)
+
+    private enum Slot {
+        /// Asked for and not read yet.
+        case wanted
+        /// Being read now.
+        case reading
+        /// Read; the lane takes it.
+        case read(Read)
+    }
+
+    private struct State {
+        var slots: [FileName: Slot] = [:]
+        var queue: [QueueEntry] = []
+        var next = 0
+        var running = false
+    }
+
+    private let state = Locked(State())
+
+    /// How many lanes' first documents are asked for at once.
+    package static let batch = 8
+    private let thread = DispatchQueue(label: "spool.read-ahead")
+    private let reader: @Sendable (QueueEntry) -> Read?
+
+    /// A read-ahead that reads with `reader`, which returns nil for what it must not or could not read.
+    package init(reader: @escaping @Sendable (QueueEntry) -> Read?) {
+        self.reader = reader
+    }
+
+    /// Reads `entries` soon, in this order, after those asked for before.
+    package func want(_ entries: some Sequence<QueueEntry>) {
+        let start = state.withLock { state -> Bool in
+            for entry in entries where state.slots[entry.fileName] == nil {
+                state.slots[entry.fileName] = .wanted
+                state.queue.append(entry)
+            }
+            guard !state.running, state.next < state.queue.count else { return false }
+            state.running = true
+            return true
+        }
+        if start { thread.async { self.drain() } }
+    }
+
+    /// Drops what was asked for `entries` and not taken: their lane stopped before them.
+    package func forget(_ entries: some Sequence<QueueEntry>) {
+        state.withLock { state in
+            for entry in entries { state.slots[entry.fileName] = nil }
+        }
+    }
+
+    /// `entry`'s document if it was read; nil when it was not (yet), and then it never will be: the lane reads
+    /// it itself, and a read under way is dropped when it ends.
+    package func take(_ entry: QueueEntry) -> Read? {
+        state.withLock { state -> Read? in
+            guard case let .read(read) = state.slots.removeValue(forKey: entry.fileName) else { return nil }
+            return read
+        }
+    }
+
+    private func drain() {
+        while true {
+            let entry = state.withLock { state -> QueueEntry? in
+                while state.next < state.queue.count {
+                    let entry = state.queue[state.next]
+                    state.next += 1
+                    if case .wanted = state.slots[entry.fileName] {
+                        state.slots[entry.fileName] = .reading
+                        return entry
+                    }
+                }
+                state.queue.removeAll(keepingCapacity: true)
+                state.next = 0
+                state.running = false
+                return nil
+            }
+            guard let entry else { return }
+            let read = reader(entry)
+            state.withLock { state in
+                guard case .reading = state.slots[entry.fileName] else { return }
+                state.slots[entry.fileName] = read.map { .read($0) }
+            }
+        }
+    }
+}
