@@ -10,8 +10,9 @@ import SpoolSystem
 /// at `--concurrency 4` that one thread is the bottleneck (busy the whole run, the other core half idle), and
 /// opening, reading and parsing a document was a tenth of its work. Read here, a lane finds its operation
 /// ready. Only a read that succeeded is kept: anything else (gone, rejected, a fault, a second name) the
-/// lane's own read meets again and handles. A read kept here is no staler than a lane's own, which may wait
-/// for room at its origin between reading and claiming: the claim and `Worker.asClaimed` check what changed.
+/// lane's own read meets again and handles. A read kept here is older than a lane's own would be, as a lane's
+/// own is when it waits for room at its origin between reading and claiming: the claim finds a file gone, and
+/// `Worker.asClaimed` one changed by a merge (another inode), and reads it again.
 package final class ReadAhead: Sendable {
     /// A document read: the operation and the inode it was read from.
     package typealias Read = (operation: Operation, inode: UInt64)
@@ -26,16 +27,21 @@ package final class ReadAhead: Sendable {
     }
 
     private struct State {
+        /// What was asked for and not taken or forgotten yet, by file name.
         var slots: [FileName: Slot] = [:]
+        /// The entries asked for, in order; `next` is the first not yet looked at.
         var queue: [QueueEntry] = []
         var next = 0
+        /// The reading thread is at work (or about to be): asking for more needs no wake-up.
         var running = false
     }
 
     private let state = Locked(State())
 
-    /// How many lanes' first documents are asked for at once.
-    package static let batch = 8
+    /// How many documents are asked for at once: each batch may wake the reading thread (a futex on both
+    /// sides). Over 10,000 plain-http operations on tmpfs, 6 rounds: batches of 8 sent 14,800/s for 1% more
+    /// CPU than no read-ahead (12,800/s); batches of 32, 14,500/s for 3% less.
+    package static let batch = 32
     private let thread = DispatchQueue(label: "spool.read-ahead")
     private let reader: @Sendable (QueueEntry) -> Read?
 
