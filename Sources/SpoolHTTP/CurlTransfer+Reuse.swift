@@ -104,7 +104,8 @@ extension CurlTransfer {
                 }
             }
         }
-        return Endpoint(address: String(cString: text), port: port)
+        let bytes = text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return Endpoint(address: String(decoding: bytes, as: UTF8.self), port: port)
     }
 
     /// The address of one side of a socket, nil when the call fails.

@@ -141,7 +141,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// string as a pointer copies it into a new array first: libcurl copies what it keeps (as it copies what
     /// `curl_slist_append` is given).
     private func string(_ option: Int, _ value: String) {
-        value.withCString { ccurl_setopt_pointer(easy, Int32(option), $0) }
+        _ = value.withCString { ccurl_setopt_pointer(easy, Int32(option), $0) }
     }
     func pointer(_ option: Int, _ value: UnsafeRawPointer?) { ccurl_setopt_pointer(easy, Int32(option), value) }
 

@@ -12,10 +12,10 @@ import SpoolSystem
 /// ready. Only a read that succeeded is kept: anything else (gone, rejected, a fault, a second name) the
 /// lane's own read meets again and handles. A read kept here is older than a lane's own would be, as a lane's
 /// own is when it waits for room at its origin between reading and claiming: the claim finds a file gone, and
-/// `Worker.asClaimed` one changed by a merge (another inode), and reads it again.
+/// `Worker.asClaimed` one changed by a merge (another file), and reads it again.
 package final class ReadAhead: Sendable {
-    /// A document read: the operation and the inode it was read from.
-    package typealias Read = (operation: Operation, inode: UInt64)
+    /// A document read: the operation and the file it was read from.
+    package typealias Read = (operation: Operation, file: FileIdentity)
 
     private enum Slot {
         /// Asked for and not read yet.

@@ -11,39 +11,23 @@ import SpoolTransport
 extension Worker {
     /// Works through one key's operations in order, stopping at the first that must wait.
     package func process(_ lane: [QueueEntry], plan: Plan) async {
-        // The entries asked of the read-ahead end here; those past where the lane stops are dropped.
-        var askedUpTo = 1, current = 0
-        defer { if askedUpTo > current + 1 { plan.readAhead?.forget(lane[(current + 1)..<askedUpTo]) } }
+        var asked = LaneReadAhead(lane: lane, ahead: plan.readAhead)
+        defer { asked.forgetTheRest() }
         for (index, entry) in lane.enumerated() {
-            current = index
-            if isStopping { return }
+            asked.current = index
             let nowSeconds = Timestamp.nowSeconds()
-            // On hold, the operation keeps its place: what follows it in the key waits with it, even with --flush.
-            if entry.state.held || !options.flush && entry.state.dueSeconds > nowSeconds { return }
-            // Its origin failed in this run, as its name says (`h=`): held back unread, so that a run over a
-            // down origin's backlog reads one document, not all of them. Two origins of one hash (1 in 2^32)
-            // would hold the other's back too, in each run while this one is down.
-            if entry.state.originHash != 0, let origin = blockedOrigin(hash: entry.state.originHash),
-               droppedByOwner(entry)
-            {
-                countWaiting(origin)
-                park(entry)
-                return
-            }
-            let next = index + 1 < lane.count ? lane[index + 1] : nil
-            askedUpTo = readAhead(lane, after: index, askedUpTo: askedUpTo, plan: plan)
-            let operation: Operation, inode: UInt64
+            if isStopping || waitsByName(entry, nowSeconds: nowSeconds) { return }
+            let operation: Operation, source: FileIdentity, early: Bool
             switch read(entry, ahead: plan.readAhead) {
-            case let .operation(read, readInode): (operation, inode) = (read, readInode)
+            case let .operation(read, file, readAhead): (operation, source, early) = (read, file, readAhead)
             case .filed: continue
             case .stop: return
             }
+            let next = index + 1 < lane.count ? lane[index + 1] : nil
             switch decide(entry, operation, next: next, nowSeconds: nowSeconds, plan: plan) {
             case .claim:
                 break
-            case .look:
-                return
-            case .wait:
+            case .look, .wait:
                 return
             case let .park(why):
                 if why == .originBlocked { countWaiting(operation.origin) }
@@ -71,29 +55,48 @@ extension Worker {
                 if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
                 return park(entry)
             }
-            guard let sent = asClaimed(claimed, operation, inode: inode) else {
+            guard let sent = asClaimed(claimed, operation, file: source, readAhead: early) else {
                 if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
                 unclaim(claimed, state: claimed.state)
                 return park(claimed)
             }
+            // Only now, with this one claimed and sent, is the rest of the key likely to be sent in this run.
+            asked.claimed(index)
             guard await attempt(claimed, sent, ticket: ticket, keyGoesOn: next != nil) else { return }
         }
     }
 
-    /// The operation the claimed file holds: `operation`, read before the claim, unless a `merge` write was
-    /// folded into the file meanwhile (an exchange of names, the one way a waiting file's content changes:
-    /// another inode under the name), when the claimed file is read again, so that the merge is sent, not
-    /// lost. Nil when that reading fails (a fault is recorded; a rejected document is filed by the next run's
-    /// reading). Only a request with a body that is not a payload can take a merge.
-    package func asClaimed(_ claimed: QueueEntry, _ operation: Operation, inode: UInt64) -> Operation? {
-        guard operation.handler == nil, !operation.hasPayload, operation.body?.isEmpty == false else {
-            return operation
-        }
+    /// Whether `entry` waits without being read: on hold, where what follows it in the key waits with it (even
+    /// with --flush); not yet due; or to an origin that failed in this run, as its name says (`h=`), held back
+    /// unread so that a run over a down origin's backlog reads one document, not all of them (two origins of
+    /// one hash, 1 in 2^32, would hold the other's back too, in each run while this one is down).
+    package func waitsByName(_ entry: QueueEntry, nowSeconds: Int64) -> Bool {
+        if entry.state.held || !options.flush && entry.state.dueSeconds > nowSeconds { return true }
+        guard entry.state.originHash != 0, let origin = blockedOrigin(hash: entry.state.originHash),
+              droppedByOwner(entry)
+        else { return false }
+        countWaiting(origin)
+        park(entry)
+        return true
+    }
+
+    /// The operation the claimed file holds: `operation`, read before the claim from `file`, unless a `merge`
+    /// write was folded into the file meanwhile (an exchange of names, the one way a waiting file's content
+    /// changes: another file under the name), when the claimed file is read again, so that the merge is sent,
+    /// not lost. Nil when that reading fails (a fault is recorded; a rejected document is filed by the next
+    /// run's reading). Only a request with a body that is not a payload can take a merge; a document read
+    /// ahead is checked whatever it holds, since it may be older than a `spool-ctl retry` that rewrote the
+    /// file and put it back under the same name.
+    package func asClaimed(_ claimed: QueueEntry, _ operation: Operation, file: FileIdentity, readAhead: Bool)
+        -> Operation?
+    {
+        let mergeable = operation.handler == nil && !operation.hasPayload && operation.body?.isEmpty == false
+        guard mergeable || readAhead else { return operation }
         // A status that cannot be had proves nothing: the file is read again, as when it changed.
-        if let status = try? spool.directory(.cur).status(of: claimed.fileName), status.inode == inode {
+        if let status = try? spool.directory(.cur).status(of: claimed.fileName), status.identity == file {
             return operation
         }
-        log.detail("\(claimed.id): changed by a merge since it was read; sending what it holds now")
+        log.detail("\(claimed.id): changed since it was read (a merge or a rewrite); sending what it holds now")
         do throws(ReadError) { return try readDocument(.cur, claimed.fileName)?.operation } catch {
             if case let .fault(fault) = error { record(fault) }
             return nil
@@ -129,8 +132,8 @@ extension Worker {
 
     /// What reading a lane's operation gave.
     package enum ReadStep {
-        /// Read, from the file with this inode.
-        case operation(Operation, inode: UInt64)
+        /// Read from `file`, by the lane itself or ahead of it (`readAhead`).
+        case operation(Operation, file: FileIdentity, readAhead: Bool)
         /// It could never be sent and this worker filed it: the lane goes on.
         case filed
         /// The lane stops (gone, a fault, a second name to resolve, or filed by another worker).
@@ -148,10 +151,11 @@ extension Worker {
     package func read(_ entry: QueueEntry, ahead: ReadAhead? = nil) -> ReadStep {
         do throws(ReadError) {
             var read = ahead?.take(entry)
+            let readAhead = read != nil
             if read == nil {
                 read = try spool.readOperationAndStatus(
                     .new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload
-                ).map { ($0.operation, $0.status.inode) }
+                ).map { ($0.operation, $0.status.identity) }
             }
             guard let read else {
                 park(entry)
@@ -163,7 +167,7 @@ extension Worker {
             guard RetryState.keyHash(read.operation.key, scope: scope) == entry.state.keyHash else {
                 throw .rejected(.foreignOrder(dropper: read.operation.dropper ?? 0))
             }
-            return .operation(read.operation, inode: read.inode)
+            return .operation(read.operation, file: read.file, readAhead: readAhead)
         } catch {
             guard case let .rejected(rejection) = error else {
                 // Not the operation's fault: it stays, and so does the rest of its key.

@@ -17,16 +17,50 @@ extension Worker {
             guard let read = try? spool.readOperationAndStatus(
                 .new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload)
             else { return nil }
-            return (read.operation, read.status.inode)
+            return (read.operation, read.status.identity)
         }
     }
 
-    /// Asks for the documents of the entries of `lane` that come after `index`, a batch at a time; returns
-    /// where the entries asked for end.
-    package func readAhead(_ lane: [QueueEntry], after index: Int, askedUpTo: Int, plan: Plan) -> Int {
-        guard let ahead = plan.readAhead, index + 1 >= askedUpTo, index + 1 < lane.count else { return askedUpTo }
-        let end = min(lane.count, index + 1 + ReadAhead.batch)
-        ahead.want(lane[(index + 1)..<end])
-        return end
+    /// Asks for the first documents of the lanes a batch further on when lane `index` is taken, a batch at a
+    /// time: one wake-up of the reading thread a batch. Further on by `--concurrency` at least, so that no
+    /// lane asked for is already under way.
+    package func readAhead(lanesAfter index: Int, of plan: Plan) {
+        guard let ahead = plan.readAhead, index % ReadAhead.batch == 0 else { return }
+        let start = min(plan.lanes.count, index + max(ReadAhead.batch, options.concurrency))
+        let end = min(plan.lanes.count, start + ReadAhead.batch)
+        ahead.want(plan.lanes[start..<end].compactMap(\.first))
+    }
+}
+
+/// What one lane asked the read-ahead for: the entries after the one just claimed, a batch at a time, asked
+/// for only once a claim is won (a lane that stops at its first entry asks for nothing); what the lane did
+/// not come to is forgotten when it stops.
+package struct LaneReadAhead {
+    /// The lane's entries.
+    let lane: [QueueEntry]
+    /// The round's read-ahead, if any.
+    let ahead: ReadAhead?
+    /// The entry the lane is at.
+    package var current = 0
+    /// Where the entries asked for end.
+    var askedUpTo = 0
+
+    /// Nothing asked for yet.
+    package init(lane: [QueueEntry], ahead: ReadAhead?) {
+        self.lane = lane
+        self.ahead = ahead
+    }
+
+    /// Entry `index` is claimed: the next batch is asked for when the last runs out.
+    package mutating func claimed(_ index: Int) {
+        guard let ahead, index + 1 >= askedUpTo, index + 1 < lane.count else { return }
+        askedUpTo = min(lane.count, index + 1 + ReadAhead.batch)
+        ahead.want(lane[(index + 1)..<askedUpTo])
+    }
+
+    /// Forgets what was asked for from the entry the lane stopped at on (taking it already forgot it).
+    package func forgetTheRest() {
+        guard let ahead, askedUpTo > current else { return }
+        ahead.forget(lane[current..<askedUpTo])
     }
 }

@@ -150,13 +150,7 @@ public final class Worker: Sendable {
                             return taken
                         }
                         guard index < plan.lanes.count else { return }
-                        // The lanes a batch further on are asked for a batch at a time: one wake-up of the
-                        // reading thread a batch.
-                        if index % ReadAhead.batch == 0, let ahead = plan.readAhead {
-                            let start = min(plan.lanes.count, index + ReadAhead.batch)
-                            let end = min(plan.lanes.count, start + ReadAhead.batch)
-                            ahead.want(plan.lanes[start..<end].compactMap(\.first))
-                        }
+                        self.readAhead(lanesAfter: index, of: plan)
                         await self.process(plan.lanes[index], plan: plan)
                     }
                 }

@@ -27,7 +27,7 @@ import Testing
         let locked = try spool.enqueue(["PUT", server.baseURL + "/locked", "--body", "no version"])
         try spool.send()
         #expect(Set(spool.operations("conflict")) == [stale, locked])
-        let before = try spool.names("conflict").map { ($0, spool.read("conflict", $0)) }
+        let before = spool.names("conflict").map { ($0, spool.read("conflict", $0)) }
 
         for arguments in [["--all-conflict"], ["--all-failed", "--all-conflict"], [stale, locked]] {
             let result = try Command.run(

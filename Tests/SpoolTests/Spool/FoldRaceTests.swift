@@ -45,7 +45,7 @@ struct FoldRaceTests {
         #expect(sender.terminationStatus == 0, "\(said)")
         let received = server.requests.map { "\($0.method) \($0.path) \(String(decoding: $0.body, as: UTF8.self))" }
         #expect(received == ["PUT /first first", #"POST /items {"title":"a","n":2}"#], "the merged document, once")
-        #expect(said.contains("\(create): changed by a merge since it was read"), "\(said)")
+        #expect(said.contains("\(create): changed since it was read"), "\(said)")
         #expect(spool.names("new").isEmpty && spool.names("cur").isEmpty)
     }
 }
