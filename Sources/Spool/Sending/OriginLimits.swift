@@ -33,8 +33,8 @@ package final class OriginLimits: Sendable {
         /// is a probe and no other goes beside it: a refused or unreachable origin costs one attempt per
         /// run, not a window's.
         package var answered: Set<String> = []
-        /// Origins that gave an HTTP answer in this run, by the hash names carry (`h=`): only their lanes are
-        /// read ahead (`ReadAhead`), so that a run over a down origin's backlog still opens only the probe's.
+        /// `answered` by the hash names carry (`h=`): only their lanes are read ahead (`ReadAhead`), so that a
+        /// run over a down origin's backlog still opens only the probe's document.
         package var answeredHashes: Set<UInt32> = []
     }
 
@@ -114,7 +114,7 @@ package final class OriginLimits: Sendable {
         }
     }
 
-    /// Whether an origin under `hash` gave an HTTP answer in this run.
+    /// Whether an origin under `hash` answered, or took a connection, in this run.
     package func hasAnswered(hash: UInt32) -> Bool {
         state.withLock { $0.answeredHashes.contains(hash) }
     }
@@ -168,6 +168,7 @@ package final class OriginLimits: Sendable {
     package func connected(_ origin: String) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard state.answered.insert(origin).inserted else { return [] }
+            state.answeredHashes.insert(OrderingKey.originHash(origin))
             return state.waiters.removeValue(forKey: origin) ?? []
         }
         for waiter in waiters { waiter.resume() }
@@ -184,8 +185,7 @@ package final class OriginLimits: Sendable {
             let settled = OriginLimits.settle(&state.windows[origin]!, ticket: ticket, result, nowSeconds: nowSeconds)
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
-            if case .success = result {
-                state.answered.insert(origin)
+            if case .success = result, state.answered.insert(origin).inserted {
                 state.answeredHashes.insert(OrderingKey.originHash(origin))
             }
             // Most often nobody waits: then the origin is not hashed once more to learn so.

@@ -34,6 +34,15 @@ package final class ReadAhead: Sendable {
         var next = 0
         /// The reading thread is at work (or about to be): asking for more needs no wake-up.
         var running = false
+        /// The size of the files whose reads are kept, for `keptBytesLimit`.
+        var keptBytes = 0
+
+        /// Drops `fileName`'s slot, and what its read kept.
+        mutating func drop(_ fileName: FileName) -> Read? {
+            guard case let .read(read) = slots.removeValue(forKey: fileName) else { return nil }
+            keptBytes -= read.file.size
+            return read
+        }
     }
 
     private let state = Locked(State())
@@ -42,6 +51,10 @@ package final class ReadAhead: Sendable {
     /// sides). Over 10,000 plain-http operations on tmpfs, 6 rounds: batches of 8 sent 14,800/s for 1% more
     /// CPU than no read-ahead (12,800/s); batches of 32, 14,500/s for 3% less.
     package static let batch = 32
+
+    /// At most this many bytes of documents are kept read (by their files' sizes): a document may be as large
+    /// as `--max-size`, and a lane asks for a batch of them. What would go past it is left to the lanes.
+    package static let keptBytesLimit = 4 << 20
     private let thread = DispatchQueue(label: "spool.read-ahead")
     private let reader: @Sendable (QueueEntry) -> Read?
 
@@ -67,17 +80,14 @@ package final class ReadAhead: Sendable {
     /// Drops what was asked for `entries` and not taken: their lane stopped before them.
     package func forget(_ entries: some Sequence<QueueEntry>) {
         state.withLock { state in
-            for entry in entries { state.slots[entry.fileName] = nil }
+            for entry in entries { _ = state.drop(entry.fileName) }
         }
     }
 
     /// `entry`'s document if it was read; nil when it was not (yet), and then it never will be: the lane reads
     /// it itself, and a read under way is dropped when it ends.
     package func take(_ entry: QueueEntry) -> Read? {
-        state.withLock { state -> Read? in
-            guard case let .read(read) = state.slots.removeValue(forKey: entry.fileName) else { return nil }
-            return read
-        }
+        state.withLock { $0.drop(entry.fileName) }
     }
 
     private func drain() {
@@ -86,10 +96,14 @@ package final class ReadAhead: Sendable {
                 while state.next < state.queue.count {
                     let entry = state.queue[state.next]
                     state.next += 1
-                    if case .wanted = state.slots[entry.fileName] {
-                        state.slots[entry.fileName] = .reading
-                        return entry
+                    guard case .wanted = state.slots[entry.fileName] else { continue }
+                    // Full: not read, so not kept (a lane that takes it will read it).
+                    guard state.keptBytes < ReadAhead.keptBytesLimit else {
+                        state.slots[entry.fileName] = nil
+                        continue
                     }
+                    state.slots[entry.fileName] = .reading
+                    return entry
                 }
                 state.queue.removeAll(keepingCapacity: true)
                 state.next = 0
@@ -100,7 +114,12 @@ package final class ReadAhead: Sendable {
             let read = reader(entry)
             state.withLock { state in
                 guard case .reading = state.slots[entry.fileName] else { return }
-                state.slots[entry.fileName] = read.map { .read($0) }
+                guard let read, state.keptBytes + read.file.size <= ReadAhead.keptBytesLimit else {
+                    state.slots[entry.fileName] = nil
+                    return
+                }
+                state.keptBytes += read.file.size
+                state.slots[entry.fileName] = .read(read)
             }
         }
     }

@@ -17,9 +17,9 @@ extension Worker {
             asked.current = index
             let nowSeconds = Timestamp.nowSeconds()
             if isStopping || waitsByName(entry, nowSeconds: nowSeconds) { return }
-            let operation: Operation, source: FileIdentity, early: Bool
+            let operation: Operation, source: FileIdentity
             switch read(entry, ahead: plan.readAhead) {
-            case let .operation(read, file, readAhead): (operation, source, early) = (read, file, readAhead)
+            case let .operation(read, file): (operation, source) = (read, file)
             case .filed: continue
             case .stop: return
             }
@@ -55,7 +55,7 @@ extension Worker {
                 if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
                 return park(entry)
             }
-            guard let sent = asClaimed(claimed, operation, file: source, readAhead: early) else {
+            guard let sent = asClaimed(claimed, operation, file: source) else {
                 if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
                 unclaim(claimed, state: claimed.state)
                 return park(claimed)
@@ -80,27 +80,31 @@ extension Worker {
         return true
     }
 
-    /// The operation the claimed file holds: `operation`, read before the claim from `file`, unless a `merge`
-    /// write was folded into the file meanwhile (an exchange of names, the one way a waiting file's content
-    /// changes: another file under the name), when the claimed file is read again, so that the merge is sent,
-    /// not lost. Nil when that reading fails (a fault is recorded; a rejected document is filed by the next
-    /// run's reading). Only a request with a body that is not a payload can take a merge; a document read
-    /// ahead is checked whatever it holds, since it may be older than a `spool-ctl retry` that rewrote the
-    /// file and put it back under the same name.
-    package func asClaimed(_ claimed: QueueEntry, _ operation: Operation, file: FileIdentity, readAhead: Bool)
-        -> Operation?
-    {
-        let mergeable = operation.handler == nil && !operation.hasPayload && operation.body?.isEmpty == false
-        guard mergeable || readAhead else { return operation }
+    /// The operation the claimed file holds: `operation`, read before the claim from `file`, unless the file
+    /// changed meanwhile (another file under the name: a `merge` folded in by an exchange of names, or a
+    /// `spool-ctl retry` that rewrote it), when the claimed file is read again, so that the merge is sent, not
+    /// lost. The read may be old: a lane waits for room between reading and claiming, and a read made ahead
+    /// waits for its lane. Nil when that reading fails (a fault is recorded; a rejected document is filed by
+    /// the next run's reading), or when it is another request than the one decided on (another origin,
+    /// handler, key, dropper or auth profile: only a full reading may decide on it, in a later run).
+    package func asClaimed(_ claimed: QueueEntry, _ operation: Operation, file: FileIdentity) -> Operation? {
         // A status that cannot be had proves nothing: the file is read again, as when it changed.
         if let status = try? spool.directory(.cur).status(of: claimed.fileName), status.identity == file {
             return operation
         }
         log.detail("\(claimed.id): changed since it was read (a merge or a rewrite); sending what it holds now")
-        do throws(ReadError) { return try readDocument(.cur, claimed.fileName)?.operation } catch {
+        let now: Operation?
+        do throws(ReadError) { now = try readDocument(.cur, claimed.fileName)?.operation } catch {
             if case let .fault(fault) = error { record(fault) }
             return nil
         }
+        guard let now, now.origin == operation.origin, now.handler == operation.handler, now.key == operation.key,
+              now.dropper == operation.dropper, now.auth == operation.auth
+        else {
+            log.notice("\(claimed.id): became another request since it was read; left for the next run to decide")
+            return nil
+        }
+        return now
     }
 
     /// Waits for room at `origin` and returns the ticket; nil when the lane must leave the operation where it
@@ -132,8 +136,8 @@ extension Worker {
 
     /// What reading a lane's operation gave.
     package enum ReadStep {
-        /// Read from `file`, by the lane itself or ahead of it (`readAhead`).
-        case operation(Operation, file: FileIdentity, readAhead: Bool)
+        /// Read from `file`, by the lane itself or ahead of it.
+        case operation(Operation, file: FileIdentity)
         /// It could never be sent and this worker filed it: the lane goes on.
         case filed
         /// The lane stops (gone, a fault, a second name to resolve, or filed by another worker).
@@ -151,7 +155,6 @@ extension Worker {
     package func read(_ entry: QueueEntry, ahead: ReadAhead? = nil) -> ReadStep {
         do throws(ReadError) {
             var read = ahead?.take(entry)
-            let readAhead = read != nil
             if read == nil {
                 read = try spool.readOperationAndStatus(
                     .new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload
@@ -167,7 +170,7 @@ extension Worker {
             guard RetryState.keyHash(read.operation.key, scope: scope) == entry.state.keyHash else {
                 throw .rejected(.foreignOrder(dropper: read.operation.dropper ?? 0))
             }
-            return .operation(read.operation, file: read.file, readAhead: readAhead)
+            return .operation(read.operation, file: read.file)
         } catch {
             guard case let .rejected(rejection) = error else {
                 // Not the operation's fault: it stays, and so does the rest of its key.

@@ -20,52 +20,73 @@ import Testing
         try! Operation(bytes: Array(#"{"method": "PUT", "url": "http://127.0.0.1:9\#(path)"}"#.utf8))
     }
 
-    static func file(_ inode: UInt64) -> FileIdentity {
-        FileIdentity(inode: inode, modifiedNanoseconds: 0, size: 0)
+    static func file(_ inode: UInt64, size: Int = 0) -> FileIdentity {
+        FileIdentity(inode: inode, modifiedNanoseconds: 0, size: size)
+    }
+
+    /// A read-ahead that records what it reads, each a document of `size` bytes.
+    static func recording(size: @escaping @Sendable (String) -> Int = { _ in 1 }) -> (ReadAhead, Locked<[String]>) {
+        let reads = Locked<[String]>([])
+        let ahead = ReadAhead { entry in
+            reads.withLock { $0.append(entry.id) }
+            return (ReadAheadTests.operation("/" + entry.id), ReadAheadTests.file(1, size: size(entry.id)))
+        }
+        return (ahead, reads)
+    }
+
+    /// Asks for a marker and waits until it is read: reads are made in the order asked for, so whatever was
+    /// asked for before it has been read by then.
+    static func settle(_ ahead: ReadAhead, _ reads: Locked<[String]>, _ name: String) -> Bool {
+        ahead.want([entry(name)])
+        return eventually(within: 10) { reads.withLock { $0.contains(name) } }
     }
 
     /// A lane asks for the writes after one only once it claimed it, a batch at a time, and forgets from where
     /// it stopped: a lane that stops at its first write (deferred, paused, parked) has read nothing ahead.
     @Test func aLaneAsksForItsNextWritesOnlyOnceOneIsClaimed() {
-        let reads = Locked<[String]>([])
-        let ahead = ReadAhead { entry in
-            reads.withLock { $0.append(entry.id) }
-            return (ReadAheadTests.operation("/" + entry.id), ReadAheadTests.file(1))
-        }
-        let lane = (0..<40).map { Self.entry("e\($0)") }, marker = Self.entry("marker")
+        let (ahead, reads) = Self.recording()
+        let lane = (0..<80).map { Self.entry("e\($0)") }
         var stopped = LaneReadAhead(lane: lane, ahead: ahead)
         stopped.forgetTheRest()
-        // Read in the order asked for: once the marker is read, anything the lane had asked for was too.
-        ahead.want([marker])
-        #expect(eventually(within: 10) { reads.withLock { $0.count } == 1 })
-        #expect(reads.withLock { $0 } == ["marker"], "nothing asked for before a claim")
+        #expect(Self.settle(ahead, reads, "marker1"))
+        #expect(reads.withLock { $0 } == ["marker1"], "nothing asked for before a claim")
         var asked = LaneReadAhead(lane: lane, ahead: ahead)
         asked.claimed(0)
         asked.claimed(1)
-        #expect(eventually(within: 10) { reads.withLock { $0.count } == 1 + ReadAhead.batch })
-        #expect(Array(reads.withLock { $0 }.dropFirst()) == (1...ReadAhead.batch).map { "e\($0)" }, "one batch")
+        #expect(Self.settle(ahead, reads, "marker2"))
+        let batch = (1...ReadAhead.batch).map { "e\($0)" }
+        #expect(reads.withLock { $0 } == ["marker1"] + batch + ["marker2"], "one batch")
         asked.current = 3
         asked.forgetTheRest()
-        #expect(ahead.take(lane[3]) == nil && ahead.take(lane[ReadAhead.batch]) == nil, "forgotten from where it stopped")
+        #expect(ahead.take(lane[3]) == nil && ahead.take(lane[ReadAhead.batch]) == nil, "forgotten from there")
         #expect(ahead.take(lane[1]) != nil && ahead.take(lane[2]) != nil, "what came before it is the lane's")
     }
 
     @Test func aDocumentReadAheadIsHandedOutOnce() {
-        let reads = Locked<[String]>([])
-        let ahead = ReadAhead { entry in
-            reads.withLock { $0.append(entry.id) }
-            return (ReadAheadTests.operation("/" + entry.id), ReadAheadTests.file(7))
-        }
+        let (ahead, reads) = Self.recording()
         let entries = ["a", "b", "c"].map(Self.entry)
         ahead.want(entries)
         ahead.want(entries.prefix(1))
-        #expect(eventually(within: 10) { reads.withLock { $0.count } == 3 })
-        #expect(reads.withLock { $0 } == ["a", "b", "c"], "in order, each once though asked twice")
-        // Taken as soon as it is read: the last read may still be storing its result.
-        #expect(eventually(within: 10) { ahead.take(entries[2]) != nil })
+        #expect(Self.settle(ahead, reads, "marker"))
+        #expect(reads.withLock { $0 } == ["a", "b", "c", "marker"], "in order, each once though asked twice")
         let taken = ahead.take(entries[0])
-        #expect(taken?.operation.url == "http://127.0.0.1:9/a" && taken?.file.inode == 7)
+        #expect(taken?.operation.url == "http://127.0.0.1:9/a" && taken?.file.inode == 1)
         #expect(ahead.take(entries[0]) == nil, "handed out once")
+    }
+
+    /// At most `keptBytesLimit` of documents are kept: what would go past it is left to the lanes, and what a
+    /// lane takes makes room again.
+    @Test func documentsKeptAreBoundedBySize() {
+        let big = ReadAhead.keptBytesLimit * 3 / 4
+        let (ahead, reads) = Self.recording { $0.hasPrefix("big") ? big : 1 }
+        let first = Self.entry("big1"), second = Self.entry("big2"), third = Self.entry("big3")
+        ahead.want([first, second])
+        #expect(Self.settle(ahead, reads, "marker"))
+        #expect(ahead.take(second) == nil, "past the limit: not kept")
+        #expect(ahead.take(first) != nil)
+        ahead.want([third])
+        #expect(Self.settle(ahead, reads, "marker2"))
+        #expect(ahead.take(third) != nil, "taking the first made room")
     }
 
     @Test func whatIsForgottenOrTakenBeforeItIsReadIsNeverHandedOut() {
@@ -89,30 +110,33 @@ import Testing
         #expect(eventually(within: 10) { ahead.take(last) != nil })
     }
 
-    /// A document read ahead is checked against the file the claim took, whatever it holds: here a DELETE (no
-    /// body, so no merge can change it) rewritten under its name with another `if_match`, as a retry that
-    /// rewrote a filed operation leaves it. Read by the lane itself, such a request is taken as read.
-    @Test func aDocumentReadAheadIsCheckedAgainstTheClaimedFile() throws {
+    /// A claimed file is checked against the file its document was read from (a read ahead waits for its
+    /// lane), by inode, time and size: here a DELETE, which no merge can change, rewritten in place (the same
+    /// inode) with another `if_match`; then rewritten into a request to another origin, which is not sent.
+    @Test func aClaimedFileIsCheckedAgainstTheFileItWasReadFrom() throws {
         let temporary = TemporarySpool()
         let spool = try temporary.open()
-        func delete(_ etag: String) throws -> SpoolDocument.Operation {
-            try SpoolDocument.Operation(
-                document: .object([
-                    ("method", .string("DELETE")), ("url", .string("http://127.0.0.1:9/items/1")),
-                    ("if_match", .string(etag)),
-                ]))
-        }
-        _ = try spool.enqueue(try delete("\"v1\""))
+        let document = #"{"method":"DELETE","url":"http://127.0.0.1:9/items/1","if_match":"\"v1\""}"#
+        _ = try spool.enqueue(try SpoolDocument.Operation(bytes: Array(document.utf8)))
         let worker = Worker(spool: spool, options: WorkerOptions())
         let entry = try #require(worker.makePlan().lanes.first?.first)
         let early = try #require(try spool.readOperationAndStatus(.new, entry.fileName, maxSize: 65536))
-        let rewritten = #"{"method":"DELETE","url":"http://127.0.0.1:9/items/1","if_match":"\"v2-rewritten\""}"#
-        temporary.drop("new", entry.fileName.description, rewritten + "\n")
         let claimed = try #require(spool.withLock { $0.claim(entry) }.value)
+        let path = "\(temporary.path)/cur/\(claimed.fileName)"
+        func rewrite(_ text: String) throws {
+            let handle = try #require(FileHandle(forUpdatingAtPath: path))
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: Data(text.utf8))
+            try handle.close()
+        }
         let file = early.status.identity
-        let checked = worker.asClaimed(claimed, early.operation, file: file, readAhead: true)
-        #expect(checked?.ifMatch == "\"v2-rewritten\"")
-        #expect(worker.asClaimed(claimed, early.operation, file: file, readAhead: false)?.ifMatch == "\"v1\"")
+        #expect(worker.asClaimed(claimed, early.operation, file: file)?.ifMatch == "\"v1\"", "unchanged")
+        try rewrite(#"{"method":"DELETE","url":"http://127.0.0.1:9/items/1","if_match":"\"v2-rewritten\""}"#)
+        let status = try spool.directory(.cur).status(of: claimed.fileName)
+        #expect(status.inode == file.inode, "rewritten in place: the inode alone cannot tell")
+        #expect(worker.asClaimed(claimed, early.operation, file: file)?.ifMatch == "\"v2-rewritten\"")
+        try rewrite(#"{"method":"DELETE","url":"http://127.0.0.2:9/items/1","if_match":"\"v1\""}"#)
+        #expect(worker.asClaimed(claimed, early.operation, file: file) == nil, "another origin: not sent")
     }
 }
 
