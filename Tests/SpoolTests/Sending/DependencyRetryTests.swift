@@ -10,14 +10,7 @@ import Testing
 @Suite struct DependencyRetryTests {
     @Test func aDependencyRetriedDuringARoundIsSentFirst() throws {
         let spool = TemporarySpool()
-        let holding = Locked(false), answer = DispatchSemaphore(value: 0)
-        let server = try TestServer { request in
-            if request.path == "/held" {
-                holding.withLock { $0 = true }
-                _ = answer.wait(timeout: .now() + 20)
-            }
-            return .respond(204, [:], "")
-        }
+        let held = try HeldServer(holding: "/held", status: 204), server = held.server
         defer { server.stop() }
         spool.drop("failed", "dependency", #"{"method":"PUT","url":"\#(server.baseURL)/dependency"}"#)
         // One key, in order: the first asks after an id long done (the round lists the queue for it), the
@@ -26,10 +19,10 @@ import Testing
         try spool.enqueue(["PUT", server.baseURL + "/held", "--key", "k"])
         try spool.enqueue(["PUT", server.baseURL + "/dependant", "--key", "k", "--depends-on", "dependency"])
         let (sender, _, errors) = try Command.start("spool-send", ["--spool", spool.path, "--once", "-v"])
-        #expect(eventually(within: 20) { holding.withLock { $0 } }, "the second write is at the server")
+        #expect(eventually(within: 20) { held.isHolding }, "the second write is at the server")
         let retry = try Command.run("spool-ctl", ["--spool", spool.path, "retry", "dependency"])
         #expect(retry.status == 0, "\(retry.stderr)")
-        answer.signal()
+        held.release()
         sender.waitUntilExit()
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(sender.terminationStatus == 0, "\(said)")

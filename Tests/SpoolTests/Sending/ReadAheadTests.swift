@@ -146,14 +146,7 @@ import Testing
 struct ReadAheadMergeTests {
     @Test func aMergeFoldedIntoAWriteReadAheadIsSent() throws {
         let spool = TemporarySpool()
-        let holding = Locked(false), answer = DispatchSemaphore(value: 0)
-        let server = try TestServer { request in
-            if request.path == "/held" {
-                holding.withLock { $0 = true }
-                _ = answer.wait(timeout: .now() + 20)
-            }
-            return .respond(201, [:], "")
-        }
+        let held = try HeldServer(holding: "/held", status: 201), server = held.server
         defer { server.stop() }
         // The origin answers first (only an origin that answered in the run is read ahead), then the key's
         // first write is held at the server while the create behind it is read ahead.
@@ -166,14 +159,14 @@ struct ReadAheadMergeTests {
         let (sender, _, errors) = try Command.start(
             "spool-send", ["--spool", spool.path, "--once", "--concurrency", "1", "-v"],
             environment: FaultShim.environment(["FAULTSHIM_OPEN_MARK": "\(create):\(opened)"]))
-        #expect(eventually(within: 20) { holding.withLock { $0 } && FileManager.default.fileExists(atPath: opened) },
+        #expect(eventually(within: 20) { held.isHolding && FileManager.default.fileExists(atPath: opened) },
                 "the held write is at the server and the create behind it was read ahead")
         let edit = try Command.run(
             "spool-enqueue",
             ["--spool", spool.path, "PATCH", server.baseURL + "/items/1", "--merge", "--key", "item-1", "--json",
              #"{"n":2}"#])
         #expect(edit.stdout == create + "\n" && edit.stderr.contains("merged into \(create)"), "\(edit.stderr)")
-        answer.signal()
+        held.release()
         sender.waitUntilExit()
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(sender.terminationStatus == 0, "\(said)")

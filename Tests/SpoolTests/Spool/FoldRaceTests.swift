@@ -11,15 +11,8 @@ import Testing
 struct FoldRaceTests {
     @Test func aMergeFoldedWhileALaneWaitsForRoomIsSent() throws {
         let spool = TemporarySpool()
-        let holding = Locked(false), answer = DispatchSemaphore(value: 0)
-        let server = try TestServer { request in
-            // The first request is held until the merge is made: the lane behind it waits for room meanwhile.
-            if request.path == "/first" {
-                holding.withLock { $0 = true }
-                _ = answer.wait(timeout: .now() + 20)
-            }
-            return .respond(201, [:], "")
-        }
+        // The first request is held until the merge is made: the lane behind it waits for room meanwhile.
+        let held = try HeldServer(holding: "/first", status: 201), server = held.server
         defer { server.stop() }
         try spool.enqueue(["PUT", server.baseURL + "/first", "--body", "first"])
         let create = try spool.enqueue([
@@ -32,14 +25,14 @@ struct FoldRaceTests {
         let (sender, _, errors) = try Command.start(
             "spool-send", ["--spool", spool.path, "--once", "--concurrency", "2", "--config", configuration, "-v"],
             environment: FaultShim.environment(["FAULTSHIM_OPEN_MARK": "\(create):\(opened)"]))
-        #expect(eventually(within: 20) { holding.withLock { $0 } && FileManager.default.fileExists(atPath: opened) },
+        #expect(eventually(within: 20) { held.isHolding && FileManager.default.fileExists(atPath: opened) },
                 "the first request is at the server and the create was read")
         let edit = try Command.run(
             "spool-enqueue",
             ["--spool", spool.path, "PATCH", server.baseURL + "/items/1", "--merge", "--key", "item-1", "--json",
              #"{"n":2}"#])
         #expect(edit.stdout == create + "\n" && edit.stderr.contains("merged into \(create)"), "\(edit.stderr)")
-        answer.signal()
+        held.release()
         sender.waitUntilExit()
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(sender.terminationStatus == 0, "\(said)")
