@@ -163,7 +163,7 @@ extension Spool.Transaction {
     /// with the waiting one in a single exchange of names, so that `new/` holds the old document or the
     /// merged one at every instant, never both and never neither; the old one, now in `tmp/`, is removed.
     func merge(_ patch: Operation, into entry: KeyEntry, log: Log) throws(SystemCallError) -> FoldOutcome {
-        guard let read = try? spool.readOperation(.new, entry.name, maxSize: Spool.defaultMaxDocumentSize),
+        guard let read = try? spool.readOperationAndStatus(.new, entry.name, maxSize: Spool.defaultMaxDocumentSize),
               case let target = read.operation, Spool.isMergeable(target), case var .object(members) = target.document,
               let base = try? JSON.parse(target.body ?? []), let change = try? JSON.parse(patch.body ?? [])
         else { return .queue }
@@ -176,6 +176,12 @@ extension Spool.Transaction {
             let fd = try spool.directory(.tmp).open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
             defer { fd.close() }
             try fd.writeAll(document)
+            // Later than the document it replaces, even within one tick of the file system's coarse clock. A
+            // sender that read an earlier document checks the file it claims by inode, time and size
+            // (FileIdentity), and a later merge's file may get that document's freed inode and its size: only
+            // times that always grow along the merges tell the two apart.
+            let replaced = read.status.modifiedNanoseconds
+            if try fd.status().modifiedNanoseconds <= replaced { try fd.setModified(nanoseconds: replaced + 1) }
             // Complete on the disk before it takes the waiting operation's name.
             try fd.sync()
         } catch {

@@ -109,6 +109,14 @@ public struct FileDescriptor: Sendable, Equatable {
         _ = try retryingInterrupts { futimens(rawValue, &times) }
     }
 
+    /// Sets the file's modification time to `nanoseconds` since the epoch (`futimens`), its access time left.
+    public func setModified(nanoseconds: Int64) throws(Errno) {
+        let omit = (1 << 30) - 2  // UTIME_OMIT, a macro Swift does not import
+        let seconds = nanoseconds / 1_000_000_000, rest = nanoseconds % 1_000_000_000
+        var times = [timespec(tv_sec: 0, tv_nsec: omit), timespec(tv_sec: Int(seconds), tv_nsec: Int(rest))]
+        _ = try retryingInterrupts { futimens(rawValue, &times) }
+    }
+
     /// Writes every byte, looping over short writes.
     public func writeAll(_ bytes: [UInt8]) throws(Errno) {
         var offset = 0
