@@ -24,10 +24,21 @@ extension Spool {
         let tmp = directory(.tmp)
         guard let fd = try? tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode) else { return }
         let written = (try? fd.writeAll(Array(text.utf8))) != nil
+        keepForOwner(fd)
         fd.close()
         if !written || (try? tmp.replace(temporary, in: root, as: name)) == nil {
             try? tmp.unlink(temporary)
         }
+    }
+}
+
+extension Spool {
+    /// Gives a file root made in the spool root to the spool's owner, whose own runs must still read it and
+    /// append to it: made by root with mode 0600 (a `spool-ctl retry` under sudo), `.unfiled` would stop
+    /// counting the owner's unfiles for good. A failure is ignored, as the hint's own.
+    func keepForOwner(_ fd: FileDescriptor) {
+        guard UserDatabase.effectiveUser == 0, owner != 0 else { return }
+        try? fd.changeOwner(to: owner)
     }
 }
 
@@ -57,6 +68,7 @@ extension Spool {
     package func noteUnfiled() {
         let flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW
         guard let fd = try? root.open(Spool.unfiledMarker, flags, mode: Spool.fileMode) else { return }
+        keepForOwner(fd)
         _ = try? fd.writeAll([UInt8(ascii: ".")])
         let size = (try? fd.status().size) ?? 0
         fd.close()
