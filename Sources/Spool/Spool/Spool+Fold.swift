@@ -173,7 +173,9 @@ extension Spool.Transaction {
         let document = Array((JSON.object(members).text + "\n").utf8)
         let temporary = FileName(UniqueName.next().id)
         do throws(Errno) {
-            let fd = try spool.directory(.tmp).open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: Spool.fileMode)
+            // Its writer's mode, as an enqueue's: root's merge in a shared spool must stay readable by the sender.
+            let fd = try spool.directory(.tmp).open(
+                temporary, O_WRONLY | O_CREAT | O_EXCL, mode: spool.writtenFileMode)
             defer { fd.close() }
             try fd.writeAll(document)
             // Later than the document it replaces, even within one tick of the file system's coarse clock. A
