@@ -26,36 +26,76 @@ public struct ProcessIdentity: Equatable, Sendable {
     public static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         gethostname(&buffer, buffer.count - 1)
-        let raw = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return safeHostName(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+
+    /// `raw` with characters that could break a file name replaced by `_`, in at most 32 characters so that a
+    /// claimed file name always fits in 255 bytes. A longer name keeps 23 and ends in a hash of the whole: two
+    /// hosts of a shared spool named alike but for their ends must not take each other's pids for their own.
+    static func safeHostName(_ raw: String) -> String {
         let safe = String(
             raw.unicodeScalars.map { s -> Character in
                 s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == ".")
                     ? Character(s) : "_"
             })
-        // Cut to 32 characters so that a claimed file name always fits in 255 bytes.
-        return safe.isEmpty ? "localhost" : String(safe.prefix(32))
+        guard !safe.isEmpty else { return "localhost" }
+        guard safe.count > 32 else { return safe }
+        let hash = String(OrderingKey.originHash(safe), radix: 16)
+        return safe.prefix(23) + "-" + String(repeating: "0", count: 8 - hash.count) + hash
     }
 
-    /// The start time of `pid` in clock ticks since boot, or nil when no such process exists.
+    /// What `/proc` says of a pid.
+    enum Lookup: Equatable {
+        /// Running, started at this many clock ticks since boot.
+        case running(UInt64)
+        /// No such process.
+        case gone
+        /// Not known: `/proc` could not be read for another reason (no descriptor left, no memory).
+        case unknown
+    }
+
+    /// The start time of `pid` in clock ticks since boot, or nil when no such process exists or it cannot be
+    /// known.
     public static func startTicks(of pid: Int32) -> UInt64? {
-        guard let fd = try? FileDescriptor.currentDirectory.open(FileName("/proc/\(pid)/stat"), O_RDONLY) else {
-            return nil
+        if case let .running(ticks) = lookUp(pid) { return ticks }
+        return nil
+    }
+
+    /// Whether `pid` runs, and since when, from `/proc/PID/stat`.
+    static func lookUp(_ pid: Int32) -> Lookup {
+        let fd: FileDescriptor
+        do throws(Errno) {
+            fd = try FileDescriptor.currentDirectory.open(FileName("/proc/\(pid)/stat"), O_RDONLY)
+        } catch .noSuchFileOrDirectory {
+            return .gone
+        } catch {
+            return .unknown
         }
         defer { fd.close() }
-        guard let (bytes, _) = try? fd.readAll(limit: 4096) else { return nil }
+        let bytes: [UInt8]
+        do throws(Errno) { (bytes, _) = try fd.readAll(limit: 4096) } catch .noSuchProcess { return .gone } catch {
+            return .unknown
+        }
         // The command name in field 2 may hold spaces and parentheses; fields after the last ')' are plain.
-        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return .unknown }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
         // Field 22 (starttime) is the 20th after the command name.
-        guard fields.count > 19 else { return nil }
-        return UInt64(String(decoding: fields[19], as: UTF8.self))
+        guard fields.count > 19, let ticks = UInt64(String(decoding: fields[19], as: UTF8.self)) else {
+            return .unknown
+        }
+        return .running(ticks)
     }
 
-    /// Whether this identity's process is still running: same host, pid present, same start time.
-    /// On another host it cannot be known, and callers fall back to a lease.
+    /// Whether this identity's process is still running: same host, pid present, same start time. On another
+    /// host, or when `/proc` cannot tell (not mounted: this process's own start time was not found), it
+    /// cannot be known, and callers fall back to a lease: a live claim is never taken for a dead one.
     public var isAlive: Bool? {
-        guard host == ProcessIdentity.current.host else { return nil }
-        return ProcessIdentity.startTicks(of: pid) == startTicks
+        guard host == ProcessIdentity.current.host, ProcessIdentity.current.startTicks != 0 else { return nil }
+        switch ProcessIdentity.lookUp(pid) {
+        case let .running(ticks): return ticks == startTicks
+        case .gone: return false
+        case .unknown: return nil
+        }
     }
 }
 

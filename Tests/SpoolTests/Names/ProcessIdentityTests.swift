@@ -18,9 +18,20 @@ import Testing
         var buffer = [CChar](repeating: 0, count: 256)
         try #require(gethostname(&buffer, buffer.count - 1) == 0)
         let raw = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if !raw.isEmpty, raw.allSatisfy(allowed.contains), !raw.contains("_") {
-            #expect(host == String(raw.prefix(32)))
+        if !raw.isEmpty, raw.count <= 32, raw.allSatisfy(allowed.contains), !raw.contains("_") {
+            #expect(host == raw)
         }
+    }
+
+    @Test func aLongHostNameEndsInAHashOfTheWhole() {
+        let stem = "build-runner-west-europe-pool-"
+        let (a, b) = (ProcessIdentity.safeHostName(stem + "0001"), ProcessIdentity.safeHostName(stem + "0002"))
+        #expect(a.count == 32 && b.count == 32, "\(a) \(b)")
+        #expect(a != b, "two hosts alike but for their ends keep apart")
+        #expect(a.hasPrefix(String(stem.prefix(23)) + "-") && b.hasPrefix(String(stem.prefix(23)) + "-"))
+        #expect(a == ProcessIdentity.safeHostName(stem + "0001"), "the same on every run")
+        #expect(ProcessIdentity.safeHostName(String(repeating: "h", count: 32)) == String(repeating: "h", count: 32))
+        #expect(ProcessIdentity.safeHostName("a b/c") == "a_b_c" && ProcessIdentity.safeHostName("") == "localhost")
     }
 
     @Test func startTicksComeFromProc() throws {

@@ -46,6 +46,25 @@ import Testing
         _ = spool
     }
 
+    /// Where `/proc` cannot be read (not mounted, no descriptor left), whether a claim's owner runs cannot be
+    /// known: the claim waits for its lease, and a live one is never taken.
+    @Test(.enabled(if: FaultShim.available, "the LD_PRELOAD shim needs a C compiler"), arguments: ["EMFILE", "EACCES"])
+    func aClaimWhoseOwnerCannotBeLookedUpWaitsForItsLease(errno name: String) throws {
+        let temporary = TemporarySpool()
+        let spool = try temporary.open()
+        let id = try spool.enqueue(
+            try Operation(document: .object([("method", .string("PUT")), ("url", .string("http://h/1"))])))
+        let (holder, out, _) = try Command.start("spool-testhelper", ["claim-and-hold", temporary.path])
+        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+        #expect(out.fileHandleForReading.availableLine() == id)
+        // Every /proc/PID/stat fails to open, this process's own included.
+        let blind = try Command.run(
+            "spool-testhelper", ["recover", temporary.path],
+            environment: FaultShim.environment(["FAULTSHIM_OPEN": "\(name):stat"]))
+        #expect(blind.status == 0 && blind.stdout.isEmpty, "a live claim must not be taken: \(blind.stdout)")
+        #expect(temporary.names("cur").count == 1 && temporary.names("new").isEmpty)
+    }
+
     @Test func claimFromAnotherHostIsRecoveredAfterTheLease() throws {
         let temporary = TemporarySpool()
         let nowSeconds = Timestamp.nowSeconds()
