@@ -72,7 +72,7 @@ import Testing
             "mkdir", "mkdirat", "rmdir", "stat", "lstat", "fstat", "fstatat", "statx", "statfs", "fstatfs",
             "access", "faccessat", "readlink", "readlinkat", "realpath", "opendir", "fdopendir", "readdir",
             "getdents64", "chmod", "fchmod", "fchmodat", "chown", "fchown", "fchownat", "truncate", "ftruncate",
-            "utimensat", "open", "openat", "fsync", "fdatasync", "syncfs", "cspool_syncfs", "cspool_o_path",
+            "utimensat", "futimens", "statvfs", "fstatvfs", "open", "openat", "fsync", "fdatasync", "syncfs", "cspool_syncfs", "cspool_o_path",
         ]
         let found = try Self.callsRefused({
             names.contains($0) || $0.hasPrefix("cspool_rename_") || $0.hasPrefix("cspool_is_")

@@ -21,11 +21,8 @@ public struct QueueLimits: Sendable {
     /// Why the spool is too full for one more document of `size` bytes, or nil.
     /// Counting costs one listing of `new/` (names only); free space one `fstatvfs`.
     package func refusal(_ spool: Spool, size: Int) -> String? {
-        let new = spool.directory(.new)
-        var info = statvfs()
         // 0 turns the check off: some file systems (FUSE, network) report no free space at all.
-        if minFreeBytes > 0, fstatvfs(new.rawValue, &info) == 0 {
-            let free = Int(info.f_bavail) * Int(info.f_frsize)
+        if minFreeBytes > 0, let free = try? spool.directory(.new).availableBytes() {
             if free - size < minFreeBytes {
                 return
                     "\(free) bytes free on the spool's file system, less than the \(minFreeBytes) to keep (--min-free)"

@@ -145,6 +145,13 @@ public struct FileDescriptor: Sendable, Equatable {
         try retryingInterrupts { cspool_syncfs(rawValue) }
     }
 
+    /// The bytes free to an unprivileged user on this file's file system (`fstatvfs`).
+    public func availableBytes() throws(Errno) -> Int {
+        var info = statvfs()
+        try retryingInterrupts { fstatvfs(rawValue, &info) }
+        return Int(info.f_bavail) * Int(info.f_frsize)
+    }
+
     /// The file's status.
     public func status() throws(Errno) -> FileStatus {
         var st = stat()
