@@ -24,7 +24,14 @@ extension Worker {
             return FilingReason([("theirs-error", message)])
         }
         request.route = options.configuration.settings(for: operation.origin).route
+        // One more request to the origin, so within its window and pace as every other: the write's own room
+        // was given back with its answer. A pause asked meanwhile leaves the read to the operator.
+        guard case let .go(ticket) = await limits.acquire(operation.origin) else {
+            return FilingReason([("theirs-error", "the server's version was not fetched: \(operation.origin) "
+                + "asked for a pause")])
+        }
         let result = await transport.send(request)
+        limits.finish(operation.origin, ticket: ticket, result)
         let (fields, body) = ServerVersion.record(result, atSeconds: Timestamp.nowSeconds())
         return FilingReason(fields, body: body)
     }

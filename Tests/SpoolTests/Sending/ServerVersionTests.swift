@@ -63,6 +63,32 @@ import Testing
         #expect(spool.read("conflict", id + ".why").hasSuffix("\n\n" + #"{"title":"theirs","n":7}"#))
     }
 
+    /// The read is a request like any other to its origin: with `max-concurrency = 1`, never beside another.
+    @Test func theReadKeepsToTheOriginsWindow() throws {
+        let spool = TemporarySpool()
+        let inFlight = Locked((now: 0, most: 0))
+        let server = try TestServer { request in
+            inFlight.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            // A slow server, so that two requests sent together are at it together.
+            usleep(200_000)
+            inFlight.withLock { $0.now -= 1 }
+            return request.method == "GET" ? .respond(200, ["ETag": "\"v7\""], "theirs")
+                : .respond(request.path == "/conflicting" ? 412 : 204, [:], "")
+        }
+        defer { server.stop() }
+        let conflicting = try spool.enqueue(["PUT", server.baseURL + "/conflicting", "--if-match", "\"v6\"", "-d", "a"])
+        try spool.enqueue(["PUT", server.baseURL + "/other", "-d", "b"])
+        let configuration = spool.directory + "/spool.conf"
+        try "[\(server.baseURL)]\nmax-concurrency = 1\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        let sent = try Command.run(
+            "spool-send", ["--spool", spool.path, "--once", "--concurrency", "2", "--config", configuration])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(server.requests.map { "\($0.method) \($0.path)" }.sorted()
+                == ["GET /conflicting", "PUT /conflicting", "PUT /other"])
+        #expect(inFlight.withLock { $0.most } == 1, "one request at a time at the origin")
+        #expect(try spool.open().reason(of: conflicting, in: .conflict, withBody: true)["theirs-etag"] == "\"v7\"")
+    }
+
     @Test func aFailedFetchIsNotedAndTheConflictFiledAllTheSame() throws {
         let spool = TemporarySpool()
         let resource = SilentResource(getReply: .close)
