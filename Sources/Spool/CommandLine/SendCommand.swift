@@ -200,7 +200,7 @@ public struct SendCommand: ParsedCommand, Sendable {
             transport.caFile = file
         }
         options.credentials = Credentials.defaultDirectory(option: authDirectory).map(Credentials.init(directory:))
-        options.handlerTimeoutSeconds = transport.timeoutSeconds
+        options.timeoutSeconds = transport.timeoutSeconds
     }
 
     /// The origins of `SPOOL_ALLOW_ORIGINS`: separated by spaces, commas or newlines.

@@ -19,11 +19,16 @@ extension Worker {
             outcome = await send(claimed, operation, ticket: ticket)
             // Pushed back (429, 503): the origin's signal, which cut its rate. The operation keeps its claim,
             // its place and its attempt count, and goes again as soon as the origin's rate allows; a pause or
-            // a stop gives it back as it was (`giveBack`), and so does half a lease of waiting: on a shared spool
-            // another host takes a claim older than the lease for a dead worker's.
-            let holdUntil = Timestamp.nowSeconds() + max(1, options.leaseSeconds / 2)
+            // a stop gives it back as it was (`giveBack`), and so does half a lease from the claim, or less when
+            // one more request could outlast the lease: on a shared spool another host takes a claim older than
+            // the lease for a dead worker's.
+            let holdUntil = pushBackLimit(claimed)
             while case let .pushedBack(token, _, _, _) = outcome, !isStopping, Timestamp.nowSeconds() < holdUntil {
                 guard let again = await room(at: operation.origin, for: claimed.id) else { break }
+                guard Timestamp.nowSeconds() < holdUntil else {
+                    limits.finish(operation.origin, ticket: again, nil)
+                    break
+                }
                 // Counted here when sent again; the last one by `act`.
                 limits.count(operation.origin, .deferred, retry: claimed.state.attempts > 0)
                 log.detail("\(claimed.id): HTTP \(token) from \(operation.origin); sent again at its rate")
@@ -40,6 +45,14 @@ extension Worker {
         }
         let theirs = await fetchServerVersion(outcome, operation)
         return act(on: outcome, claimed, operation, theirs: theirs, keyGoesOn: keyGoesOn)
+    }
+
+    /// Until when a pushed-back operation may be sent again under its claim (epoch seconds): half a lease from
+    /// the claim, and never so late that the request, given its whole `--timeout`, could end past the lease.
+    func pushBackLimit(_ claimed: QueueEntry) -> Int64 {
+        let claimedAt = claimed.name.claim?.since ?? Timestamp.nowSeconds()
+        let lastStart = claimedAt + options.leaseSeconds - Int64(options.timeoutSeconds.rounded(.up))
+        return min(claimedAt + max(1, options.leaseSeconds / 2), lastStart)
     }
 
     /// Sends one request and says how it went; nil when the system, not the request, failed before sending.

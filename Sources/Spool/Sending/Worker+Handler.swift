@@ -24,7 +24,7 @@ extension Worker {
         let process = HandlerProcess(
             program: program, arguments: [program] + operation.arguments,
             environment: handlerEnvironment(name, claimed, operation), input: operation.body ?? [],
-            timeoutSeconds: options.handlerTimeoutSeconds)
+            timeoutSeconds: options.timeoutSeconds)
         // Counted as a request is: once the program is known, not for a handler directory that fails.
         state.withLock { $0.summary.attempts += 1 }
         log.detail("running \(claimed.id): \(operation.summary)")
@@ -37,7 +37,7 @@ extension Worker {
         }
         switch ran {
         case let .success(result):
-            return Outcome.classify(handler: name, result, timeout: options.handlerTimeoutSeconds)
+            return Outcome.classify(handler: name, result, timeout: options.timeoutSeconds)
         case let .failure(error): return cannotRun(claimed, .cannotStart(path: program, error))
         }
     }

@@ -28,8 +28,8 @@ public struct WorkerOptions: Sendable {
     public var credentials: Credentials?
     /// The admin's handler directory, if any: without one, handler jobs wait.
     public var handlers: HandlerDirectory?
-    /// Seconds a handler may run before it is stopped (`--timeout`, as for a request).
-    public var handlerTimeoutSeconds = 30.0
+    /// Seconds a request may take, or a handler run, before it is stopped (`--timeout`).
+    public var timeoutSeconds = 30.0
     /// Origins (`scheme://host[:port]`) operations may be sent to; nil allows every origin.
     public var allowedOrigins: Set<String>?
     /// Whether a write landing in `conflict/` makes one GET of its resource for the human who will decide

@@ -171,6 +171,28 @@ import Testing
         #expect(waiting.count == 2 && waiting.contains { $0.contains("a=1") && $0.contains("e=500") }, "\(waiting)")
     }
 
+    /// A pushed-back write is not sent again under its claim when that request, given its whole `--timeout`,
+    /// could end past the lease (on a shared spool another host would take the claim meanwhile): the write
+    /// goes back as it was, for the next run.
+    @Test func aPushedBackWriteIsNotSentAgainPastTheLease() throws {
+        let served = Locked(0)
+        let server = try TestServer { _ in
+            // The first answer is slow: by then a second request could no longer end inside the lease.
+            if served.withLock({ $0 += 1; return $0 }) == 1 { usleep(1_500_000) }
+            return .respond(429, [:], "")
+        }
+        defer { server.stop() }
+        let spool = TemporarySpool()
+        try spool.enqueue(["PUT", server.baseURL + "/a", "--body", "a"])
+        let run = try Command.run(
+            "spool-send", ["--spool", spool.path, "--once", "-v", "--timeout", "2", "--lease", "3"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(served.withLock { $0 } == 1, "sent once in the run: \(run.stderr)")
+        let waiting = spool.operations("new")
+        #expect(waiting.count == 1 && !waiting[0].contains("a="), "given back as it was: \(waiting)")
+        #expect(spool.names("cur").isEmpty)
+    }
+
     @Test func aLimitHalvedAndRestoredMidRunIsFollowed() throws {
         // nginx's limit_req cannot change its rate without a reload; the test server applies the same leaky
         // bucket (burst 8, the excess answered 429 at once) with 40/s, then 20/s from 6 s, then 40/s from 12 s.
