@@ -6,21 +6,12 @@ import Testing
 /// Root's merge into its own queued create, in a spool another user owns and sends from: the merged file is
 /// written as root's enqueue was (readable by the drop group), so that the sender sends it, merged.
 @Suite struct FoldOwnershipTests {
-    static let unprivileged: String? = {
-        guard geteuid() == 0 else { return "not root, so cannot run spool-send as another user" }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-            return "setpriv (util-linux) is missing"
-        }
-        return nil
-    }()
-
-    @Test(.enabled(if: FoldOwnershipTests.unprivileged == nil, "needs root and setpriv to run spool-send as nobody"))
+    @Test(.enabled(if: Nobody.unavailable == nil, "needs root and setpriv to run spool-send as nobody"))
     func rootsMergeInAnotherUsersSpoolIsSent() throws {
         let server = try TestServer { _ in .respond(201, [:], "") }
         defer { server.stop() }
         let temporary = TemporarySpool()
-        chmod(temporary.directory, 0o755)
-        _ = Mounts.run(["chown", "-R", "65534:65534", temporary.path])
+        Nobody.take(temporary)
         // The group's set-group-ID bit on tmp/ puts what root writes there in the sender's group (spool(5)).
         #expect(chmod(temporary.path + "/tmp", 0o2770) == 0)
         func enqueue(_ arguments: [String]) throws {
@@ -35,10 +26,7 @@ import Testing
         #expect(lstat(temporary.path + "/new/" + waiting[0], &status) == 0 && status.st_mode & 0o777 == 0o640,
                 "the merged file's mode is root's enqueue's: \(String(status.st_mode & 0o777, radix: 8))")
 
-        let sent = try Command.run(
-            "/usr/bin/setpriv",
-            ["--reuid=65534", "--regid=65534", "--clear-groups", Command.path("spool-send"),
-             "--spool", temporary.path, "--once"])
+        let sent = try Nobody.run("spool-send", ["--spool", temporary.path, "--once"])
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(server.requests.map(\.text) == [#"{"n":2}"#], "the merged create, once: \(sent.stderr)")
         #expect(temporary.operations("failed").isEmpty && temporary.operations("new").isEmpty)

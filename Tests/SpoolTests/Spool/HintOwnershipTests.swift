@@ -6,23 +6,7 @@ import Testing
 /// The spool's own small files in its root stay its owner's when root makes them (a `spool-ctl` under sudo):
 /// `.unfiled` must go on counting the owner's retries, which a dependant's wait rests on.
 @Suite struct HintOwnershipTests {
-    static let unprivileged: String? = {
-        guard geteuid() == 0 else { return "not root, so cannot run spool-ctl as another user" }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-            return "setpriv (util-linux) is missing"
-        }
-        return nil
-    }()
-
-    /// Runs `spool-ctl` on `temporary` as nobody.
-    static func asNobody(_ temporary: TemporarySpool, _ arguments: [String]) throws -> CommandResult {
-        try Command.run(
-            "/usr/bin/setpriv",
-            ["--reuid=65534", "--regid=65534", "--clear-groups", Command.path("spool-ctl"), "--spool", temporary.path]
-                + arguments)
-    }
-
-    @Test(.enabled(if: HintOwnershipTests.unprivileged == nil, "needs root and setpriv to run spool-ctl as nobody"))
+    @Test(.enabled(if: Nobody.unavailable == nil, "needs root and setpriv to run spool-ctl as nobody"))
     func theUnfiledMarkerRootMakesCountsTheOwnersRetries() throws {
         let server = try TestServer { _ in .respond(400, [:], "") }
         defer { server.stop() }
@@ -35,8 +19,7 @@ import Testing
         }
         _ = try Command.run("spool-send", ["--spool", temporary.path, "--once"])
         try #require(temporary.operations("failed").count == 2, "both rejected: \(temporary.names("failed"))")
-        chmod(temporary.directory, 0o755)
-        _ = Mounts.run(["chown", "-R", "65534:65534", temporary.path])
+        Nobody.take(temporary)
 
         let byRoot = try Command.run("spool-ctl", ["--spool", temporary.path, "retry", ids[0]])
         try #require(byRoot.status == 0, "\(byRoot.stderr)")
@@ -44,7 +27,7 @@ import Testing
         try #require(lstat(temporary.path + "/.unfiled", &status) == 0, "root's retry makes the marker")
         #expect(status.st_uid == 65534, "the marker root made is the spool owner's: uid \(status.st_uid)")
 
-        let byOwner = try HintOwnershipTests.asNobody(temporary, ["retry", ids[1]])
+        let byOwner = try Nobody.run("spool-ctl", ["--spool", temporary.path, "retry", ids[1]])
         try #require(byOwner.status == 0, "\(byOwner.stderr)")
         #expect(lstat(temporary.path + "/.unfiled", &status) == 0 && status.st_size == 2,
                 "one byte for each retry, the owner's included: \(status.st_size)")

@@ -195,29 +195,15 @@ import Testing
         withExtendedLifetime(mount) {}
     }
 
-    static let unprivileged: String? = {
-        guard geteuid() == 0 else { return "not root, so cannot run spool-send as another user" }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-            return "setpriv (util-linux) is missing"
-        }
-        return nil
-    }()
-
-    @Test(.enabled(if: StorageFaultTests.unprivileged == nil, "needs root and setpriv to run the worker as nobody"))
+    @Test(.enabled(if: Nobody.unavailable == nil, "needs root and setpriv to run the worker as nobody"))
     func fileTheWorkerMayNotReadIsLeftForTheOperator() throws {
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
         let temporary = TemporarySpool()
         let dropped = StorageFaultTests.drop(temporary, count: 5, url: server.baseURL)
         chmod("\(temporary.path)/new/\(dropped[2])", 0)
-        chmod(temporary.directory, 0o755)
-        _ = Mounts.run(["chown", "-R", "65534:65534", temporary.path])
-        let result = try Command.run(
-            "/usr/bin/setpriv",
-            [
-                "--reuid=65534", "--regid=65534", "--clear-groups", Command.path("spool-send"),
-                "--spool", temporary.path, "--once"
-            ])
+        Nobody.take(temporary)
+        let result = try Nobody.run("spool-send", ["--spool", temporary.path, "--once"])
         #expect(result.status == 74, "\(result.stderr)")
         #expect(
             result.stderr.contains("Permission denied (EACCES)") && result.stderr.contains(dropped[2]),
