@@ -152,10 +152,12 @@ extension Worker {
         into builder: inout PlanBuilder, deciding: Bool, admitting: Bool, _ transaction: Spool.Transaction
     ) throws(Errno) -> Listed {
         let (others, tooLate) = try builder.listWaiting(spool)
-        // A name with a retry state that the quick reading refused is taken in here, under the lock.
+        // A name with a retry state that the quick reading refused is taken in here, under the lock; a claimed
+        // one found in new/ is filed as a bad name with the dropped files, with its fsyncs, once it is let go.
         var stated: [FileName] = [], dropped: [FileName] = []
         for fileName in others {
-            if QueueName(fileName)?.state != nil { stated.append(fileName) } else { dropped.append(fileName) }
+            let name = QueueName(fileName)
+            if name?.state != nil, name?.claim == nil { stated.append(fileName) } else { dropped.append(fileName) }
         }
         if admitting, !dropped.isEmpty { return Listed(dropped: dropped) }
         builder.plan.sawPlainNames = !others.isEmpty

@@ -48,9 +48,15 @@ struct LockHoldTraceTests {
         }
         // Past the settling time, so that it is filed at once (with its fsyncs).
         spool.drop("new", "dropped-bad", #"{"method":"PUT"}"#, modified: Date(timeIntervalSinceNow: -60))
+        // A queue name with a claim, which only cur/ may hold: filed as a bad name, as the dropped files are.
+        let claimed = try spool.enqueue(["PUT", server.baseURL + "/claimed", "--body", "c"])
+        let waiting = try #require(spool.names("new").first { $0.hasPrefix(claimed + ":") })
+        #expect(rename(spool.path + "/new/" + waiting, spool.path + "/new/" + waiting + "@elsewhere,1,2,3") == 0)
         let trace = try traced(spool, ["-f", "-qq", "-y", "-e", "trace=flock,openat,fsync,fdatasync"])
         #expect(server.requests.count == 20)
-        #expect(spool.operations("failed") == ["dropped-bad"])
+        let failed = spool.operations("failed")
+        #expect(failed.count == 2 && failed.contains("dropped-bad") && failed.contains { $0.hasPrefix(claimed) },
+                "\(failed)")
         #expect(trace.takes >= 21, "a listing and a claim each at least")
         #expect(trace.opened(matching: /"dropped\d+"/) >= 20, "the documents were read: the check below is not empty")
         #expect(trace.flushes(of: "failed") >= 1, "the filing flushed failed/: the check below is not empty")
