@@ -24,6 +24,13 @@ extension Worker {
             record(error)
         }
         do { try spool.cleanTemporaryFiles(log: log) } catch { record(error) }
+        saySetAside()
+    }
+
+    /// Says what moves set out of their way in `new/`: a producer's entry that took the name a write or a
+    /// returned claim was to have (`Spool.setAside`).
+    package func saySetAside() {
+        for line in spool.setAsideNotes.withLock({ notes in defer { notes = [] }; return notes }) { log.warning(line) }
     }
 
     /// Returns a claim to `new/` with `state` (as it was, or the next retry's): the one way a worker gives a

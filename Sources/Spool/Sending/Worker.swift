@@ -168,6 +168,7 @@ public final class Worker: Sendable {
         while !isStopping {
             state.withLock { $0.completed.removeAll() }
             var plan = makePlan()
+            saySetAside()
             nextDue = plan.nextDue
             notePauses(plan)
             if plan.lanes.isEmpty { break }
@@ -185,6 +186,7 @@ public final class Worker: Sendable {
             if after == before { break }
         }
         reportOrigins()
+        saySetAside()
         let lockUse = spool.takeLockUse()
         return state.withLock { run in
             var summary = run.summary
@@ -256,6 +258,7 @@ public final class Worker: Sendable {
         // Folder times before the listing: a change made after this reading shows as a different time later.
         let before = IdleHint.folderTimes(spool)
         let plan = makePlan(deciding: true)
+        saySetAside()
         if plan.foundDue { return true }
         if plan.lanes.isEmpty, !plan.heldByPause.isEmpty {
             // Nothing due but what paused origins hold: said here, as the sender would have said it.

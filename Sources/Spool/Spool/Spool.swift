@@ -36,6 +36,8 @@ public final class Spool: Sendable {
     public let takesProducerDrops: Bool
     /// Set once `RENAME_NOREPLACE` was refused with EINVAL: moves are links and unlinks from then on.
     package let linkMoves = Atomic<Bool>(false)
+    /// What moves set out of their way in `new/` (`Spool.setAside`), a log line each, until a worker says them.
+    package let setAsideNotes = Locked<[String]>([])
     /// The spool lock, opened on first use: producers never need it.
     package let lockStorage = Locked<SpoolLock?>(nil)
 

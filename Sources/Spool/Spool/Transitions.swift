@@ -216,6 +216,38 @@ extension Spool {
     fileprivate func move(_ name: FileName, from folder: Folder, to destination: Folder, as newName: FileName)
         throws(Errno)
     {
+        do throws(Errno) {
+            try moveOnce(name, from: folder, to: destination, as: newName)
+        } catch .fileExists {
+            guard destination == .new, setAside(newName, for: name, in: folder) else { throw .fileExists }
+            try moveOnce(name, from: folder, to: destination, as: newName)
+        }
+    }
+
+    /// Renames the entry of `new/` named `name`, which stands in the way of moving `source` (in `folder`)
+    /// there, to a hidden name no run reads, when it is a producer's (not root's, not the spool owner's) and
+    /// not a second name of `source` itself: a producer who takes the name that another's write or a claim
+    /// given back is to have (it is predictable) must hold neither that write nor the run back. The spool's
+    /// owner may rename any entry of its sticky `new/`, a directory too, within the folder. Returns whether
+    /// it did; says so in `setAsideNotes`.
+    fileprivate func setAside(_ name: FileName, for source: FileName, in folder: Folder) -> Bool {
+        let new = directory(.new)
+        guard let status = try? new.status(of: name), isProducer(status.owner),
+              (try? directory(folder).status(of: source))?.inode != status.inode
+        else { return false }
+        let aside = FileName(".in-the-way." + UniqueName.next().id)
+        guard (try? moveOnce(name, from: .new, to: .new, as: aside)) != nil else { return false }
+        setAsideNotes.withLock {
+            $0.append("\(displayPath(.new, name)), made by \(UserDatabase.display(status.owner)), took the name a "
+                + "move needed; set aside as \(displayPath(.new, aside)) for its maker to remove")
+        }
+        return true
+    }
+
+    /// One try of `move`.
+    fileprivate func moveOnce(_ name: FileName, from folder: Folder, to destination: Folder, as newName: FileName)
+        throws(Errno)
+    {
         let source = directory(folder), target = directory(destination)
         if !linkMoves.load(ordering: .relaxed) {
             do {
