@@ -35,9 +35,12 @@ extension Spool {
 extension Spool {
     /// Gives a file root made in the spool root to the spool's owner, whose own runs must still read it and
     /// append to it: made by root with mode 0600 (a `spool-ctl retry` under sudo), `.unfiled` would stop
-    /// counting the owner's unfiles for good. A failure is ignored, as the hint's own.
+    /// counting the owner's unfiles for good. Only a regular file of root's with one name: the owner may have
+    /// planted the name as a hard link to a file of root's elsewhere. A failure is ignored, as the hint's own.
     func keepForOwner(_ fd: FileDescriptor) {
-        guard UserDatabase.effectiveUser == 0, owner != 0 else { return }
+        guard UserDatabase.effectiveUser == 0, owner != 0, let status = try? fd.status(), status.isRegularFile,
+              status.owner == 0, status.linkCount == 1
+        else { return }
         try? fd.changeOwner(to: owner)
     }
 }

@@ -33,4 +33,24 @@ import Testing
                 "one byte for each retry, the owner's included: \(status.st_size)")
         #expect(temporary.operations("new").count == 2 && temporary.operations("failed").isEmpty)
     }
+
+    /// The spool's owner may make `.unfiled` a hard link to a file of root's elsewhere: root's retry must not
+    /// give that file away.
+    @Test(.enabled(if: Nobody.unavailable == nil, "needs root, to own a file another user links to"))
+    func aMarkerThatIsAHardLinkIsNotGivenAway() throws {
+        let server = try TestServer { _ in .respond(400, [:], "") }
+        defer { server.stop() }
+        let temporary = TemporarySpool()
+        let id = try temporary.enqueue(["PUT", server.baseURL + "/1"])
+        _ = try Command.run("spool-send", ["--spool", temporary.path, "--once"])
+        try #require(temporary.operations("failed") == [id])
+        Nobody.take(temporary)
+        let victim = temporary.directory + "/roots-own"
+        try "secret".write(toFile: victim, atomically: false, encoding: .utf8)
+        try #require(link(victim, temporary.path + "/.unfiled") == 0, "the planted name")
+        let byRoot = try Command.run("spool-ctl", ["--spool", temporary.path, "retry", id])
+        #expect(byRoot.status == 0, "\(byRoot.stderr)")
+        var status = stat()
+        #expect(lstat(victim, &status) == 0 && status.st_uid == 0, "root's file stays root's: uid \(status.st_uid)")
+    }
 }
