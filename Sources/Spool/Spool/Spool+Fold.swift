@@ -182,8 +182,7 @@ extension Spool.Transaction {
             // sender that read an earlier document checks the file it claims by inode, time and size
             // (FileIdentity), and a later merge's file may get that document's freed inode and its size: only
             // times that always grow along the merges tell the two apart.
-            let replaced = read.status.modifiedNanoseconds
-            if try fd.status().modifiedNanoseconds <= replaced { try fd.setModified(nanoseconds: replaced + 1) }
+            try fd.makeModifiedLater(than: read.status.modifiedNanoseconds)
             // Complete on the disk before it takes the waiting operation's name.
             try fd.sync()
         } catch {

@@ -17,3 +17,15 @@ extension FileStatus {
         FileIdentity(inode: inode, modifiedNanoseconds: modifiedNanoseconds, size: size)
     }
 }
+
+extension FileDescriptor {
+    /// Makes the file's modification time later than `nanoseconds` since the epoch when it is not already, so
+    /// that its identity differs from that of a file with that time. The file system keeps times as finely as
+    /// it can (ext4 with small inodes whole seconds, FAT two), so the step grows until the time it kept is later.
+    public func makeModifiedLater(than nanoseconds: Int64) throws(Errno) {
+        for step: Int64 in [1, 1_000, 1_000_000, 1_000_000_000, 2_000_000_000] {
+            if try status().modifiedNanoseconds > nanoseconds { return }
+            try setModified(nanoseconds: nanoseconds + step)
+        }
+    }
+}
