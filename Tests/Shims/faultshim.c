@@ -3,6 +3,7 @@
 //                                  network file systems (GlusterFS); plain rename and link still work.
 //   FAULTSHIM_OPEN=ERRNO:PREFIX    openat of a name starting with PREFIX fails with ERRNO (EIO, ENOTCONN,
 //                                  ESTALE, …), as on a disk or mount going bad under the spool.
+//   FAULTSHIM_OPEN_PATH=ERRNO:PATH openat of exactly PATH (as the program names it) fails with ERRNO.
 //   FAULTSHIM_OPEN_MARK=PREFIX:PATH
 //                                  openat of a name starting with PREFIX first makes the file PATH, so a test
 //                                  knows a document was opened (read) before it acts.
@@ -43,6 +44,15 @@ int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpa
 }
 
 static int failing_open(const char *path) {
+    const char *exact = getenv("FAULTSHIM_OPEN_PATH");
+    const char *separator = exact ? strchr(exact, ':') : NULL;
+    if (separator && strcmp(path, separator + 1) == 0) {
+        char name[32];
+        size_t length = (size_t)(separator - exact) < sizeof name - 1 ? (size_t)(separator - exact) : sizeof name - 1;
+        memcpy(name, exact, length);
+        name[length] = 0;
+        return error_named(name);
+    }
     const char *spec = getenv("FAULTSHIM_OPEN");
     if (!spec || !*spec) return 0;
     const char *colon = strchr(spec, ':');

@@ -88,7 +88,10 @@ import Testing
             "eventfd": ["Sources/Spool/Sending/Wakeup.swift"],
             "inotify": ["Sources/Spool/Sending/Wakeup.swift"],
             "poll": ["Sources/Spool/Sending/Wakeup.swift", "Sources/Spool/Handlers/HandlerStreams.swift"],
-            "kill": ["Sources/Spool/Handlers/HandlerProcess.swift", "Sources/Spool/Spool/CrashPoint.swift"],
+            "kill": [
+                "Sources/Spool/Handlers/HandlerProcess.swift", "Sources/Spool/Spool/CrashPoint.swift",
+                "Sources/Spool/Names/ProcessIdentity.swift",
+            ],
             "rlimit": ["Sources/Spool/CommandLine/SendCommand+Setup.swift"],
             // The person's editor, for `resolve --edit`; handlers are spawned in CSpool.
             "posix_spawn": ["Sources/Spool/CommandLine/ControlSession+Resolve.swift"],

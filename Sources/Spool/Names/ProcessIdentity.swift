@@ -63,11 +63,13 @@ public struct ProcessIdentity: Equatable, Sendable {
 
     /// Whether `pid` runs, and since when, from `/proc/PID/stat`.
     static func lookUp(_ pid: Int32) -> Lookup {
+        guard pid > 0 else { return .gone }
         let fd: FileDescriptor
         do throws(Errno) {
             fd = try FileDescriptor.currentDirectory.open(FileName("/proc/\(pid)/stat"), O_RDONLY)
         } catch .noSuchFileOrDirectory {
-            return .gone
+            // Or hidden: /proc mounted with hidepid shows another user's processes to no one but root.
+            return kill(pid, 0) == 0 || errno == EPERM ? .unknown : .gone
         } catch {
             return .unknown
         }
@@ -90,7 +92,10 @@ public struct ProcessIdentity: Equatable, Sendable {
     /// host, or when `/proc` cannot tell (not mounted: this process's own start time was not found), it
     /// cannot be known, and callers fall back to a lease: a live claim is never taken for a dead one.
     public var isAlive: Bool? {
-        guard host == ProcessIdentity.current.host, ProcessIdentity.current.startTicks != 0 else { return nil }
+        // A start time of 0: its maker could not read its own in /proc either.
+        guard host == ProcessIdentity.current.host, ProcessIdentity.current.startTicks != 0, startTicks != 0 else {
+            return nil
+        }
         switch ProcessIdentity.lookUp(pid) {
         case let .running(ticks): return ticks == startTicks
         case .gone: return false

@@ -51,6 +51,9 @@ import Testing
         #expect(reused.isAlive == false, "a reused pid is not the owner")
         #expect(ProcessIdentity(host: current.host, pid: Int32.max, startTicks: 1).isAlive == false)
         #expect(ProcessIdentity(host: current.host + "-other", pid: current.pid, startTicks: 0).isAlive == nil)
+        // A maker that could not read its own start time: not known, so the lease decides.
+        #expect(ProcessIdentity(host: current.host, pid: current.pid, startTicks: 0).isAlive == nil)
+        #expect(ProcessIdentity(host: current.host, pid: 0, startTicks: 1).isAlive == false)
     }
 
     @Test func claimsRoundTripThroughTheirText() {

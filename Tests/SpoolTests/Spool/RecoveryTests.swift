@@ -57,12 +57,14 @@ import Testing
         let (holder, out, _) = try Command.start("spool-testhelper", ["claim-and-hold", temporary.path])
         defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
         #expect(out.fileHandleForReading.availableLine() == id)
-        // Every /proc/PID/stat fails to open, this process's own included.
-        let blind = try Command.run(
-            "spool-testhelper", ["recover", temporary.path],
-            environment: FaultShim.environment(["FAULTSHIM_OPEN": "\(name):stat"]))
-        #expect(blind.status == 0 && blind.stdout.isEmpty, "a live claim must not be taken: \(blind.stdout)")
-        #expect(temporary.names("cur").count == 1 && temporary.names("new").isEmpty)
+        // The holder's /proc/PID/stat fails to open, and then every one, the recovering process's own included.
+        let holders = ["FAULTSHIM_OPEN_PATH": "\(name):/proc/\(holder.processIdentifier)/stat"]
+        for settings in [holders, ["FAULTSHIM_OPEN": "\(name):stat"]] {
+            let blind = try Command.run(
+                "spool-testhelper", ["recover", temporary.path], environment: FaultShim.environment(settings))
+            #expect(blind.status == 0 && blind.stdout.isEmpty, "a live claim must not be taken: \(blind.stdout)")
+            #expect(temporary.names("cur").count == 1 && temporary.names("new").isEmpty)
+        }
     }
 
     @Test func claimFromAnotherHostIsRecoveredAfterTheLease() throws {
