@@ -132,8 +132,9 @@ package final class OriginLimits: Sendable {
         return state.windows.index(forKey: origin)!
     }
 
-    /// Waits until a request to `origin` may go, or says that the origin is paused.
-    package func acquire(_ origin: String) async -> Grant {
+    /// Waits until a request to `origin` may go, or says that the origin is paused; with `deadline` (epoch
+    /// seconds), a wait for its pace that would end past it is said as a pause too.
+    package func acquire(_ origin: String, before deadline: Double? = nil) async -> Grant {
         while true {
             let admission = state.withLock { state in
                 let index = windowIndex(origin, &state)
@@ -148,6 +149,8 @@ package final class OriginLimits: Sendable {
             case let .go(ticket): return .go(ticket: ticket)
             case let .paused(until): return .paused(until: until)
             case let .wait(seconds):
+                let until = Timestamp.nowFractionalSeconds() + seconds
+                if let deadline, until >= deadline { return .paused(until: until) }
                 try? await Task.sleep(nanoseconds: UInt64(min(seconds, OriginWindow.longestWaitSeconds) * 1e9) + 1)
             case .full:
                 await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in

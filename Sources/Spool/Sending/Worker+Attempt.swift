@@ -43,7 +43,7 @@ extension Worker {
             park(claimed)
             return false
         }
-        let theirs = await fetchServerVersion(outcome, operation)
+        let theirs = await fetchServerVersion(outcome, claimed, operation)
         return act(on: outcome, claimed, operation, theirs: theirs, keyGoesOn: keyGoesOn)
     }
 
@@ -51,8 +51,14 @@ extension Worker {
     /// the claim, and never so late that the request, given its whole `--timeout`, could end past the lease.
     func pushBackLimit(_ claimed: QueueEntry) -> Int64 {
         let claimedAt = claimed.name.claim?.since ?? Timestamp.nowSeconds()
-        let lastStart = claimedAt + options.leaseSeconds - Int64(options.timeoutSeconds.rounded(.up))
-        return min(claimedAt + max(1, options.leaseSeconds / 2), lastStart)
+        return min(claimedAt + max(1, options.leaseSeconds / 2), lastRequestStart(claimed))
+    }
+
+    /// The last time (epoch seconds) a request may start under `claimed`'s claim and, given all of
+    /// `--timeout`, still end inside the lease: after it another host may take the claim for a dead worker's.
+    func lastRequestStart(_ claimed: QueueEntry) -> Int64 {
+        let claimedAt = claimed.name.claim?.since ?? Timestamp.nowSeconds()
+        return claimedAt + options.leaseSeconds - Int64(options.timeoutSeconds.rounded(.up))
     }
 
     /// Sends one request and says how it went; nil when the system, not the request, failed before sending.

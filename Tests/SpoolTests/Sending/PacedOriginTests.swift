@@ -177,7 +177,8 @@ import Testing
     @Test func aPushedBackWriteIsNotSentAgainPastTheLease() throws {
         let served = Locked(0)
         let server = try TestServer { _ in
-            // The first answer is slow: by then a second request could no longer end inside the lease.
+            // The first answer is slow: by then a second request (up to 5 s) could no longer end inside the
+            // lease (6 s), though half of it (3 s) has not passed.
             if served.withLock({ $0 += 1; return $0 }) == 1 { usleep(1_500_000) }
             return .respond(429, [:], "")
         }
@@ -185,7 +186,7 @@ import Testing
         let spool = TemporarySpool()
         try spool.enqueue(["PUT", server.baseURL + "/a", "--body", "a"])
         let run = try Command.run(
-            "spool-send", ["--spool", spool.path, "--once", "-v", "--timeout", "2", "--lease", "3"])
+            "spool-send", ["--spool", spool.path, "--once", "-v", "--timeout", "5", "--lease", "6"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(served.withLock { $0 } == 1, "sent once in the run: \(run.stderr)")
         let waiting = spool.operations("new")

@@ -77,14 +77,15 @@ import Testing
         }
         defer { server.stop() }
         let conflicting = try spool.enqueue(["PUT", server.baseURL + "/conflicting", "--if-match", "\"v6\"", "-d", "a"])
-        try spool.enqueue(["PUT", server.baseURL + "/other", "-d", "b"])
+        // Writes of other keys behind it: whichever goes first, some are left to go while the read is made.
+        for index in 1...3 { try spool.enqueue(["PUT", server.baseURL + "/other", "--key", "k\(index)", "-d", "b"]) }
         let configuration = spool.directory + "/spool.conf"
         try "[\(server.baseURL)]\nmax-concurrency = 1\n".write(toFile: configuration, atomically: true, encoding: .utf8)
         let sent = try Command.run(
             "spool-send", ["--spool", spool.path, "--once", "--concurrency", "2", "--config", configuration])
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(server.requests.map { "\($0.method) \($0.path)" }.sorted()
-                == ["GET /conflicting", "PUT /conflicting", "PUT /other"])
+                == ["GET /conflicting", "PUT /conflicting", "PUT /other", "PUT /other", "PUT /other"])
         #expect(inFlight.withLock { $0.most } == 1, "one request at a time at the origin")
         #expect(try spool.open().reason(of: conflicting, in: .conflict, withBody: true)["theirs-etag"] == "\"v7\"")
     }
