@@ -272,6 +272,10 @@ extension ControlCommand {
         case "check": session.check()
         default: break
         }
+        // A producer's entry that a move back into new/ set out of its way (`Spool.setAside`).
+        for line in spool.setAsideNotes.withLock({ notes in defer { notes = [] }; return notes }) {
+            Program.printError("\(ControlCommand.program): warning: \(line)\n")
+        }
         return session.status
     }
 }

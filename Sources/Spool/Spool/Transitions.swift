@@ -216,11 +216,18 @@ extension Spool {
     fileprivate func move(_ name: FileName, from folder: Folder, to destination: Folder, as newName: FileName)
         throws(Errno)
     {
-        do throws(Errno) {
-            try moveOnce(name, from: folder, to: destination, as: newName)
-        } catch .fileExists {
-            guard destination == .new, setAside(newName, for: name, in: folder) else { throw .fileExists }
-            try moveOnce(name, from: folder, to: destination, as: newName)
+        // A few times: a producer who takes the name again at once is racing, and loses soon enough.
+        var setAsidesLeft = 3
+        while true {
+            do throws(Errno) {
+                try moveOnce(name, from: folder, to: destination, as: newName)
+                return
+            } catch .fileExists {
+                guard destination == .new, setAsidesLeft > 0, setAside(newName, for: name, in: folder) else {
+                    throw .fileExists
+                }
+                setAsidesLeft -= 1
+            }
         }
     }
 
@@ -235,8 +242,10 @@ extension Spool {
         guard let status = try? new.status(of: name), isProducer(status.owner),
               (try? directory(folder).status(of: source))?.inode != status.inode
         else { return false }
+        // A plain rename, to a name made unique here: `link` (a move where names cannot be exchanged or kept
+        // from being replaced) cannot move a directory.
         let aside = FileName(".in-the-way." + UniqueName.next().id)
-        guard (try? moveOnce(name, from: .new, to: .new, as: aside)) != nil else { return false }
+        guard (try? new.replace(name, in: new, as: aside)) != nil else { return false }
         setAsideNotes.withLock {
             $0.append("\(displayPath(.new, name)), made by \(UserDatabase.display(status.owner)), took the name a "
                 + "move needed; set aside as \(displayPath(.new, aside)) for its maker to remove")
