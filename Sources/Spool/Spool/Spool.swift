@@ -70,6 +70,14 @@ public final class Spool: Sendable {
     /// `-v` line.
     public func takeLockUse() -> LockUse { lock.takeUse() }
 
+    /// What moves set out of their way in `new/` since the last call (`setAside`), a log line each.
+    public func takeSetAsideNotes() -> [String] {
+        setAsideNotes.withLock { notes in
+            defer { notes = [] }
+            return notes
+        }
+    }
+
     /// Where the spool lock lives, for messages.
     public var lockPath: String { lock.path }
 

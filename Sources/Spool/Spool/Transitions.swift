@@ -242,10 +242,16 @@ extension Spool {
         guard let status = try? new.status(of: name), isProducer(status.owner),
               (try? directory(folder).status(of: source))?.inode != status.inode
         else { return false }
-        // A plain rename, to a name made unique here: `link` (a move where names cannot be exchanged or kept
-        // from being replaced) cannot move a directory.
+        // Not `move`: where the file system lacks RENAME_NOREPLACE, `link` cannot move a directory. There, a
+        // plain rename to a name made unique here, which nothing else holds.
         let aside = FileName(".in-the-way." + UniqueName.next().id)
-        guard (try? new.replace(name, in: new, as: aside)) != nil else { return false }
+        do throws(Errno) {
+            try new.rename(name, to: new, as: aside)
+        } catch .invalidArgument, .notImplemented {
+            guard (try? new.replace(name, in: new, as: aside)) != nil else { return false }
+        } catch {
+            return false
+        }
         setAsideNotes.withLock {
             $0.append("\(displayPath(.new, name)), made by \(UserDatabase.display(status.owner)), took the name a "
                 + "move needed; set aside as \(displayPath(.new, aside)) for its maker to remove")

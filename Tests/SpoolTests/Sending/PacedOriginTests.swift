@@ -175,20 +175,23 @@ import Testing
     /// could end past the lease (on a shared spool another host would take the claim meanwhile): the write
     /// goes back as it was, for the next run.
     @Test func aPushedBackWriteIsNotSentAgainPastTheLease() throws {
-        let served = Locked(0)
-        let server = try TestServer { _ in
-            // The first answer is slow: by then a second request (up to 5 s) could no longer end inside the
-            // lease (6 s), though half of it (3 s) has not passed.
-            if served.withLock({ $0 += 1; return $0 }) == 1 { usleep(1_500_000) }
-            return .respond(429, [:], "")
-        }
+        let held = try HeldServer(holding: "/a", status: 429), server = held.server
         defer { server.stop() }
         let spool = TemporarySpool()
         try spool.enqueue(["PUT", server.baseURL + "/a", "--body", "a"])
-        let run = try Command.run(
+        let (sender, _, errors) = try Command.start(
             "spool-send", ["--spool", spool.path, "--once", "-v", "--timeout", "5", "--lease", "6"])
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(served.withLock { $0 } == 1, "sent once in the run: \(run.stderr)")
+        #expect(eventually(within: 20) { held.isHolding }, "the first request is at the server")
+        // Answered once the claim is a second old: a second request (up to 5 s) could then no longer end
+        // inside the lease (6 s), though half of it (3 s) has not passed.
+        let claim = try #require(spool.names("cur").first, "claimed while its request is held")
+        let since = try #require(claim.split(separator: ",").last.flatMap { Int64($0) }, "\(claim)")
+        #expect(eventually(within: 5) { Timestamp.nowSeconds() >= since + 1 })
+        held.release()
+        sender.waitUntilExit()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(sender.terminationStatus == 0, "\(said)")
+        #expect(server.requests.count == 1, "sent once in the run: \(said)")
         let waiting = spool.operations("new")
         #expect(waiting.count == 1 && !waiting[0].contains("a="), "given back as it was: \(waiting)")
         #expect(spool.names("cur").isEmpty)
