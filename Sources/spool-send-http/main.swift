@@ -16,7 +16,7 @@ import SpoolHTTP
 
 var command = SendCommand.fromCommandLine()
 command.loadConfiguration()
-command.requireUsableTLSFiles()
+command.requireUsableProfiles()
 command.requireDescriptors()
 let spool = command.openSpool()
 // The engines live as long as the process (their threads never end), so they are held here, where a leak

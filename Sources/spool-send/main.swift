@@ -17,7 +17,7 @@ import SpoolControl
 
 var command = SendCommand.fromCommandLine()
 command.loadConfiguration()
-command.requireUsableTLSFiles()
+command.requireUsableProfiles()
 command.exitUnlessSenderNeeded()
 let sender = Program.siblingExecutable("spool-send-http")
 var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) } + [nil]

@@ -53,14 +53,21 @@ extension SendCommand {
     }
 
     /// Exits 78 (EX_CONFIG), before anything is moved, when a TLS file named by the command line, spool.conf(5)
-    /// or an auth profile cannot be used: otherwise every https operation would spend an attempt on a TLS
-    /// error. A profile that cannot be read at all is left to send time, where only its operations wait.
-    public func requireUsableTLSFiles() {
+    /// or an auth profile cannot be used, or a profile names no origin: otherwise every https operation would
+    /// spend an attempt on a TLS error, and a profile bound to nothing would wait for a line nobody is told to
+    /// add. A profile that cannot be read at all is left to send time, where only its operations wait.
+    public func requireUsableProfiles() {
         var problem = TLSFileCheck.firstProblem(
-            in: options.configuration, path: SpoolConfiguration.defaultPath(option: configurationPath))
+            in: options.configuration, path: SpoolConfiguration.defaultPath(option: configurationPath)
+        )?.description
         if problem == nil, let credentials = options.credentials {
             for (name, profile) in credentials.readableProfiles() {
-                problem = TLSFileCheck.problems(in: profile, name: "\(credentials.directory)/\(name)").first
+                let path = "\(credentials.directory)/\(name)"
+                if profile.origins.isEmpty {
+                    problem = CredentialError.noOrigin(path: path, example: "https://api.example.com").description
+                } else {
+                    problem = TLSFileCheck.problems(in: profile, name: path).first?.description
+                }
                 if problem != nil { break }
             }
         }

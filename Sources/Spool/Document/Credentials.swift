@@ -4,8 +4,9 @@ import SpoolSystem
 import SpoolTransport
 
 /// Credential profiles: `AUTH_DIR/NAME` holds `Header-Name: value` lines added to requests at send time,
-/// and `cacert = FILE`, `cert = FILE`, `key = FILE` lines naming TLS files (curl's option names), so that no
-/// secret is ever written into the spool.
+/// `cacert = FILE`, `cert = FILE`, `key = FILE` lines naming TLS files (curl's option names), so that no
+/// secret is ever written into the spool, and `origin = URL` lines naming the only origins its secrets may be
+/// sent to, as curl's `.netrc` binds a password to its `machine`: whoever can drop a write names its URL.
 public struct Credentials: Sendable {
     /// The auth directory.
     public let directory: String
@@ -25,8 +26,22 @@ public struct Credentials: Sendable {
         public var headers: [(name: String, value: String)] = []
         /// TLS files for the request.
         public var tls = TLSFiles()
+        /// The origins (`Operation.origin(of:)`'s form) the profile may be sent to; none: it is sent nowhere.
+        public var origins: [String] = []
         /// An empty profile: what an operation without `auth` gets.
         public init() {}
+    }
+
+    /// Profile `name`, read now, for a request to `origin`; throws when it cannot be used, names no origin, or
+    /// does not name this one.
+    public func profile(_ name: String, for origin: String) throws(CredentialError) -> Profile {
+        let profile = try profile(name)
+        let path = "\(directory)/\(name)"
+        guard !profile.origins.isEmpty else { throw .noOrigin(path: path, example: origin) }
+        guard profile.origins.contains(origin) else {
+            throw .wrongOrigin(profile: name, path: path, origin: origin, allowed: profile.origins)
+        }
+        return profile
     }
 
     /// Profile `name`, read now, or why it cannot be used.
@@ -59,6 +74,7 @@ public struct Credentials: Sendable {
             if text.isEmpty || text.hasPrefix("#") { continue }
             if let setting = try Credentials.setting(text, path: path, line: number + 1) {
                 switch setting.name {
+                case "origin": profile.origins.append(setting.value)
                 case "cacert": profile.tls.caFile = setting.value
                 case "cert": profile.tls.certificateFile = setting.value
                 default: profile.tls.keyFile = setting.value
@@ -99,8 +115,17 @@ public struct Credentials: Sendable {
     )? {
         guard let equals = text.firstIndex(of: "="), !text[..<equals].contains(":") else { return nil }
         let name = text[..<equals].trimmingWhitespace(), value = text[text.index(after: equals)...].trimmingWhitespace()
-        guard ["cacert", "cert", "key"].contains(name) else {
+        guard ["origin", "cacert", "cert", "key"].contains(name) else {
             throw .unknownSetting(path: path, line: line, name: name)
+        }
+        if name == "origin" {
+            // Exactly an origin: a path, query or user part would suggest a narrower binding than the one kept.
+            let bare = value.hasSuffix("/") ? String(value.dropLast()) : value
+            let authority = bare.split(separator: "://", maxSplits: 1).last ?? ""
+            guard let origin = try? Operation.origin(of: bare),
+                  !authority.contains(where: { "/?#@".contains($0) })
+            else { throw .badOrigin(path: path, line: line, value: value) }
+            return (name, origin)
         }
         guard value.hasPrefix("/"), !value.utf8.contains(where: { $0 < 0x20 }) else {
             throw .notAbsolute(path: path, line: line, name: name)
@@ -142,6 +167,9 @@ public enum CredentialError: Error, CustomStringConvertible {
     case badLine(path: String, line: Int)
     case unknownSetting(path: String, line: Int, name: String)
     case notAbsolute(path: String, line: Int, name: String)
+    case badOrigin(path: String, line: Int, value: String)
+    case noOrigin(path: String, example: String)
+    case wrongOrigin(profile: String, path: String, origin: String, allowed: [String])
 
     /// The message naming the profile's file, never its contents, and what is wrong with it.
     public var description: String {
@@ -154,10 +182,20 @@ public enum CredentialError: Error, CustomStringConvertible {
             "\(path) (an auth profile or its key) is readable by group or others (mode \(String(mode, radix: 8))); "
                 + "chmod 600 it"
         case let .badLine(path, line):
-            "auth profile \(path) line \(line) is neither 'Header-Name: value' nor 'cacert|cert|key = /path'"
+            "auth profile \(path) line \(line) is neither 'Header-Name: value', 'origin = URL' nor "
+                + "'cacert|cert|key = /path'"
         case let .unknownSetting(path, line, name):
-            "auth profile \(path) line \(line): unknown setting '\(name)' (known: cacert, cert, key)"
+            "auth profile \(path) line \(line): unknown setting '\(name)' (known: origin, cacert, cert, key)"
         case let .notAbsolute(path, line, name): "auth profile \(path) line \(line): '\(name)' needs an absolute path"
+        case let .badOrigin(path, line, value):
+            "auth profile \(path) line \(line): 'origin = \(value)' is not an origin; write scheme://host[:port], "
+                + "such as 'origin = https://api.example.com'"
+        case let .noOrigin(path, example):
+            "auth profile \(path) names no origin its credentials may be sent to; add a line such as "
+                + "'origin = \(example)'"
+        case let .wrongOrigin(profile, _, origin, allowed):
+            "auth profile \"\(profile)\" may be sent to \(allowed.joined(separator: ", ")) only, and this write "
+                + "goes to \(origin); nothing was sent"
         }
     }
 }

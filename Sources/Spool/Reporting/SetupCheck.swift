@@ -42,6 +42,10 @@ public struct SetupCheck: Sendable {
             let path = "\(credentials.directory)/\(name)"
             do {
                 let profile = try credentials.profile(name)
+                if profile.origins.isEmpty {
+                    let error = CredentialError.noOrigin(path: path, example: "https://api.example.com")
+                    findings.append(SpoolCheck.Finding(path: path, problem: error.description))
+                }
                 for problem in TLSFileCheck.problems(in: profile, name: path) {
                     findings.append(SpoolCheck.Finding(path: problem.path, problem: problem.description))
                 }

@@ -112,6 +112,10 @@ extension Worker {
                 record(SystemCallError("read the auth profile", path, errno))
                 return nil
             }
+            if case .wrongOrigin = error {
+                // Waiting cannot make it right: the document names the URL, the profile the origins it allows.
+                return .failed(reason: [Outcome.Field("reason", error.description), Outcome.Field("error", "auth")])
+            }
             log.warning("\(claimed.id): \(error)")
             outcome = .retry(token: "auth", reason: error.description, retryAfter: nil, blocksOrigin: false)
         }
@@ -251,11 +255,11 @@ extension Worker {
     }
 
     /// The auth profile the operation names, or an empty one when it names none; throws when no auth directory
-    /// is set or the profile cannot be used.
+    /// is set, the profile cannot be used, or it may not be sent to the operation's origin.
     package func profile(for operation: Operation) throws(CredentialError) -> Credentials.Profile {
         guard let profile = operation.auth else { return Credentials.Profile() }
         guard let store = options.credentials else { throw .noDirectory(profile: profile) }
-        return try store.profile(profile)
+        return try store.profile(profile, for: operation.origin)
     }
 
     /// Moves an operation to `failed/` or `conflict/` with its reason, counted in the run's summary; returns

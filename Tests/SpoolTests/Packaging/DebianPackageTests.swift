@@ -43,8 +43,10 @@ import Testing
         defer { users.remove() }
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
-        try writeAdministratorFiles(users, server)
-        let dropped = try drop(users, server)
+        let thief = try TestServer { _ in .respond(204, [:], "") }
+        defer { thief.stop() }
+        try writeAdministratorFiles(users, server, thief: thief)
+        let dropped = try drop(users, server, thief: thief)
         try checkNeitherCanRead(users, dropped)
         let attacks = try holdBackAlice(users, server)
 
@@ -57,10 +59,10 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: Self.spool + "/new/bobs-folder"))
         #expect(Package.names("new").filter { $0.hasPrefix(attacks.waiting) }.count == 1,
                 "alice's write of /shared for tomorrow waits, and bob's of /shared did not wait behind it")
+        #expect(thief.requests.isEmpty, "billing's token went to \(thief.requests.map(\.path))")
         let profiled = server.requests.first { $0.path == "/bob/profile" }
         #expect(profiled?.headers["authorization"] == "Bearer b0b-allowed", "bob may use the profile billing")
-        try checkFiled(
-            users, forbidden: dropped.forbidden, unreadable: dropped.closed, job: dropped.job, planted: attacks.planted)
+        try checkFiled(users, dropped, planted: attacks.planted)
         _ = try? FileManager.default.removeItem(atPath: Self.spool + "/new/bobs-folder")
         let check = try Command.run("/usr/bin/spool-ctl", ["--spool", Self.spool, "check"])
         #expect(check.status == 0 && check.stdout == "\(Self.spool): ok\n", "the drop layout is healthy: \(check.stdout)")
@@ -108,11 +110,14 @@ import Testing
         #expect(mode("/etc/spool/spool.conf").mode == 0o644)
     }
 
-    /// The policy: both may send to the test server; bob may name the profile billing, alice no profile.
-    func writeAdministratorFiles(_ users: TestUsers, _ server: TestServer) throws {
+    /// The policy: both may send to the test server, and everyone to `thief` (spool(5)'s pattern of a line per
+    /// producer and one for all); bob may name the profile billing, which names the test server only.
+    func writeAdministratorFiles(_ users: TestUsers, _ server: TestServer, thief: TestServer) throws {
         try "\(users.alice) origin \(server.baseURL)\n\(users.bob) origin \(server.baseURL)\n\(users.bob) auth billing\n"
+            .appending("* origin \(thief.baseURL)\n")
             .write(toFile: "/etc/spool/producers", atomically: false, encoding: .utf8)
-        try "Authorization: Bearer b0b-allowed\n".write(toFile: "/etc/spool/auth/billing", atomically: false, encoding: .utf8)
+        try "origin = \(server.baseURL)\nAuthorization: Bearer b0b-allowed\n"
+            .write(toFile: "/etc/spool/auth/billing", atomically: false, encoding: .utf8)
         _ = try Command.run("/bin/chown", ["spool:spool", "/etc/spool/auth/billing"])
         chmod("/etc/spool/auth/billing", 0o600)
     }
@@ -124,11 +129,13 @@ import Testing
         var forbidden: String, closed: String
         /// Alice's handler job, which no policy line allows her.
         var job: String
+        /// Bob's write naming billing to an origin the profile does not name.
+        var stolen: String
     }
 
     /// Alice drops with the set-group-ID spool-enqueue only (she is not in the group); bob, a member, with the
     /// shell protocol as spool(5) writes it, and with spool-enqueue.
-    func drop(_ users: TestUsers, _ server: TestServer) throws -> Dropped {
+    func drop(_ users: TestUsers, _ server: TestServer, thief: TestServer) throws -> Dropped {
         func enqueue(_ user: String, _ arguments: [String]) throws -> String {
             let result = try users.run(user, "/usr/bin/spool-enqueue", ["--spool", Self.spool] + arguments)
             try #require(result.status == 0, "spool-enqueue as \(user): \(result.stderr)")
@@ -144,11 +151,12 @@ import Testing
         let closed = try users.run(users.bob, "/bin/sh", ["-c", Package.shellDrop(server.baseURL + "/bob/closed", closed: true)])
         #expect(closed.status == 0, "\(closed.stderr)")
         _ = try enqueue(users.bob, ["PUT", server.baseURL + "/bob/profile", "--auth", "billing", "--body", "b"])
+        let stolen = try enqueue(users.bob, ["POST", thief.baseURL + "/steal", "--auth", "billing", "--body", "x"])
         let all = Set(Package.names("new"))
         let closedName = closed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         return Dropped(
             alice: Array(afterAlice.subtracting(before)), bob: Array(all.subtracting(afterAlice)),
-            forbidden: forbidden, closed: closedName, job: job)
+            forbidden: forbidden, closed: closedName, job: job, stolen: stolen)
     }
 
     /// What a producer might do to hold back another's writes, and root's own drop: alice queues a write of
@@ -175,7 +183,7 @@ import Testing
 
     /// Neither lists new/, cur/ or failed/, nor reads the other's dropped file by its name.
     func checkNeitherCanRead(_ users: TestUsers, _ dropped: Dropped) throws {
-        #expect(dropped.alice.count == 3 && dropped.bob.count == 3, "\(dropped)")
+        #expect(dropped.alice.count == 3 && dropped.bob.count == 4, "\(dropped)")
         let lock = try Command.run("/usr/bin/stat", ["-c", "%a %U", Self.spool + "/.lock"])
         #expect(lock.stdout == "600 spool\n", "the lock is the sender's from the start")
         for user in [users.alice, users.bob] {
@@ -191,9 +199,13 @@ import Testing
     }
 
     /// What spool-send filed, and spool-ctl's account of who dropped it.
-    func checkFiled(_ users: TestUsers, forbidden: String, unreadable: String, job: String, planted: String) throws {
+    func checkFiled(_ users: TestUsers, _ dropped: Dropped, planted: String) throws {
+        let (forbidden, unreadable, job) = (dropped.forbidden, dropped.closed, dropped.job)
         let failed = Set(Package.names("failed").filter { !$0.hasSuffix(".why") })
-        #expect(failed == [forbidden, unreadable, job, planted], "failed/ holds \(failed)")
+        #expect(failed == [forbidden, unreadable, job, planted, dropped.stolen], "failed/ holds \(failed)")
+        let stolenWhy = (try? String(contentsOfFile: Self.spool + "/failed/\(dropped.stolen).why", encoding: .utf8)) ?? ""
+        #expect(stolenWhy.contains("error: auth") && stolenWhy.contains("auth profile \"billing\" may be sent to "),
+                "\(stolenWhy)")
         let plantedWhy = (try? String(contentsOfFile: Self.spool + "/failed/\(planted).why", encoding: .utf8)) ?? ""
         #expect(plantedWhy.contains("error: bad-name") && plantedWhy.contains("not its document's key"), "\(plantedWhy)")
         let jobWhy = (try? String(contentsOfFile: Self.spool + "/failed/\(job).why", encoding: .utf8)) ?? ""

@@ -265,7 +265,7 @@ extension WorkerTests {
         let auth = spool.directory + "/auth"
         try FileManager.default.createDirectory(atPath: auth, withIntermediateDirectories: false)
         _ = FileManager.default.createFile(
-            atPath: auth + "/api", contents: Data("Authorization: Bearer s3cret-token\n".utf8),
+            atPath: auth + "/api", contents: Data("origin = \(server.baseURL)\nAuthorization: Bearer s3cret-token\n".utf8),
             attributes: [.posixPermissions: 0o600])
         _ = FileManager.default.createFile(
             atPath: auth + "/open", contents: Data("Authorization: Bearer other\n".utf8),

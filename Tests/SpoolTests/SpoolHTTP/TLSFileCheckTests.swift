@@ -60,7 +60,7 @@ struct TLSFileCheckTests {
         let auth = spool.directory + "/auth"
         try FileManager.default.createDirectory(atPath: auth, withIntermediateDirectories: false)
         let good =
-            "cacert = \(certificates.caFile)\ncert = \(certificates.clientCertificate)\nkey = "
+            "origin = https://127.0.0.1:9\ncacert = \(certificates.caFile)\ncert = \(certificates.clientCertificate)\nkey = "
                 + "\(certificates.clientKey)\n"
         _ = FileManager.default.createFile(
             atPath: auth + "/good", contents: Data(good.utf8), attributes: [.posixPermissions: 0o600])

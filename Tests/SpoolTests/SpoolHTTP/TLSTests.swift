@@ -132,7 +132,7 @@ struct TLSTests {
         let auth = spool.directory + "/auth"
         try FileManager.default.createDirectory(atPath: auth, withIntermediateDirectories: false)
         let profile =
-            "# mutual TLS\ncacert = \(certificates.caFile)\ncert = \(certificates.clientCertificate)\nkey = "
+            "# mutual TLS\norigin = https://127.0.0.1:\(nginx.port)\ncacert = \(certificates.caFile)\ncert = \(certificates.clientCertificate)\nkey = "
                 + "\(certificates.clientKey)\nX-Team: ops\n"
         _ = FileManager.default.createFile(
             atPath: auth + "/mtls", contents: Data(profile.utf8), attributes: [.posixPermissions: 0o600])
