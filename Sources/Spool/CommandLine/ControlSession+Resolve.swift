@@ -92,9 +92,9 @@ extension ControlSession {
     package func showVersions(_ item: QueueItem) {
         let versions = spool.versions(of: item)
         if command.flags.contains("--diff") {
-            Program.printOut(versions.theirs == nil
+            Program.printOut((versions.theirs == nil
                 ? "\(item.id): no server version to compare with: \(versions.theirsNote ?? "none was fetched")\n"
-                : versions.diffText)
+                : versions.diffText).replacingControlCharacters(keepingLines: true))
             return
         }
         func indented(_ text: String) -> String {
@@ -105,6 +105,6 @@ extension ControlSession {
         out += "theirs" + (versions.theirsETag.map { " (ETag \($0))" } ?? "") + ":\n"
         if let note = versions.theirsNote { out += "  (\(note))\n" }
         if let theirs = versions.theirs { out += indented(theirs) + "\n" }
-        Program.printOut(out)
+        Program.printOut(out.replacingControlCharacters(keepingLines: true))
     }
 }

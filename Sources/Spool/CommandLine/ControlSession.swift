@@ -66,15 +66,18 @@ package struct ControlSession {
     package static func widths(_ rows: [[String]]) -> [Int] {
         guard let first = rows.first else { return [] }
         var widths = [Int](repeating: 0, count: first.count)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        for row in rows {
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.replacingControlCharacters().count) }
+        }
         return widths
     }
 
-    /// Rows padded to `widths` (a longer cell keeps two spaces after it), the last column unpadded.
+    /// Rows padded to `widths` (a longer cell keeps two spaces after it), the last column unpadded. A cell is
+    /// one line whatever a producer or a server put in it: its control characters are escaped.
     package static func table(_ rows: [[String]], widths: [Int]) -> String {
         guard !rows.isEmpty else { return "" }
         return rows.map { row in
-            row.enumerated().map { i, cell in
+            row.map { $0.replacingControlCharacters() }.enumerated().map { i, cell in
                 i == row.count - 1 ? cell : cell + String(repeating: " ", count: max(widths[i] - cell.count, 0) + 2)
             }.joined()
         }.joined(separator: "\n") + "\n"
@@ -186,7 +189,7 @@ package struct ControlSession {
         }
         var out = ControlSession.table(rows)
         if let document = item.operation?.document { out += "document:\n  \(document.text)\n" }
-        Program.printOut(out)
+        Program.printOut(out.replacingControlCharacters(keepingLines: true))
         if item.folder == .conflict { showVersions(item) }
     }
 
@@ -196,7 +199,7 @@ package struct ControlSession {
             let stats = try SpoolStats(spool: spool, nowSeconds: nowSeconds)
             if command.flags.contains("--json") { Program.printOut(stats.json.text + "\n") }
             else if command.flags.contains("--prometheus") { Program.printOut(stats.prometheus(spool: spool.path)) }
-            else { Program.printOut(stats.text) }
+            else { Program.printOut(stats.text.replacingControlCharacters(keepingLines: true)) }
         } catch {
             Program.fail(program, "cannot read \(spool.path): \(error)", code: ExitCode.ioError)
         }

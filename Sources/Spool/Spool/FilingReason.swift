@@ -125,21 +125,3 @@ extension Spool {
         return FilingReason.parseFile(bytes)
     }
 }
-
-extension String {
-    /// The string with CR, LF and other control characters shown as `\n`-style escapes, to keep one field on one line.
-    package func replacingControlCharacters() -> String {
-        var out = ""
-        for scalar in unicodeScalars {
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += "\\x" + String(scalar.value, radix: 16).leftPadded(to: 2)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-}

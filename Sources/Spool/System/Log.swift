@@ -31,10 +31,11 @@ public struct Log: Sendable {
     public func detail(_ message: @autoclosure () -> String) { write(message, at: .verbose) }
 
     /// Writes `message` when the level asks for it. Made only then: a detail line per request cost a string
-    /// built and thrown away on every request.
+    /// built and thrown away on every request. One line always: a handler's argument, a key or a server's
+    /// answer inside it is escaped, so that it can neither forge a line of its own nor reach the terminal.
     private func write(_ message: () -> String, at needed: Level) {
         guard !program.isEmpty, level >= needed else { return }
-        let line = Array("\(program): \(message())\n".utf8)
+        let line = Array("\(program): \(message().replacingControlCharacters())\n".utf8)
         try? FileDescriptor(rawValue: STDERR_FILENO).writeAll(line)
     }
 }

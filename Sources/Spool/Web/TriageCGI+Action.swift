@@ -50,9 +50,10 @@ extension TriageCGI {
             return kept ?? ""
         }
         // The web server's error log is the page's log: who did what, and what it gave.
-        let who = request.remoteUser?.replacingControlCharacters() ?? "(no REMOTE_USER)"
-        Program.printError("spool-ctl cgi: \(who): spool-ctl \(arguments.joined(separator: " ")): "
-            + said.split(separator: "\n").joined(separator: "; ") + "\n")
+        let who = request.remoteUser ?? "(no REMOTE_USER)"
+        let line = "\(who): spool-ctl \(arguments.joined(separator: " ")): "
+            + said.split(separator: "\n").joined(separator: "; ")
+        Program.printError("spool-ctl cgi: \(line.replacingControlCharacters())\n")
         let (status, reason) = TriageCGI.status(of: session.status)
         var body = "<h2>spool-ctl \(HTML.escape(arguments.joined(separator: " ")))</h2>"
         body += "<pre>\(HTML.escape(said))</pre><p><a href=\"\(page.href([:]))\">Back to the overview</a>"
