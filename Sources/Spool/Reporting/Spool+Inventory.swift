@@ -48,6 +48,8 @@ extension Spool {
             text = text[text.index(after: slash)...]
         }
         let id = QueueName(FileName(String(text)))?.id ?? String(text)
+        // A reason file is part of its operation's record, never an operation of its own.
+        if id.hasSuffix(".why") { return nil }
         for folder in wanted {
             // Filed operations keep their plain id as name: one lookup, not a listing per argument.
             if folder == .failed || folder == .conflict, OperationID.isValid(id),

@@ -3,9 +3,11 @@ import Glibc
 import Spool
 import SpoolSystem
 
-/// The page's defence against cross-site request forgery: every form carries a token that is the HMAC-SHA256
-/// (RFC 2104) of the authenticated user and the spool under a secret kept outside the spool, and an action
-/// is done only when its token is that one. Another site can make a browser post, but cannot know the token.
+/// The page's defence against cross-site request forgery: every form carries a token that is the time it was
+/// issued and the HMAC-SHA256 (RFC 2104) of the authenticated user, the spool, the form's action and that
+/// time, under a secret kept outside the spool; an action is done only when its token is that one and at
+/// most `lifetimeSeconds` old. Another site can make a browser post, but cannot know the token; a token
+/// seen (in a log, a proxy) serves for one action of one user, and not for long.
 public struct CSRFToken: Sendable {
     /// The secret's bytes.
     let secret: [UInt8]
@@ -67,9 +69,19 @@ public struct CSRFToken: Sendable {
         return try fd.readPrefix(limit: 4096).bytes
     }
 
-    /// The token for `user` (nil: no authentication) acting on the spool at `spoolPath`, as 64 hex digits.
-    public func token(user: String?, spoolPath: String) -> String {
-        let message = Array("spool-cgi-1\n\(user ?? "")\n\(FileName.absolutePath(spoolPath))".utf8)
+    /// How long a page's forms may be sent: a working day.
+    public static let lifetimeSeconds: Int64 = 8 * 3600
+
+    /// The token for `user` (nil: no authentication) doing `action` on the spool at `spoolPath`, issued at
+    /// `issuedAt` (epoch seconds): `ISSUED.HMAC`, the HMAC as 64 hex digits.
+    public func token(user: String?, spoolPath: String, action: String, issuedAt: Int64) -> String {
+        "\(issuedAt)." + mac(user: user, spoolPath: spoolPath, action: action, issuedAt: issuedAt)
+    }
+
+    /// The HMAC of a token, as 64 hex digits.
+    func mac(user: String?, spoolPath: String, action: String, issuedAt: Int64) -> String {
+        let fields = ["spool-cgi-2", user ?? "", FileName.absolutePath(spoolPath), action, String(issuedAt)]
+        let message = Array(fields.joined(separator: "\n").utf8)
         var digest = [UInt8](repeating: 0, count: 64)
         var length: UInt32 = 0
         _ = secret.withUnsafeBytes { key in
@@ -78,10 +90,17 @@ public struct CSRFToken: Sendable {
         return digest.prefix(Int(length)).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
     }
 
-    /// Whether `candidate` is the token for `user` on that spool, compared in constant time.
-    public func verifies(_ candidate: String?, user: String?, spoolPath: String) -> Bool {
-        guard let candidate else { return false }
-        let expected = Array(token(user: user, spoolPath: spoolPath).utf8), given = Array(candidate.utf8)
+    /// Whether `candidate` is the token for `user` doing `action` on that spool, issued at most
+    /// `lifetimeSeconds` before `nowSeconds` (and not after it, but for a minute of clocks apart); the HMAC
+    /// compared in constant time.
+    public func verifies(_ candidate: String?, user: String?, spoolPath: String, action: String, nowSeconds: Int64)
+        -> Bool
+    {
+        guard let candidate, let dot = candidate.firstIndex(of: "."), let issuedAt = Int64(candidate[..<dot]),
+              issuedAt <= nowSeconds + 60, nowSeconds - issuedAt <= CSRFToken.lifetimeSeconds
+        else { return false }
+        let expected = Array(mac(user: user, spoolPath: spoolPath, action: action, issuedAt: issuedAt).utf8)
+        let given = Array(candidate[candidate.index(after: dot)...].utf8)
         guard expected.count == given.count else { return false }
         return CRYPTO_memcmp(expected, given, expected.count) == 0
     }

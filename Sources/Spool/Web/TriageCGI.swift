@@ -42,8 +42,15 @@ public struct TriageCGI {
                 return TriageCGI.error(500, "Internal Server Error", error.description)
             }
         }
-        let formToken = token?.token(user: request.remoteUser, spoolPath: spool.path)
-        let page = TriagePage(spool: spool, request: request, token: formToken, nowSeconds: Timestamp.nowSeconds())
+        let nowSeconds = Timestamp.nowSeconds()
+        let mayAct = TriageCGI.mayAct(request.remoteUser, actors: Environment.value("SPOOL_CGI_ACTORS"))
+        let formToken = token.flatMap { token in
+            mayAct ? { [user = request.remoteUser, path = spool.path] action in
+                token.token(user: user, spoolPath: path, action: action, issuedAt: nowSeconds)
+            } : nil
+        }
+        var page = TriagePage(spool: spool, request: request, token: formToken, nowSeconds: nowSeconds)
+        page.onlyLooks = token != nil && !mayAct
         switch request.method {
         case "GET", "HEAD":
             // A change is never made by a link: a GET that names an action is refused, not carried out.
@@ -57,9 +64,18 @@ public struct TriageCGI {
             guard let token else {
                 return TriageCGI.error(403, "Forbidden", "Actions are off: SPOOL_CGI_SECRET names no secret file.")
             }
-            guard token.verifies(request.form["token"], user: request.remoteUser, spoolPath: spool.path) else {
+            guard mayAct else {
                 return TriageCGI.error(
-                    403, "Forbidden", "The form's token is missing or not valid for this user; reload the page.")
+                    403, "Forbidden", "SPOOL_CGI_ACTORS does not name \(request.remoteUser ?? "you") among those who "
+                        + "may act on the queue; you may look.")
+            }
+            guard token.verifies(
+                request.form["token"], user: request.remoteUser, spoolPath: spool.path,
+                action: request.form["action"] ?? "", nowSeconds: nowSeconds)
+            else {
+                return TriageCGI.error(
+                    403, "Forbidden", "The form's token is missing, expired, or not valid for this user and action; "
+                        + "reload the page.")
             }
             return act(page, request, spool)
         default:
@@ -80,7 +96,11 @@ public struct TriageCGI {
                 guard name == "failed" || name == "conflict" else {
                     return TriageCGI.error(404, "Not Found", "No view \(name): failed or conflict.")
                 }
-                let number = max(0, Int(request.query["page"] ?? "") ?? 0)
+                let text = request.query["page"] ?? "0"
+                guard let number = Int(text), (0...TriagePage.maxPageNumber).contains(number) else {
+                    return TriageCGI.error(
+                        400, "Bad Request", "No page \(text): a number from 0 to \(TriagePage.maxPageNumber).")
+                }
                 return CGIResponse(200, "OK", body: try page.folder(Spool.Folder(rawValue: name)!, pageNumber: number))
             }
             return CGIResponse(200, "OK", body: try page.overview())
@@ -89,9 +109,18 @@ public struct TriageCGI {
         }
     }
 
-    /// An id as the page writes it: no path, so that a form can name nothing but an operation.
+    /// An id as the page writes it, held to the rule of ids (`OperationID`): no path, no reason file (`.why`),
+    /// so that a form or a link can name nothing but an operation.
     static func isBareID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 255 && !id.contains("/") && !id.hasPrefix(".")
+        OperationID.isValid(id)
+    }
+
+    /// Whether `user` may act: anyone the web server let in when `actors` (`SPOOL_CGI_ACTORS`: names
+    /// separated by spaces or commas) is unset, else only those it names.
+    static func mayAct(_ user: String?, actors: String?) -> Bool {
+        guard let actors else { return true }
+        guard let user else { return false }
+        return actors.split(whereSeparator: { $0 == " " || $0 == "," }).contains { $0 == user }
     }
 
     /// An error page with this status.

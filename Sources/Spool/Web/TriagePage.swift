@@ -13,12 +13,17 @@ import SpoolSystem
 struct TriagePage {
     let spool: Spool
     let request: CGIRequest
-    /// The forms' token; nil when actions are off (no secret configured).
-    let token: String?
+    /// The token of a form for an action; nil when actions are off (no secret configured) or this user may
+    /// only look.
+    let token: ((_ action: String) -> String)?
+    /// Why this user has no buttons although actions are on: `SPOOL_CGI_ACTORS` does not name them.
+    var onlyLooks = false
     let nowSeconds: Int64
 
     /// Operations per page of a list.
     static let pageSize = 50
+    /// The largest page number a request may ask for: a million pages, fifty million operations.
+    static let maxPageNumber = 1_000_000
     /// Filed operations shown on the overview, per folder.
     static let overviewSize = 10
 
@@ -35,7 +40,10 @@ struct TriagePage {
             notices += "<p class=\"notice\">The web server did no authentication (no REMOTE_USER): anyone who "
                 + "reaches this page can act on the queue. Put it behind the server's authentication.</p>"
         }
-        if token == nil {
+        if onlyLooks {
+            notices += "<p class=\"notice\">You may look: SPOOL_CGI_ACTORS does not name you among those who may "
+                + "act on the queue.</p>"
+        } else if token == nil {
             notices += "<p class=\"notice\">Actions are off: set SPOOL_CGI_SECRET to a file outside the spool "
                 + "(it is made on first use) to turn them on.</p>"
         }
@@ -53,7 +61,7 @@ struct TriagePage {
     func button(_ label: String, action: String, _ fields: [String: String]) -> String {
         guard let token else { return "" }
         var form = "<form class=\"inline\" method=\"post\" action=\"\(HTML.escape(request.scriptName))\">"
-        form += "<input type=\"hidden\" name=\"token\" value=\"\(HTML.escape(token))\">"
+        form += "<input type=\"hidden\" name=\"token\" value=\"\(HTML.escape(token(action)))\">"
         form += "<input type=\"hidden\" name=\"action\" value=\"\(HTML.escape(action))\">"
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
             form += "<input type=\"hidden\" name=\"\(HTML.escape(name))\" value=\"\(HTML.escape(value))\">"
@@ -148,12 +156,18 @@ struct TriagePage {
     }
 
     /// One folder's list, a page at a time.
-    func folder(_ folder: Spool.Folder, pageNumber: Int) throws -> String {
-        let page = try FolderPage(
-            spool: spool, folder: folder, offset: pageNumber * TriagePage.pageSize, limit: TriagePage.pageSize)
+    func folder(_ folder: Spool.Folder, pageNumber asked: Int) throws -> String {
+        var page = try FolderPage(
+            spool: spool, folder: folder, offset: asked * TriagePage.pageSize, limit: TriagePage.pageSize)
+        let last = max(0, (page.total - 1) / TriagePage.pageSize)
+        // Past the end: the last page, as a pager's link would have it.
+        let pageNumber = min(asked, last)
+        if pageNumber != asked {
+            page = try FolderPage(
+                spool: spool, folder: folder, offset: pageNumber * TriagePage.pageSize, limit: TriagePage.pageSize)
+        }
         let title = folder == .conflict ? "Conflicts" : "Failed"
         var out = "<h2>\(title) (\(page.total))</h2>" + list(page, folder: folder)
-        let last = max(0, (page.total - 1) / TriagePage.pageSize)
         out += "<p>Page \(pageNumber + 1) of \(last + 1). "
         if pageNumber > 0 {
             out += "<a href=\"\(href(["view": folder.rawValue, "page": String(pageNumber - 1)]))\">Previous page</a> "

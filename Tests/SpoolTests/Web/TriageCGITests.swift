@@ -20,12 +20,12 @@ extension TemporarySpool {
 
     /// Runs the triage page once, as a web server would: CGI meta-variables, and a form body on stdin.
     func cgi(_ method: String = "GET", query: String = "", form: String? = nil, user: String? = "ann",
-             secret: Bool = true) throws -> CGIAnswer {
-        var environment = [
+             secret: Bool = true, environment more: [String: String] = [:]) throws -> CGIAnswer {
+        var environment = more.merging([
             "GATEWAY_INTERFACE": "CGI/1.1", "REQUEST_METHOD": method, "QUERY_STRING": query,
             "SCRIPT_NAME": "/cgi-bin/spool.cgi", "SPOOL_DIR": path, "REMOTE_USER": user ?? "",
             "SPOOL_CGI_SECRET": secret ? secretPath : "",
-        ]
+        ]) { $1 }
         if let form {
             environment["CONTENT_TYPE"] = "application/x-www-form-urlencoded"
             environment["CONTENT_LENGTH"] = String(form.utf8.count)
@@ -40,12 +40,13 @@ extension TemporarySpool {
     }
 }
 
-/// The token a page's forms carry.
-func formToken(_ page: String) -> String? {
-    guard let range = page.range(of: #"name="token" value="[0-9a-f]{64}""#, options: .regularExpression) else {
-        return nil
-    }
-    return String(page[range].dropFirst(#"name="token" value=""#.count).dropLast())
+/// The token the page's form for `action` carries (the first form's, any action, when nil).
+func formToken(_ page: String, action: String? = nil) -> String? {
+    let pattern = #"name="token" value="[0-9]+\.[0-9a-f]{64}"><input type="hidden" name="action" value=""#
+        + (action ?? "[a-z-]+") + "\""
+    guard let range = page.range(of: pattern, options: .regularExpression) else { return nil }
+    let match = page[range].dropFirst(#"name="token" value=""#.count)
+    return String(match.prefix { $0 != "\"" })
 }
 
 /// The triage page run as the web server runs it: a real process per request, with the CGI meta-variables.
@@ -108,7 +109,7 @@ func formToken(_ page: String) -> String? {
     @Test func aGetThatNamesAnActionChangesNothing() throws {
         let (spool, server, conflict, _) = try fixture()
         defer { server.stop() }
-        let token = try #require(formToken(try spool.cgi(query: "id=\(conflict)").body))
+        let token = try #require(formToken(try spool.cgi(query: "id=\(conflict)").body, action: "keep-theirs"))
         let answer = try spool.cgi(query: "action=keep-theirs&id=\(conflict)&token=\(token)")
         #expect(answer.status == 405)
         #expect(answer.headers.contains("Allow: POST"))
@@ -120,12 +121,17 @@ func formToken(_ page: String) -> String? {
     @Test func aPostWithoutTheUsersTokenIsRefused() throws {
         let (spool, server, conflict, _) = try fixture()
         defer { server.stop() }
-        let token = try #require(formToken(try spool.cgi(query: "id=\(conflict)").body))
+        let token = try #require(formToken(try spool.cgi(query: "id=\(conflict)").body, action: "keep-theirs"))
+        let other = try #require(formToken(try spool.cgi(query: "id=\(conflict)").body, action: "discard"))
+        let issued = Int64(token.prefix { $0 != "." })!
         for (form, user) in [
             ("action=keep-theirs&id=\(conflict)", "ann"),  // no token
             ("action=keep-theirs&id=\(conflict)&token=\(String(repeating: "0", count: 64))", "ann"),
             ("action=keep-theirs&id=\(conflict)&token=\(token)", "bob"),  // ann's token, bob's request
             ("action=keep-theirs&id=\(conflict)&token=\(token)", nil),
+            ("action=keep-theirs&id=\(conflict)&token=\(other)", "ann"),  // the discard button's token
+            ("action=keep-theirs&id=\(conflict)&token=\(issued - CSRFToken.lifetimeSeconds - 1)"
+                + String(token.drop { $0 != "." }), "ann"),  // its time changed: the HMAC no longer holds
         ] {
             let answer = try spool.cgi("POST", form: form, user: user)
             #expect(answer.status == 403, "\(form) as \(user ?? "nobody")")
@@ -140,7 +146,7 @@ func formToken(_ page: String) -> String? {
     @Test func keepMineFromThePageRequeuesWithTheServersETag() throws {
         let (spool, server, conflict, _) = try fixture()
         defer { server.stop() }
-        let token = try #require(formToken(try spool.cgi(query: "id=\(conflict)").body))
+        let token = try #require(formToken(try spool.cgi(query: "id=\(conflict)").body, action: "keep-mine"))
         let answer = try spool.cgi("POST", form: "token=\(token)&action=keep-mine&id=\(conflict)")
         #expect(answer.status == 200, "\(answer.body)")
         #expect(answer.body.contains("back in new/ with If-Match &quot;v2&quot;"))
@@ -154,13 +160,15 @@ func formToken(_ page: String) -> String? {
     @Test func discardAndRetryAreTheSubcommandsOfTheSameName() throws {
         let (spool, server, conflict, failed) = try fixture()
         defer { server.stop() }
-        let token = try #require(formToken(try spool.cgi().body))
+        let overview = try spool.cgi().body
+        let token = try #require(formToken(overview, action: "discard"))
+        let retry = try #require(formToken(overview, action: "retry"))
         let discarded = try spool.cgi("POST", form: "token=\(token)&action=discard&id=\(conflict)")
         #expect(discarded.status == 200 && discarded.body.contains("\(conflict): discarded"))
-        let retried = try spool.cgi("POST", form: "token=\(token)&action=retry&id=\(failed)")
+        let retried = try spool.cgi("POST", form: "token=\(retry)&action=retry&id=\(failed)")
         #expect(retried.status == 200 && retried.body.contains("\(failed): back in new/"))
         #expect(spool.names("conflict").isEmpty && spool.names("failed").isEmpty)
-        let missing = try spool.cgi("POST", form: "token=\(token)&action=retry&id=\(failed)")
+        let missing = try spool.cgi("POST", form: "token=\(retry)&action=retry&id=\(failed)")
         #expect(missing.status == 409, "not filed any more: \(missing.body)")
         let path = try spool.cgi("POST", form: "token=\(token)&action=discard&id=..%2Fnew%2Fx")
         #expect(path.status == 400, "ids only, never paths")
