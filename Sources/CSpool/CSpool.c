@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -29,6 +30,10 @@ int cspool_rename_exchange(int olddirfd, const char *oldpath, int newdirfd, cons
 
 int cspool_o_path(void) {
     return O_PATH;
+}
+
+int cspool_is_secure(void) {
+    return getauxval(AT_SECURE) != 0;
 }
 
 int cspool_syncfs(int fd) {

@@ -14,7 +14,13 @@ import SpoolControl
 
 // Installed set-group-ID to a shared spool's drop group: work as the caller until the operation is placed.
 let group = GroupPrivilege.setAside()
-let command = EnqueueCommand.fromCommandLine()
+var command = EnqueueCommand.fromCommandLine()
+if Environment.isSecure {
+    // The caller's options and variables may tighten the administrator's limits, never loosen them.
+    do { command = command.tightened(by: try EnqueueCommand.administratorConfiguration()) } catch {
+        Program.fail(EnqueueCommand.program, error.description, code: ExitCode.configuration)
+    }
+}
 do {
     let (out, note) = try command.run(group: group).report
     Program.printOut(out)

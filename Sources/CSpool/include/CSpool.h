@@ -17,6 +17,10 @@ int cspool_is_nfs(int fd);
 /// O_PATH (a GNU flag Glibc's module does not export): a descriptor that names a folder without opening it.
 int cspool_o_path(void);
 
+/// Whether the kernel started this program in secure mode (getauxval(AT_SECURE)): set-user-ID or
+/// set-group-ID with a caller of other ids, or with capabilities; the caller chose its environment.
+int cspool_is_secure(void);
+
 /// syncfs(2): flushes the file system that holds fd (a GNU extension Glibc's module does not export).
 int cspool_syncfs(int fd);
 

@@ -45,6 +45,9 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     public var maxSize = Spool.defaultMaxDocumentSize
     /// `--max-queue`, `--min-free` and their variables.
     public var limits = QueueLimits()
+    /// The limits the caller set (`--max-queue`, `--min-free`, `--max-payload`, `--max-size`, or a variable):
+    /// set-group-ID, only these may tighten the administrator's (`tightened(by:)`).
+    public var givenLimits = Set<String>()
     /// `-h`.
     public var help = false
     /// The random end of a multipart boundary, made once so that the header and the body agree.
@@ -107,6 +110,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                         option: "--max-payload", value: text, expected: "bytes, or a number with k, M or G")
                 }
                 maxPayload = n
+                givenLimits.insert("--max-payload")
             case .option("--document"): jsonInput = try arguments.value(for: "--document")
             case .option("--if-match"): fields["if_match"] = .string(try arguments.value(for: "--if-match"))
             case .option("--key"): fields["key"] = .string(try arguments.value(for: "--key"))
@@ -147,6 +151,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                     throw .invalidValue(option: "--max-size", value: text, expected: "a positive number of bytes")
                 }
                 maxSize = n
+                givenLimits.insert("--max-size")
             case let .option(name): throw .unknownOption(name)
             }
         }
@@ -163,6 +168,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             throw .invalidValue(option: name ?? option, value: text, expected: "a number, 0 or more")
         }
         if option == "--max-queue" { limits.maxCount = n } else { limits.minFreeBytes = n }
+        givenLimits.insert(option)
     }
 
     /// The checks that need the whole command line.

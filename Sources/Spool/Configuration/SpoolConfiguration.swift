@@ -17,7 +17,7 @@ public struct SpoolConfiguration: Sendable, Equatable {
     public static let keys = [
         "max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version",
         "warn-after", "handler-dir", "max-rate", "max-payload", "fetch-on-conflict",
-        "producers"
+        "producers", "max-queue", "min-free"
     ]
 
     /// The handler directory (`handler-dir`, in `[default]` only): where the programs that jobs name live.
@@ -28,6 +28,16 @@ public struct SpoolConfiguration: Sendable, Equatable {
     public var producerPolicy = ProducerPolicy()
     /// The largest payload sent (`max-payload`, in `[default]` only), unless `--max-payload` says otherwise.
     public var maxPayload: Int64?
+    /// The most operations waiting in `new/` before a set-group-ID spool-enqueue refuses (`max-queue`, in
+    /// `[default]` only): its caller may lower it, never raise it.
+    public var maxQueue: Int?
+    /// The least free space a set-group-ID spool-enqueue leaves (`min-free`, in `[default]` only; 0: no
+    /// check): its caller may raise it, never lower it.
+    public var minFreeBytes: Int?
+
+    /// Where a set-group-ID spool-enqueue reads the administrator's limits: the host's file, whatever its
+    /// caller names.
+    public static let hostPath = "/etc/spool/spool.conf"
 
     /// No settings: what spool-send uses without `--config` or `SPOOL_CONFIG`.
     public init() {}
@@ -110,6 +120,18 @@ public struct SpoolConfiguration: Sendable, Equatable {
             guard SpoolConfiguration.keys.contains(key) else { throw .unknownKey(path: path, line: line, key: key) }
             guard section != nil else { throw .outsideSection(path: path, line: line, key: key) }
             guard section!.keys.insert(key).inserted else { throw .repeatedKey(path: path, line: line, key: key) }
+            if key == "max-queue" || key == "min-free" {
+                guard section!.name == "default" else {
+                    throw .badValue(path: path, line: line, key: key, value: value,
+                                    expected: "a setting of [default]: it is spool-enqueue's, not one origin's")
+                }
+                let number = key == "min-free" ? ByteCount.parse(value).map(Int.init) : Int(value)
+                guard let number, number >= 0 else {
+                    throw .badValue(path: path, line: line, key: key, value: value, expected: "a number, 0 or more")
+                }
+                if key == "max-queue" { configuration.maxQueue = number } else { configuration.minFreeBytes = number }
+                continue
+            }
             if key == "max-payload" {
                 guard section!.name == "default" else {
                     throw .badValue(path: path, line: line, key: key, value: value,

@@ -52,6 +52,8 @@ package struct PlanBuilder {
     package var queues: [UInt64: [QueueEntry]] = [:]
     /// The folder being listed, for the message when listing fails.
     package var listing = ""
+    /// The entries `listWaiting` found in `new/`, hidden ones left out: `.waiting`'s count.
+    package var waiting = 0
     /// The first pass's names for the second (`collect`), so that a round lists `new/` once; nil when `new/` held
     /// more waiting names than the snapshot keeps (`NameSnapshot.defaultLimit`), and for the front, which
     /// seldom forms lanes. Between the passes the lock is held: only a producer's new name can appear, and it
@@ -123,8 +125,10 @@ package struct PlanBuilder {
         var others: [FileName] = [], tooLate: [FileName] = []
         var fault: Errno?
         let lifetimeSeconds = options.lifetimeSeconds
+        waiting = 0
         try spool.forEachRawEntry(in: .new) { raw, _ in
             guard raw.first != UInt8(ascii: ".") else { return }
+            waiting += 1
             if let facts = QueueName.Facts(raw), !facts.claimed {
                 // What the second pass would look at, kept while `new/` is short.
                 if snapshot?.add(raw) == false { snapshot = nil }

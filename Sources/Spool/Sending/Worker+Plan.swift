@@ -114,6 +114,8 @@ extension Worker {
                         builder.listing.isEmpty ? spool.lockPath : builder.listing, error))
                 return builder.plan
             }
+            // For the producers of a shared spool, who cannot list new/ to keep to --max-queue.
+            spool.noteWaiting(builder.waiting)
             guard listed.dropped.isEmpty else {
                 spool.admitDropped(
                     listed.dropped, maxSize: options.maxSize, maxPayload: options.maxPayload, log: log,

@@ -11,7 +11,7 @@ import SpoolTransport
 /// the variable is unset.
 public enum CrashPoint {
     /// The point `SPOOL_CRASH_AT` names and which time reaching it kills (1 without `#N`); nil when it is unset.
-    package static let armed: (name: String, count: Int)? = Environment.value("SPOOL_CRASH_AT").map { text in
+    package static let armed: (name: String, count: Int)? = Environment.testHook("SPOOL_CRASH_AT").map { text in
         guard let hash = text.firstIndex(of: "#"), let count = Int(text[text.index(after: hash)...]) else {
             return (text, 1)
         }

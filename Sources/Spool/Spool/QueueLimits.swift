@@ -21,16 +21,23 @@ public struct QueueLimits: Sendable {
     /// Why the spool is too full for one more document of `size` bytes, or nil.
     /// Counting costs one listing of `new/` (names only); free space one `fstatvfs`.
     package func refusal(_ spool: Spool, size: Int) -> String? {
-        // 0 turns the check off: some file systems (FUSE, network) report no free space at all.
-        if minFreeBytes > 0, let free = try? spool.directory(.new).availableBytes() {
-            if free - size < minFreeBytes {
-                return
-                    "\(free) bytes free on the spool's file system, less than the \(minFreeBytes) to keep (--min-free)"
-            }
-        }
+        if let refusal = freeSpaceRefusal(spool, size: size) { return refusal }
         var count = 0
-        try? spool.forEachRawEntry(in: .new) { raw, _ in if raw.first != UInt8(ascii: ".") { count += 1 } }
+        if spool.dropOnly {
+            // A producer of a shared spool cannot list new/: the count the sender keeps for them.
+            count = spool.waitingCount() ?? 0
+        } else {
+            try? spool.forEachRawEntry(in: .new) { raw, _ in if raw.first != UInt8(ascii: ".") { count += 1 } }
+        }
         if count >= maxCount { return "\(count) operations wait in new/, the limit is \(maxCount) (--max-queue)" }
         return nil
+    }
+
+    /// Why `size` more bytes would leave less free space than `minFreeBytes`, or nil.
+    package func freeSpaceRefusal(_ spool: Spool, size: Int) -> String? {
+        // 0 turns the check off: some file systems (FUSE, network) report no free space at all.
+        guard minFreeBytes > 0, let free = try? spool.directory(.new).availableBytes(), free - size < minFreeBytes
+        else { return nil }
+        return "\(free) bytes free on the spool's file system, less than the \(minFreeBytes) to keep (--min-free)"
     }
 }

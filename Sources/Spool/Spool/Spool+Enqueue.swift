@@ -62,6 +62,11 @@ extension Spool {
                 }
                 do throws(Errno) { try fd.writeAll(bytes) } catch { throw .write(path: stage, error) }
             }
+            // The payload counts against the free space to keep, as the document did: its size is known only
+            // now, and the file system has already reserved its blocks.
+            if payload != nil, let limits, let refusal = limits.freeSpaceRefusal(self, size: 0) {
+                throw .queueFull(refusal)
+            }
             // Complete on the disk before its name appears in new/.
             do throws(Errno) { try fd.sync() } catch { throw .write(path: stage, error) }
         } catch {
@@ -80,6 +85,7 @@ extension Spool {
             throw .write(path: stage, error)
         }
         CrashPoint.reach("enqueue.published")
+        if dropOnly { noteDropped() }
         do throws(Errno) {
             // A producer of a shared spool cannot open new/ to sync it: the file system's sync covers the rename.
             if dropOnly { try root.syncFileSystem() } else { try new.sync() }

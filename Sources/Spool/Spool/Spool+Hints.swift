@@ -78,3 +78,53 @@ extension Spool {
         if size > 65536 { writeHint(Spool.unfiledMarker, "") }
     }
 }
+
+/// `.waiting`: how many operations wait in a shared spool's `new/`, for its producers, who may drop there but
+/// not list it, so that `--max-queue` holds for them too. The sender writes the count it found at each
+/// listing (a line, mode 0660 in the drop group); each producer's drop appends a `+`, as `.unfiled` counts
+/// its unfiles. The count is that number plus the `+`s after it: never less than what waits but for drops made
+/// during a listing, and it keeps growing while no sender runs, which is when the limit matters.
+extension Spool {
+    /// The file, in the spool root.
+    package static let waitingFile = FileName(".waiting")
+    /// Its mode: the drop group appends to it.
+    package static let waitingFileMode: mode_t = 0o660
+
+    /// The count `.waiting` gives: the sender's last count plus the drops since; nil when there is no
+    /// readable one (no sender has listed this spool yet).
+    package func waitingCount() -> Int? {
+        guard let bytes = readHint(Spool.waitingFile, limit: 1 << 20) else { return nil }
+        let digits = bytes.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard let counted = Int(String(decoding: digits, as: UTF8.self)) else { return nil }
+        return counted + bytes.dropFirst(digits.count).count { $0 == UInt8(ascii: "+") }
+    }
+
+    /// A producer's drop, counted once its operation is in `new/`: one byte appended. Never made here: a file
+    /// a producer made would be theirs to rewrite.
+    package func noteDropped() {
+        guard let fd = try? root.open(Spool.waitingFile, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK) else { return }
+        defer { fd.close() }
+        guard let status = try? fd.status(), status.isRegularFile else { return }
+        _ = try? fd.writeAll([UInt8(ascii: "+")])
+    }
+
+    /// The sender's count after a listing of `new/`, written when a shared spool's `.waiting` says otherwise.
+    /// Made in the spool root and renamed over the last, not through `tmp/` as other hints: `tmp/`'s default
+    /// ACL (the package's) keeps the group from every file made there, and the group must append to this one.
+    package func noteWaiting(_ count: Int) {
+        guard takesProducerDrops, !dropOnly, waitingCount() != count else { return }
+        let temporary = FileName(".waiting." + UniqueName.next().id)
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+        guard let fd = try? root.open(temporary, flags, mode: Spool.waitingFileMode) else { return }
+        // In the drop group, new/'s, whatever the spool root's group; and whatever the umask left of its bits.
+        let dropGroup = folderStatuses[Folder.allCases.firstIndex(of: .new)!].group
+        var written = (try? fd.changeGroup(to: dropGroup)) != nil
+        written = written && (try? fd.changeMode(to: Spool.waitingFileMode)) != nil
+        written = written && (try? fd.writeAll(Array("\(count)\n".utf8))) != nil
+        keepForOwner(fd)
+        fd.close()
+        if !written || (try? root.replace(temporary, in: root, as: Spool.waitingFile)) == nil {
+            try? root.unlink(temporary)
+        }
+    }
+}

@@ -6,7 +6,8 @@ import SpoolTransport
 extension Spool {
     /// How old a pair of names must be before it counts as a move cut short by a crash rather than one in
     /// progress: a `link` + `unlink` takes microseconds. Tests shorten it with `SPOOL_TEST_TWIN_SETTLE`.
-    public static let twinSettleSeconds: Int64 = Environment.value("SPOOL_TEST_TWIN_SETTLE").flatMap { Int64($0) } ?? 60
+    public static let twinSettleSeconds: Int64 =
+        Environment.testHook("SPOOL_TEST_TWIN_SETTLE").flatMap { Int64($0) } ?? 60
 
     /// The other name of a file that has two inside the spool, and whether this name is the one to drop.
     public struct Twin: Sendable {

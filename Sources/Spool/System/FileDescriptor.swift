@@ -139,6 +139,16 @@ public struct FileDescriptor: Sendable, Equatable {
         try retryingInterrupts { Glibc.fchown(rawValue, owner, UInt32.max) }
     }
 
+    /// Sets the file's permission bits to `mode` (`fchmod`), whatever the umask made of them at creation.
+    public func changeMode(to mode: mode_t) throws(Errno) {
+        try retryingInterrupts { Glibc.fchmod(rawValue, mode) }
+    }
+
+    /// Gives the file to group `group` (`fchown`; the owner stays): a file the drop group must write.
+    public func changeGroup(to group: gid_t) throws(Errno) {
+        try retryingInterrupts { Glibc.fchown(rawValue, UInt32.max, group) }
+    }
+
     /// Flushes the whole file system this descriptor is on (`syncfs`): what makes a rename durable for a
     /// process that may not open the folder it renamed into (a shared spool's `new/`, write-only to producers).
     public func syncFileSystem() throws(Errno) {

@@ -12,6 +12,8 @@ public struct FileStatus: Sendable {
     public let linkCount: Int
     /// Owner.
     public let owner: uid_t
+    /// Group.
+    public let group: gid_t
     /// Device the file lives on.
     public let device: UInt64
     /// Last modification, in microseconds since the epoch.
@@ -28,6 +30,7 @@ public struct FileStatus: Sendable {
         inode = UInt64(st.st_ino)
         linkCount = Int(st.st_nlink)
         owner = st.st_uid
+        group = st.st_gid
         device = UInt64(st.st_dev)
         modifiedMicroseconds = Int64(st.st_mtim.tv_sec) * 1_000_000 + Int64(st.st_mtim.tv_nsec) / 1000
         changedSeconds = Int64(st.st_ctim.tv_sec)

@@ -49,11 +49,12 @@ import Testing
         let dropped = try drop(users, server, thief: thief)
         try checkNeitherCanRead(users, dropped)
         let attacks = try holdBackAlice(users, server)
+        try checkNothingLoosens(users, server)
 
         let send = try Package.runUnit("spool-send-once.service")
         #expect(send.status == 0, "spool-send as the unit runs it: \(send.stderr)")
         let paths = Set(server.requests.map(\.path))
-        #expect(paths == ["/alice/plain", "/bob/shell", "/bob/profile", "/shared", "/root/drop"],
+        #expect(paths == ["/alice/plain", "/bob/shell", "/bob/profile", "/shared", "/root/drop", "/alice/crash"],
                 "the server received \(paths)")
         #expect(send.stderr.contains("new/bobs-folder") && send.stderr.contains("who must remove it"), "\(send.stderr)")
         #expect(FileManager.default.fileExists(atPath: Self.spool + "/new/bobs-folder"))
@@ -179,6 +180,32 @@ import Testing
         let root = try Command.run("/usr/bin/spool-enqueue", ["PUT", server.baseURL + "/root/drop"])
         #expect(root.status == 0, "root's drop, into the default spool of a set-group-ID spool-enqueue: \(root.stderr)")
         return (later.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "planted-by-bob")
+    }
+
+    /// The set-group-ID spool-enqueue takes the administrator's limits from the host's spool.conf, and its
+    /// caller's options and variables only tighten them; its test hook does nothing for a caller.
+    func checkNothingLoosens(_ users: TestUsers, _ server: TestServer) throws {
+        let conf = "/etc/spool/spool.conf"
+        let kept = try String(contentsOfFile: conf, encoding: .utf8)
+        defer { try? kept.write(toFile: conf, atomically: false, encoding: .utf8) }
+        try "[default]\nproducers = /etc/spool/producers\nmin-free = 999999999999999\nmax-payload = 1k\n"
+            .write(toFile: conf, atomically: false, encoding: .utf8)
+        let put = ["PUT", server.baseURL + "/alice/loose"]
+        for (arguments, environment) in [(["--min-free", "0"] + put, [:]), (put, ["SPOOL_MIN_FREE": "0"])] {
+            let refused = try users.run(users.alice, "/usr/bin/spool-enqueue", arguments, environment: environment)
+            #expect(refused.status == 75 && refused.stderr.contains("less than the 999999999999999 to keep"),
+                    "\(arguments) \(environment): \(refused.status) \(refused.stderr)")
+        }
+        try "[default]\nproducers = /etc/spool/producers\nmax-payload = 1k\n"
+            .write(toFile: conf, atomically: false, encoding: .utf8)
+        let large = try users.run(
+            users.alice, "/usr/bin/spool-enqueue", ["--max-payload", "1G", "--payload", "-"] + put,
+            stdin: Data(repeating: 0x61, count: 4096))
+        #expect(large.status != 0 && large.stderr.contains("1024"), "\(large.status) \(large.stderr)")
+        let crash = try users.run(
+            users.alice, "/usr/bin/spool-enqueue", ["PUT", server.baseURL + "/alice/crash"],
+            environment: ["SPOOL_CRASH_AT": "enqueue.written"])
+        #expect(crash.status == 0 && !crash.stdout.isEmpty, "SPOOL_CRASH_AT fired: \(crash.status) \(crash.stderr)")
     }
 
     /// Neither lists new/, cur/ or failed/, nor reads the other's dropped file by its name.

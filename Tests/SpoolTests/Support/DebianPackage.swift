@@ -92,10 +92,11 @@ struct TestUsers {
     }
 
     /// Runs `program` as `user`, with their groups, from /.
-    func run(_ user: String, _ program: String, _ arguments: [String]) throws -> CommandResult {
+    func run(_ user: String, _ program: String, _ arguments: [String], environment: [String: String] = [:],
+             stdin: Data? = nil) throws -> CommandResult {
         try Command.run(
             "/usr/bin/setpriv", ["--reuid=\(user)", "--regid=\(user)", "--init-groups", program] + arguments,
-            workingDirectory: "/")
+            environment: environment, stdin: stdin, workingDirectory: "/")
     }
 
     func remove() {

@@ -1,0 +1,38 @@
+import Glibc
+import SpoolConfiguration
+import SpoolQueue
+import SpoolSystem
+
+/// Set-group-ID, spool-enqueue works for a caller who chose its command line and environment: its limits
+/// may only be tightened, never loosened, as Postfix's postdrop takes none from its caller.
+extension EnqueueCommand {
+    /// This command with each limit the administrator's (`configuration`'s, else the built-in default), or the
+    /// caller's where the caller gave a tighter one: a larger `--min-free`, a smaller `--max-queue`,
+    /// `--max-payload` or `--max-size`.
+    public func tightened(by configuration: SpoolConfiguration) -> EnqueueCommand {
+        var command = self
+        let defaults = QueueLimits()
+        let minFree = configuration.minFreeBytes ?? defaults.minFreeBytes
+        let maxQueue = configuration.maxQueue ?? defaults.maxCount
+        let maxPayload = configuration.maxPayload ?? Spool.defaultMaxPayloadSize
+        let given = givenLimits
+        command.limits.minFreeBytes = given.contains("--min-free") ? max(limits.minFreeBytes, minFree) : minFree
+        command.limits.maxCount = given.contains("--max-queue") ? min(limits.maxCount, maxQueue) : maxQueue
+        command.maxPayload = given.contains("--max-payload") ? min(self.maxPayload, maxPayload) : maxPayload
+        command.maxSize = min(maxSize, Spool.defaultMaxDocumentSize)
+        return command
+    }
+
+    /// The administrator's settings a set-group-ID spool-enqueue keeps to: the host's spool.conf(5), whatever
+    /// `--config` or `SPOOL_CONFIG` say, or none when it does not exist. A file that exists but cannot be used
+    /// stops the enqueue (exit 78): a limit is never guessed.
+    public static func administratorConfiguration() throws(ConfigurationError) -> SpoolConfiguration {
+        let bytes: [UInt8]
+        do { bytes = try SpoolConfiguration.readAdministratorFile(SpoolConfiguration.hostPath) } catch {
+            if case .unreadable(_, .noSuchFileOrDirectory) = error { return SpoolConfiguration() }
+            throw error
+        }
+        return try SpoolConfiguration.parse(
+            String(decoding: bytes, as: UTF8.self), path: SpoolConfiguration.hostPath)
+    }
+}
