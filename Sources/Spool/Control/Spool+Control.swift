@@ -49,10 +49,13 @@ extension Spool {
         }
         var target = QueueName(id: item.id, state: nil)
         if let operation {
-            // Rewritten by root, the file keeps its dropper; by the spool's owner, it becomes theirs.
-            let dropper = (try? directory(item.folder).status(of: item.fileName).owner) ?? item.dropper
+            // Rewritten by root, the file keeps its dropper; by the spool's owner, it becomes theirs, and the
+            // name says whose write it stays (`u=`): its producer's policy and order per key.
+            let owner = (try? directory(item.folder).status(of: item.fileName).owner) ?? item.dropper
+            let dropper = item.dropper.flatMap { isProducer($0) ? $0 : nil } ?? owner
             target.state = RetryState(
                 for: operation, orderMicroseconds: item.orderMicroseconds, scope: keyScope(of: dropper))
+            if let owner, let dropper, owner != dropper { target.state!.producer = dropper }
             // It may have been sent before it was filed: no later write may be merged into it or cancel it.
             target.state!.lastError = RetryState.retriedToken
         }

@@ -50,7 +50,7 @@ public enum OperationID {
 }
 
 /// Retry state kept in a queue file's name after the id:
-/// `ID:o=ORDER,k=KEYHASH[,h=ORIGINHASH][,p=PRIORITY][,a=ATTEMPTS][,t=DUE][,e=ERROR][,s=held]`.
+/// `ID:o=ORDER,k=KEYHASH[,h=ORIGINHASH][,p=PRIORITY][,a=ATTEMPTS][,t=DUE][,e=ERROR][,s=held][,u=UID]`.
 ///
 /// Keeping it in the name lets a worker order and skip waiting operations from a directory listing alone,
 /// without opening them, and lets an operator read it with `ls`.
@@ -72,6 +72,9 @@ public struct RetryState: Equatable, Sendable {
     public var originHash: UInt32 = 0
     /// Put on hold by `spool-ctl hold`: no run sends it, nor anything after it in its key, until released.
     public var held = false
+    /// The producer whose write this is, when the spool's owner rewrote it (`resolve`, `retry --if-match`)
+    /// and so owns its file: believed of a file of the owner or root only (`Spool.dropper(owner:name:)`).
+    public var producer: UInt32? = nil
 
     /// The last error of a claim given back by recovery or from a worker's stranded claims: it may have been
     /// sent (the server may have it), though no attempt was counted.
@@ -110,8 +113,8 @@ public struct RetryState: Equatable, Sendable {
         self.lastError = lastError
     }
 
-    /// Reads the bytes after the `:`: comma-separated `o=`, `k=`, `h=`, `p=`, `a=`, `t=`, `e=`, `s=` fields, `o` and
-    /// `k` required.
+    /// Reads the bytes after the `:`: comma-separated `o=`, `k=`, `h=`, `p=`, `a=`, `t=`, `e=`, `s=`, `u=` fields,
+    /// `o` and `k` required.
     public init?(bytes: ArraySlice<UInt8>) {
         var orderMicroseconds: Int64?, keyHash: UInt64?
         var i = bytes.startIndex
@@ -146,6 +149,9 @@ public struct RetryState: Equatable, Sendable {
             case UInt8(ascii: "e"):
                 guard RetryState.isErrorToken(String(decoding: value, as: UTF8.self)) else { return nil }
                 lastError = String(decoding: value, as: UTF8.self)
+            case UInt8(ascii: "u"):
+                guard let n = RetryState.userID(value) else { return nil }
+                producer = n
             default: return nil
             }
             if i == bytes.endIndex { break }
@@ -166,6 +172,14 @@ public struct RetryState: Equatable, Sendable {
             n = n * 10 + Int64(v)
         }
         return n
+    }
+
+    /// A user id: a decimal of at most 10 digits, no leading zero, below 2^32 - 1 (which means none).
+    package static func userID(_ digits: some Collection<UInt8>) -> UInt32? {
+        guard digits.count <= 10, digits.first != UInt8(ascii: "0") || digits.count == 1, let n = decimal(digits),
+              n < Int64(UInt32.max)
+        else { return nil }
+        return UInt32(n)
     }
 
     /// A priority: an optional `-` and one or two digits, from -10 to 10, never 0 (which is not written).
@@ -203,6 +217,7 @@ public struct RetryState: Equatable, Sendable {
         if dueSeconds > 0 { out += ",t=\(dueSeconds)" }
         if let lastError { out += ",e=\(lastError)" }
         if held { out += ",s=held" }
+        if let producer { out += ",u=\(producer)" }
         return out
     }
 

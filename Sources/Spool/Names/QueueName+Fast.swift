@@ -19,7 +19,7 @@ extension QueueName {
         /// On hold (`s=held`).
         public var held: Bool
 
-        /// Reads `ID:o=…,k=…[,h=…][,p=…][,a=…][,t=…][,e=…][,s=held][@…]`; nil for any other name (a plain
+        /// Reads `ID:o=…,k=…[,h=…][,p=…][,a=…][,t=…][,e=…][,s=held][,u=…][@…]`; nil for any other name (a plain
         /// name, or one that only the full parser can judge), which callers then hand to `QueueName`.
         public init?(_ name: UnsafeBufferPointer<UInt8>) {
             guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon > 0, colon <= OperationID.maxLength else {
@@ -62,6 +62,8 @@ extension QueueName {
                     where !(name[j] >= 0x61 && name[j] <= 0x7A || name[j] >= 0x30 && name[j] <= 0x39 || name[j] == 0x2D)
                     { return nil }
                     guard i - start <= 32 else { return nil }
+                case UInt8(ascii: "u"):
+                    guard RetryState.userID(name[start..<i]) != nil else { return nil }
                 default: return nil
                 }
                 if i < name.count, name[i] == UInt8(ascii: "@") {

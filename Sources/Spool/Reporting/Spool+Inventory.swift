@@ -18,12 +18,18 @@ extension Spool {
             lastError: name?.state?.lastError,
             orderMicroseconds: name?.state?.orderMicroseconds ?? status?.modifiedMicroseconds ?? 0, claim: name?.claim,
             operation: nil, problem: nil, reason: FilingReason([(String, String)]()), size: status?.size ?? 0,
-            dropper: status?.owner)
+            dropper: status.map { dropper(owner: $0.owner, name: fileName) })
         if folder == .failed || folder == .conflict {
             item.reason = reason(of: fileName.string ?? id, in: folder)
             if let attempts = item.reason["attempts"].flatMap({ Int($0) }) { item.attempts = attempts }
             if let order = item.reason["order"].flatMap({ Int64($0) }) { item.orderMicroseconds = order }
             item.lastError = item.reason["last-error"]
+            // Filed under its bare id, a write the owner rewrote keeps its producer in its reason.
+            if let owner = status?.owner, !isProducer(owner),
+               let producer = item.reason["producer-uid"].flatMap(UInt32.init), isProducer(producer)
+            {
+                item.dropper = producer
+            }
         }
         do {
             item.operation = try readOperation(folder, fileName, maxSize: maxSize, maxPayload: .max, keptTwin: true)?

@@ -21,7 +21,7 @@ extension Spool {
     public func laneKey(_ keyHash: UInt64, of name: FileName, in folder: Folder) throws(Errno) -> UInt64? {
         guard takesProducerDrops else { return keyHash }
         do throws(Errno) {
-            return laneKey(keyHash, dropper: try directory(folder).status(of: name).owner)
+            return laneKey(keyHash, dropper: dropper(owner: try directory(folder).status(of: name).owner, name: name))
         } catch .noSuchFileOrDirectory {
             return nil
         }

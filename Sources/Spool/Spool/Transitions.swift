@@ -58,9 +58,12 @@ extension Spool {
     public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason,
                      what summary: String? = nil, log: Log) -> MoveResult<String> {
         var reason = reason
-        // Who dropped it: the owner of its file, which a producer cannot forge (spool(5), shared spools).
+        // Who dropped it: the owner of its file, which a producer cannot forge (spool(5), shared spools), or
+        // the producer whose write the owner rewrote, kept by uid for a later retry.
         if reason["dropped-by"] == nil, let owner = try? directory(folder).status(of: name).owner {
-            reason.fields.append(("dropped-by", UserDatabase.display(owner)))
+            let dropper = dropper(owner: owner, name: name)
+            reason.fields.append(("dropped-by", UserDatabase.display(dropper)))
+            if dropper != owner { reason.fields.append(("producer-uid", String(dropper))) }
         }
         // A deferred operation's last deferral goes into its filed reason: an expired one says what kept it.
         if folder == .new || folder == .cur, let state = QueueName(name)?.state, state.attempts > 0 {

@@ -1,0 +1,100 @@
+import Foundation
+import Glibc
+import SpoolTestSupport
+import Testing
+@testable import Spool
+@testable import SpoolNames
+@testable import SpoolQueue
+@testable import SpoolSystem
+
+/// A producer's write stays theirs when the spool's owner rewrites it (`resolve --keep-mine`, `retry
+/// --if-match`, the page's buttons): under their policy, in their order per key. The owner is nobody, the
+/// producer uid 4242 (no account needed), root only sets the scene.
+@Suite(.serialized) struct ProducerRewriteTests {
+    static let producer = "4242"
+
+    /// A spool of nobody's that others may drop into (spool(5)'s layout, others in the drop group's place),
+    /// and a spool.conf naming a producer policy of `policy`.
+    func sharedSpool(policy: String) throws -> (TemporarySpool, config: String) {
+        let spool = TemporarySpool()
+        _ = try spool.open()
+        chmod(spool.directory, 0o755)
+        let config = spool.directory + "/spool.conf", producers = spool.directory + "/producers"
+        try "[default]\nproducers = \(producers)\n".write(toFile: config, atomically: false, encoding: .utf8)
+        try policy.write(toFile: producers, atomically: false, encoding: .utf8)
+        Nobody.take(spool)
+        chmod(spool.path, 0o755)
+        chmod(spool.path + "/tmp", 0o3733)
+        chmod(spool.path + "/new", 0o3733)
+        return (spool, config)
+    }
+
+    /// Runs spool-enqueue as the producer.
+    func produce(_ spool: TemporarySpool, _ arguments: [String]) throws -> String {
+        let result = try Command.run(
+            "/usr/bin/setpriv", ["--reuid=\(Self.producer)", "--regid=65534", "--clear-groups",
+                                 Command.path("spool-enqueue"), "--spool", spool.path] + arguments)
+        try #require(result.status == 0, "spool-enqueue as \(Self.producer): \(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The name in `folder` of operation `id`.
+    func name(_ spool: TemporarySpool, _ folder: String, _ id: String) -> String? {
+        spool.names(folder).first { $0 == id || $0.hasPrefix(id + ":") }
+    }
+
+    @Test(.enabled(if: Nobody.unavailable == nil, "\(Nobody.unavailable ?? "")"))
+    func keepMineAndRetryKeepTheProducersPolicyAndOrder() throws {
+        let server = try TestServer { request in
+            if request.method == "GET" { return .respond(200, ["ETag": "\"v2\""], "theirs") }
+            return request.header("If-Match") == "\"v1\"" ? .respond(412, [:], "") : .respond(204, [:], "")
+        }
+        defer { server.stop() }
+        let (spool, config) = try sharedSpool(policy: "* origin \(server.baseURL)\n")
+        let url = server.baseURL + "/doc"
+        let id = try produce(spool, ["PUT", url, "--if-match", "\"v1\"", "--body", "mine"])
+        let sent = try Nobody.run("spool-send", ["--spool", spool.path, "--once", "--config", config])
+        #expect(sent.status == 0 && spool.operations("conflict") == [id], "\(sent.stderr)")
+
+        let resolved = try Nobody.run("spool-ctl", ["--spool", spool.path, "resolve", "--keep-mine", id])
+        #expect(resolved.status == 0, "\(resolved.stderr)")
+        let waiting = try #require(name(spool, "new", id))
+        let state = try #require(QueueName(FileName(waiting))?.state, "\(waiting)")
+        #expect(state.producer == 4242, "the name says whose write it stays: \(waiting)")
+        #expect(state.keyHash == RetryState.keyHash(url, scope: 4242), "in the producer's order: \(waiting)")
+        let status = try FileDescriptor.currentDirectory.status(of: FileName(spool.path + "/new/" + waiting))
+        #expect(status.owner == 65534, "nobody, the owner, wrote the file")
+        let listed = try Nobody.run("spool-ctl", ["--spool", spool.path, "list", "new", "--json"])
+        #expect(listed.stdout.contains(#""dropped_by_uid":4242"#), "\(listed.stdout)")
+
+        // The policy no longer lets producers send there: the rewritten write is still held to it.
+        try "* origin http://127.0.0.1:9\n".write(
+            toFile: spool.directory + "/producers", atomically: false, encoding: .utf8)
+        let refused = try Nobody.run("spool-send", ["--spool", spool.path, "--once", "--config", config])
+        #expect(refused.status == 0, "\(refused.stderr)")
+        #expect(server.requests.filter { $0.method == "PUT" }.count == 1, "sent as the owner's")
+        #expect(spool.operations("failed") == [id])
+        let why = spool.read("failed", id + ".why")
+        #expect(why.contains("error: forbidden") && why.contains("producer-uid: 4242"), "\(why)")
+
+        // Put back with another If-Match by the owner: still the producer's.
+        let retried = try Nobody.run("spool-ctl", ["--spool", spool.path, "retry", "--if-match", "\"v3\"", id])
+        #expect(retried.status == 0, "\(retried.stderr)")
+        let again = try #require(name(spool, "new", id))
+        #expect(QueueName(FileName(again))?.state?.producer == 4242, "\(again)")
+    }
+
+    /// `u=` is believed of a file of the owner or root only: a producer's file is theirs whatever its name says.
+    @Test func aProducersNameCannotClaimAnothersWrite() throws {
+        let spool = TemporarySpool()
+        let opened = try spool.open()
+        let name = FileName("x:o=1,k=0000000000000001,u=4242")
+        #expect(opened.dropper(owner: 5151, name: name) == 5151)
+        #expect(opened.dropper(owner: opened.owner, name: name) == 4242)
+        #expect(opened.dropper(owner: 0, name: name) == 4242)
+        #expect(opened.dropper(owner: opened.owner, name: FileName("x:o=1,k=0000000000000001")) == opened.owner)
+        #expect(QueueName(FileName("x:o=1,k=0000000000000001,u=04242")) == nil)
+        #expect(QueueName(FileName("x:o=1,k=0000000000000001,u=4294967295")) == nil)
+        #expect(QueueName(name)?.fileName == name, "written back as read")
+    }
+}
