@@ -32,7 +32,9 @@ extension ControlSession {
     package mutating func flush() {
         guard let origin = command.origin else { return }
         let records = OriginRecord.read(spool)
-        let pause = records.first { $0.origin == origin }.map(\.pausedUntil).flatMap { $0 > nowSeconds ? $0 : nil }
+        // The origin's pause, or the longest of its producers' shares'.
+        let pause = records.filter { $0.origin == origin }.map(\.pausedUntil).max()
+            .flatMap { $0 > nowSeconds ? $0 : nil }
         if isatty(STDIN_FILENO) != 0 && !command.flags.contains("--yes") {
             let lifting = pause.map { " and lift its pause until \(Timestamp.formatRFC3339($0))" } ?? ""
             if !ControlSession.confirm("send every deferred operation to \(origin) now\(lifting)?") { return }

@@ -46,7 +46,7 @@ public struct SpoolStats: Sendable {
             }
             counts[folder] = count
         }
-        origins = OriginRecord.read(spool).sorted { $0.origin < $1.origin }
+        origins = OriginRecord.read(spool).sorted { $0.share < $1.share }
         self.nowSeconds = nowSeconds
     }
 
@@ -70,7 +70,9 @@ public struct SpoolStats: Sendable {
         out += "bytes     \(bytes)\n"
         for record in origins {
             out +=
-                "origin    \(record.origin): window \(record.window) of \(record.maximum), "
+                "origin    \(record.origin)"
+                    + (record.producer.map { " (producer \(UserDatabase.name(of: $0) ?? String($0)))" } ?? "")
+                    + ": window \(record.window) of \(record.maximum), "
                     + (learned(record).map {
                         "rate \(OriginRecord.format(rate: $0.rate))/s learned (\($0.cuts) cuts), "
                     } ?? "")
@@ -110,7 +112,9 @@ public struct SpoolStats: Sendable {
                 .array(
                     origins.map { record in
                         .object([
-                            ("origin", .string(record.origin)), ("window", .number(String(record.window))),
+                            ("origin", .string(record.origin)),
+                            ("producer_uid", record.producer.map { .number(String($0)) } ?? .null),
+                            ("window", .number(String(record.window))),
                             ("max_window", .number(String(record.maximum))),
                             (
                                 "learned_rate",
@@ -218,7 +222,8 @@ public struct SpoolStats: Sendable {
         for (name, type, help, value) in metrics {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             for record in origins {
-                out += "\(name){\(label),origin=\(JSON.string(record.origin).text)} \(value(record))\n"
+                let producer = record.producer.map { ",producer_uid=\"\($0)\"" } ?? ""
+                out += "\(name){\(label),origin=\(JSON.string(record.origin).text)\(producer)} \(value(record))\n"
             }
         }
         return out

@@ -10,6 +10,11 @@ import SpoolTransport
 /// The windows of every origin a worker sends to, shared by its lanes and kept across a watcher's runs: a
 /// lane asks before each claim and reports the answer after the request. Waiting for room in a full window
 /// is a suspension until a request to that origin finishes, not a spin.
+///
+/// Each method takes a share of an origin (`OriginRecord.share`): the origin itself, or in a spool many users
+/// drop into, one producer's share of it, with a window, rate and pause of its own, so that a pause or a rate
+/// one producer's writes drew holds back theirs only. The shares of one origin together keep to its
+/// `max-concurrency`, and when they wait for room there, they are let in a producer at a time in turn.
 package final class OriginLimits: Sendable {
     /// What a lane may do.
     package enum Grant: Equatable {
@@ -23,8 +28,15 @@ package final class OriginLimits: Sendable {
     package struct State {
         /// Each origin's window, made at its first request and never removed.
         package var windows: [String: OriginWindow] = [:]
-        /// The lanes waiting for room in a full window, by origin.
-        package var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+        /// The lanes waiting for room in a full window, by origin, with the share each waits for.
+        package var waiters: [String: [(share: String, waiter: CheckedContinuation<Int?, Never>)]] = [:]
+        /// Whether any producer's share exists: only then do shares add up under their origin's limit, and
+        /// take their turns.
+        package var hasShares = false
+        /// When each share last had a request let go (a count of those let go), for their turns.
+        package var lastServed: [String: Int] = [:]
+        /// Requests let go over all shares, the clock of `lastServed`.
+        package var servedCount = 0
         /// What the last run learned, read at the first request.
         package var seeds: [String: OriginRecord]?
         /// Something was learned since the last `records`.
@@ -61,32 +73,39 @@ package final class OriginLimits: Sendable {
         self.seed = seed
     }
 
-    /// The window a first request to `origin` finds.
-    package func newWindow(_ origin: String, _ state: inout State) -> OriginWindow {
-        let settings = configuration.settings(for: origin)
+    /// The window a first request to `share` finds.
+    package func newWindow(_ share: String, _ state: inout State) -> OriginWindow {
+        let settings = configuration.settings(for: String(OriginRecord.origin(ofShare: share)))
         var window = OriginWindow(
-            maximum: min(concurrency, settings.maxConcurrency ?? concurrency), initial: settings.initialConcurrency,
-            rate: settings.rate, burst: settings.burst)
+            maximum: maximum(settings), initial: settings.initialConcurrency, rate: settings.rate,
+            burst: settings.burst)
         loadSeeds(&state)
-        if let record = state.seeds?[origin] { window.restore(record, nowSeconds: Timestamp.nowFractionalSeconds()) }
+        if let record = state.seeds?[share] { window.restore(record, nowSeconds: Timestamp.nowFractionalSeconds()) }
+        if share.contains(" ") { state.hasShares = true }
         return window
+    }
+
+    /// The most requests an origin may have at once, over all its shares.
+    private func maximum(_ settings: OriginSettings) -> Int {
+        min(concurrency, settings.maxConcurrency ?? concurrency)
     }
 
     /// Reads the seed records the first time they are needed.
     private func loadSeeds(_ state: inout State) {
         if state.seeds == nil {
-            state.seeds = Dictionary(seed().map { ($0.origin, $0) }, uniquingKeysWith: { a, _ in a })
+            state.seeds = Dictionary(seed().map { ($0.share, $0) }, uniquingKeysWith: { a, _ in a })
         }
     }
 
     /// The origins paused at `nowSeconds`, with the pause's end: what the last run left and what this one
-    /// learned, for the plan, which leaves their keys out.
+    /// learned, for the plan, which leaves their keys out. A producer's share is not among them: names do not
+    /// say whose they are, and the others' writes to the origin go on; its lanes meet its pause at `acquire`.
     package func pauses(nowSeconds: Int64) -> [(origin: String, until: Int64)] {
         state.withLock { state in
             loadSeeds(&state)
-            var ends = (state.seeds ?? [:]).mapValues(\.pausedUntil)
-            for (origin, window) in state.windows {
-                ends[origin] = max(ends[origin] ?? 0, Int64(window.pausedUntil.rounded(.up)))
+            var ends = (state.seeds ?? [:]).filter { $0.value.producer == nil }.mapValues(\.pausedUntil)
+            for (share, window) in state.windows where !share.contains(" ") {
+                ends[share] = max(ends[share] ?? 0, Int64(window.pausedUntil.rounded(.up)))
             }
             return ends.filter { $0.value > nowSeconds }.map { ($0.key, $0.value) }
         }
@@ -100,7 +119,13 @@ package final class OriginLimits: Sendable {
             state.changed = false
             var records = state.seeds ?? [:]
             records = records.filter { nowSeconds - $0.value.updated < 7 * 86400 }
-            for (origin, window) in state.windows { records[origin] = window.record(origin, nowSeconds: nowSeconds) }
+            for (share, window) in state.windows {
+                var record = window.record(String(OriginRecord.origin(ofShare: share)), nowSeconds: nowSeconds)
+                record.producer = share.firstIndex(of: " ").flatMap {
+                    RetryState.userID(share[share.index(after: $0)...].utf8)
+                }
+                records[share] = record
+            }
             return Array(records.values)
         }
     }
@@ -132,19 +157,11 @@ package final class OriginLimits: Sendable {
         return state.windows.index(forKey: origin)!
     }
 
-    /// Waits until a request to `origin` may go, or says that the origin is paused; with `deadline` (epoch
-    /// seconds), a wait for its pace that would end past it is said as a pause too.
-    package func acquire(_ origin: String, before deadline: Double? = nil) async -> Grant {
+    /// Waits until a request to `share` may go, or says that it is paused; with `deadline` (epoch seconds), a
+    /// wait for its pace that would end past it is said as a pause too.
+    package func acquire(_ share: String, before deadline: Double? = nil) async -> Grant {
         while true {
-            let admission = state.withLock { state in
-                let index = windowIndex(origin, &state)
-                // Fields, not a copy of the window: a copy alive at `admit` would copy its pacer's record.
-                let (inFlight, size) = (state.windows.values[index].inFlight, state.windows.values[index].window)
-                if inFlight >= OriginLimits.room(origin, state, window: size) {
-                    return OriginWindow.Admission.full
-                }
-                return state.windows.values[index].admit(nowSeconds: Timestamp.nowFractionalSeconds())
-            }
+            let admission = state.withLock { state in admit(share, &state) }
             switch admission {
             case let .go(ticket): return .go(ticket: ticket)
             case let .paused(until): return .paused(until: until)
@@ -153,53 +170,69 @@ package final class OriginLimits: Sendable {
                 if let deadline, until >= deadline { return .paused(until: until) }
                 try? await Task.sleep(nanoseconds: UInt64(min(seconds, OriginWindow.longestWaitSeconds) * 1e9) + 1)
             case .full:
-                await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                    // Checked again under the lock, so that a finish between the two cannot be missed.
-                    let roomNow = state.withLock { state -> Bool in
-                        let window = state.windows[origin]!
-                        if window.inFlight < OriginLimits.room(origin, state, window: window.window) { return true }
-                        state.waiters[origin, default: []].append(waiter)
-                        return false
+                // Resumed with a ticket when a finish handed this lane its room (the shares of an origin), else
+                // with nil to ask again.
+                let handed = await withCheckedContinuation { (waiter: CheckedContinuation<Int?, Never>) in
+                    // Asked again under the lock, so that a finish between the two cannot be missed.
+                    let now = state.withLock { state -> Int?? in
+                        switch admit(share, &state) {
+                        case let .go(ticket): return .some(ticket)
+                        case .full:
+                            state.waiters[OriginLimits.origin(share, state), default: []].append((share, waiter))
+                            return nil
+                        case .paused, .wait: return .some(nil)
+                        }
                     }
-                    if roomNow { waiter.resume() }
+                    if let now { waiter.resume(returning: now) }
                 }
+                if let handed { return .go(ticket: handed) }
             }
         }
     }
 
-    /// The probe's connection to `origin` is up: the lanes waiting behind it may go, up to the window.
-    package func connected(_ origin: String) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard state.answered.insert(origin).inserted else { return [] }
-            state.answeredHashes.insert(OrderingKey.originHash(origin))
-            return state.waiters.removeValue(forKey: origin) ?? []
-        }
-        for waiter in waiters { waiter.resume() }
+    /// Whether a request to `share` may go now, counted as on its way if so.
+    private func admit(_ share: String, _ state: inout State) -> OriginWindow.Admission {
+        let index = windowIndex(share, &state)
+        // Fields, not a copy of the window: a copy alive at `admit` would copy its pacer's record.
+        let (inFlight, size) = (state.windows.values[index].inFlight, state.windows.values[index].window)
+        if inFlight >= OriginLimits.room(share, state, window: size) { return .full }
+        if state.hasShares, !mayJoin(share, state) { return .full }
+        let admission = state.windows.values[index].admit(nowSeconds: Timestamp.nowFractionalSeconds())
+        if case .go = admission, state.hasShares { OriginLimits.served(share, &state) }
+        return admission
     }
 
-    /// Reports how the request of `ticket` to `origin` ended (nil when nothing was sent), and wakes the
-    /// lanes waiting for room.
-    package func finish(_ origin: String, ticket: Int, _ result: Result<HTTPResponse, TransportError>?) {
+    /// The probe's connection to `share`'s origin is up: the lanes waiting behind it may go, up to the window.
+    package func connected(_ share: String) {
+        let waiters = state.withLock { state -> [(CheckedContinuation<Int?, Never>, Int?)] in
+            guard state.answered.insert(share).inserted else { return [] }
+            state.answeredHashes.insert(OrderingKey.originHash(OriginLimits.origin(share, state)))
+            return handOff(share, &state)
+        }
+        for (waiter, ticket) in waiters { waiter.resume(returning: ticket) }
+    }
+
+    /// Reports how the request of `ticket` to `share` ended (nil when nothing was sent), and wakes the lanes
+    /// waiting for room.
+    package func finish(_ share: String, ticket: Int, _ result: Result<HTTPResponse, TransportError>?) {
         let nowSeconds = Timestamp.nowFractionalSeconds()
         let (changed, cut, window, waiters) = state.withLock { state in
             // `acquire` made the window that issued the ticket, and windows are never removed. Changed in
             // place: a copy taken out of the dictionary would copy the pacer's record of answers on every
             // request (thousands of them at full speed).
-            let settled = OriginLimits.settle(&state.windows[origin]!, ticket: ticket, result, nowSeconds: nowSeconds)
+            let settled = OriginLimits.settle(&state.windows[share]!, ticket: ticket, result, nowSeconds: nowSeconds)
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
-            if case .success = result, state.answered.insert(origin).inserted {
-                state.answeredHashes.insert(OrderingKey.originHash(origin))
+            if case .success = result, state.answered.insert(share).inserted {
+                state.answeredHashes.insert(OrderingKey.originHash(OriginLimits.origin(share, state)))
             }
-            // Most often nobody waits: then the origin is not hashed once more to learn so.
-            let waiters = state.waiters.isEmpty ? [] : state.waiters.removeValue(forKey: origin) ?? []
-            return (settled.changed, settled.cut, settled.window, waiters)
+            return (settled.changed, settled.cut, settled.window, handOff(share, &state))
         }
-        for waiter in waiters { waiter.resume() }
-        if changed { log.detail("\(origin): window \(window.size) (at most \(window.maximum))") }
+        for (waiter, ticket) in waiters { waiter.resume(returning: ticket) }
+        if changed { log.detail("\(share): window \(window.size) (at most \(window.maximum))") }
         if cut, let rate = window.rate {
             log.detail(
-                "\(origin): pushed back; sending rate cut to \(OriginRecord.format(rate: rate))/s (it accepted about "
+                "\(share): pushed back; sending rate cut to \(OriginRecord.format(rate: rate))/s (it accepted about "
                     + "\(OriginRecord.format(rate: window.limit))/s)")
         }
     }

@@ -54,6 +54,8 @@ package struct PlanBuilder {
     package var listing = ""
     /// The entries `listWaiting` found in `new/`, hidden ones left out: `.waiting`'s count.
     package var waiting = 0
+    /// The producer of each lane of a producer's writes (a spool many users drop into), for their turns.
+    package var producers: [UInt64: UInt32] = [:]
     /// The first pass's names for the second (`collect`), so that a round lists `new/` once; nil when `new/` held
     /// more waiting names than the snapshot keeps (`NameSnapshot.defaultLimit`), and for the front, which
     /// seldom forms lanes. Between the passes the lock is held: only a producer's new name can appear, and it
@@ -111,8 +113,16 @@ package struct PlanBuilder {
         _ keyHash: UInt64, of raw: UnsafeBufferPointer<UInt8>, in folder: Spool.Folder, _ spool: Spool,
         fault: inout Errno?
     ) -> UInt64? {
+        lane(keyHash, raw, in: folder, spool, fault: &fault)?.key
+    }
+
+    /// `lane`, with the producer whose lane it is (nil: the owner's and root's).
+    static func lane(
+        _ keyHash: UInt64, _ raw: UnsafeBufferPointer<UInt8>, in folder: Spool.Folder, _ spool: Spool,
+        fault: inout Errno?
+    ) -> (key: UInt64, producer: UInt32?)? {
         guard fault == nil else { return nil }
-        do throws(Errno) { return try spool.laneKey(keyHash, of: raw, in: folder) } catch {
+        do throws(Errno) { return try spool.lane(keyHash, of: raw, in: folder) } catch {
             fault = error
             return nil
         }
@@ -135,7 +145,10 @@ package struct PlanBuilder {
                 if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetimeSeconds {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
-                    guard let lane = Self.lane(facts.keyHash, of: raw, in: .new, spool, fault: &fault) else { return }
+                    guard let (lane, producer) = Self.lane(facts.keyHash, raw, in: .new, spool, fault: &fault) else {
+                        return
+                    }
+                    if let producer { producers[lane] = producer }
                     note(
                         lane, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds,
                         priority: facts.priority, held: facts.held, originHash: facts.originHash,
@@ -264,6 +277,24 @@ package struct PlanBuilder {
     /// The lanes in order, each sorted; a lane whose first operation is not due yet only sets the next due time.
     /// Higher priority first (a lane takes the highest of what waits in it, so an urgent write is never stuck
     /// behind a low one's place), then enqueue order; inside a lane, enqueue order alone.
+    /// Lanes already ranked, each producer's taking turns within a priority: every producer's first lane
+    /// (the owner's and root's counting as one producer), then every one's second, … so that one producer's
+    /// thousand keys do not go before another's one.
+    static func inTurns(_ ranked: [(priority: Int, lane: [QueueEntry])], _ producers: [UInt64: UInt32])
+        -> [[QueueEntry]]
+    {
+        var taken: [Int: [UInt32?: Int]] = [:]
+        let turns = ranked.enumerated().map { index, ranked in
+            let producer = producers[ranked.lane[0].laneKey]
+            defer { taken[ranked.priority, default: [:]][producer, default: 0] += 1 }
+            return (turn: taken[ranked.priority]?[producer] ?? 0, index: index)
+        }
+        return turns.sorted { a, b in
+            let (pa, pb) = (ranked[a.index].priority, ranked[b.index].priority)
+            return pa != pb ? pa > pb : (a.turn, a.index) < (b.turn, b.index)
+        }.map { ranked[$0.index].lane }
+    }
+
     package mutating func finish() -> Worker.Plan {
         var ranked: [(priority: Int, lane: [QueueEntry])] = []
         for (key, queue) in queues {
@@ -279,7 +310,7 @@ package struct PlanBuilder {
         ranked.sort {
             $0.priority != $1.priority ? $0.priority > $1.priority : QueueEntry.precedes($0.lane[0], $1.lane[0])
         }
-        plan.lanes = ranked.map(\.lane)
+        plan.lanes = producers.isEmpty ? ranked.map(\.lane) : PlanBuilder.inTurns(ranked, producers)
         return plan
     }
 }

@@ -23,14 +23,15 @@ extension Worker {
             // one more request could outlast the lease: on a shared spool another host takes a claim older than
             // the lease for a dead worker's.
             let holdUntil = pushBackLimit(claimed)
+            let share = share(operation)
             while case let .pushedBack(token, _, _, _) = outcome, !isStopping, Timestamp.nowSeconds() < holdUntil {
-                guard let again = await room(at: operation.origin, for: claimed.id) else { break }
+                guard let again = await room(at: share, operation.origin, for: claimed.id) else { break }
                 guard Timestamp.nowSeconds() < holdUntil else {
-                    limits.finish(operation.origin, ticket: again, nil)
+                    limits.finish(share, ticket: again, nil)
                     break
                 }
                 // Counted here when sent again; the last one by `act`.
-                limits.count(operation.origin, .deferred, retry: claimed.state.attempts > 0)
+                limits.count(share, .deferred, retry: claimed.state.attempts > 0)
                 log.detail("\(claimed.id): HTTP \(token) from \(operation.origin); sent again at its rate")
                 outcome = await send(claimed, operation, ticket: again)
             }
@@ -64,6 +65,7 @@ extension Worker {
     /// Sends one request and says how it went; nil when the system, not the request, failed before sending.
     package func send(_ claimed: QueueEntry, _ operation: Operation, ticket: Int) async -> Outcome? {
         let outcome: Outcome
+        let share = share(operation)
         var payload: FileDescriptor?
         defer { payload?.close() }
         do {
@@ -71,12 +73,12 @@ extension Worker {
                 operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
                 userAgent: options.userAgent, profile: try profile(for: operation))
             request.route = options.configuration.settings(for: operation.origin).route
-            request.onConnected = { [limits, origin = operation.origin] in limits.connected(origin) }
+            request.onConnected = { [limits] in limits.connected(share) }
             if let span = operation.payload {
                 switch openPayload(claimed, span) {
                 case let .opened(fd): payload = fd
                 case let .refused(outcome):
-                    limits.finish(operation.origin, ticket: ticket, nil)
+                    limits.finish(share, ticket: ticket, nil)
                     return outcome
                 }
                 request.bodyFile = BodyFile(descriptor: payload!.rawValue, offset: span.offset, length: span.length)
@@ -90,7 +92,7 @@ extension Worker {
             if case .failure(.bodyUnreadable) = result, let span = operation.payload,
                case let .refused(outcome) = openPayload(claimed, span) {
                 // The file shrank under the upload: the operation is filed, never retried short.
-                limits.finish(operation.origin, ticket: ticket, result)
+                limits.finish(share, ticket: ticket, result)
                 return outcome
             }
             // Blocked before the window wakes the lanes waiting behind this request (the origin's probe): they
@@ -98,14 +100,14 @@ extension Worker {
             if case let .failure(failure) = result, failure.blocksOrigin {
                 state.withLock { $0.block(operation.origin, token: failure.token) }
             }
-            limits.finish(operation.origin, ticket: ticket, result)
+            limits.finish(share, ticket: ticket, result)
             if case let .failure(.tls(message)) = result {
                 // Never retried into success by waiting: an operator must fix a CA, a certificate or a key.
                 log.warning("\(claimed.id): TLS error with \(operation.origin): \(message); nothing was sent")
             }
             outcome = Outcome.classify(method: operation.method, result: result, nowSeconds: Timestamp.nowSeconds())
         } catch {
-            limits.finish(operation.origin, ticket: ticket, nil)
+            limits.finish(share, ticket: ticket, nil)
             if case let .unreadable(path, errno) = error, errno.faultClass != .content && errno.faultClass != .vanished
             {
                 // The system, not the profile: nothing was sent, so no attempt is counted.
@@ -179,7 +181,7 @@ extension Worker {
             case .file: .failed
             case .retry, .giveBack: .deferred
             }
-            limits.count(operation.origin, kind, retry: claimed.state.attempts > 0)
+            limits.count(share(operation), kind, retry: claimed.state.attempts > 0)
         }
         switch action {
         case .complete:

@@ -44,7 +44,9 @@ extension Worker {
             // its --concurrency slot.
             var ticket: Int?
             if operation.handler == nil {
-                guard let granted = await room(at: operation.origin, for: entry.id) else { return park(entry) }
+                guard let granted = await room(at: share(operation), operation.origin, for: entry.id) else {
+                    return park(entry)
+                }
                 ticket = granted
             }
             let claim = spool.withLock { transaction in transaction.claim(entry) }
@@ -52,11 +54,11 @@ extension Worker {
             let claimed = claim.value
             // Lost: another worker took it (or the disk failed), and owns the rest of this key.
             guard LaneDecision.afterClaim(won: claimed != nil) == .claim, let claimed else {
-                if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
+                if let ticket { limits.finish(share(operation), ticket: ticket, nil) }
                 return park(entry)
             }
             guard let sent = asClaimed(claimed, operation, file: source) else {
-                if let ticket { limits.finish(operation.origin, ticket: ticket, nil) }
+                if let ticket { limits.finish(share(operation), ticket: ticket, nil) }
                 unclaim(claimed, state: claimed.state)
                 return park(claimed)
             }
@@ -107,29 +109,37 @@ extension Worker {
         return now
     }
 
-    /// Waits for room at `origin` and returns the ticket; nil when the lane must leave the operation where it
-    /// is and stop: a stop was asked meanwhile, the origin is blocked (counted), or paused (noted for the run).
-    package func room(at origin: String, for id: String) async -> Int? {
-        switch await limits.acquire(origin) {
+    /// The share of its origin `operation` draws on (`OriginRecord.share`): its producer's, in a spool many
+    /// users drop into; else the origin's own.
+    package func share(_ operation: Operation) -> String {
+        guard spool.takesProducerDrops else { return operation.origin }
+        return OriginRecord.share(operation.origin, producer: spool.keyScope(of: operation.dropper))
+    }
+
+    /// Waits for room at `share` of `origin` and returns the ticket; nil when the lane must leave the operation
+    /// where it is and stop: a stop was asked meanwhile, the origin is blocked (counted), or the share paused
+    /// (noted for the run).
+    package func room(at share: String, _ origin: String, for id: String) async -> Int? {
+        switch await limits.acquire(share) {
         case let .go(granted):
             // The wait for room may have been long: a stop asked meanwhile comes first, and so does a
             // transport failure of the request this lane waited behind (the origin's probe).
             let blocked = state.withLock { !$0.blockedOrigins.isEmpty && $0.blockedOrigins[origin] != nil }
             if blocked { countWaiting(origin) }
             if isStopping || blocked {
-                limits.finish(origin, ticket: granted, nil)
+                limits.finish(share, ticket: granted, nil)
                 return nil
             }
             return granted
         case let .paused(until):
-            log.detail("\(id): \(origin) asked for a pause until \(Timestamp.formatRFC3339(Int64(until)))")
+            log.detail("\(id): \(share) asked for a pause until \(Timestamp.formatRFC3339(Int64(until)))")
             let resume = Int64(
                 min(until, Timestamp.nowFractionalSeconds() + RateLimitHeaders.longestPauseSeconds).rounded(.up))
             state.withLock {
                 $0.resumeAt = min($0.resumeAt ?? resume, resume)
-                $0.pausedOrigins[origin] = until
+                $0.pausedOrigins[share] = until
             }
-            countWaiting(origin)
+            countWaiting(share)
             return nil
         }
     }

@@ -32,17 +32,17 @@ extension Worker {
         let lastStart = lastRequestStart(claimed)
         let unread = "the server's version was not fetched: "
         guard Timestamp.nowSeconds() < lastStart,
-              case let .go(ticket) = await limits.acquire(operation.origin, before: Double(lastStart))
+              case let .go(ticket) = await limits.acquire(share(operation), before: Double(lastStart))
         else {
             return FilingReason([("theirs-error", unread + "\(operation.origin) asked for a pause, or the claim's "
                 + "lease (--lease) had no time left for it")])
         }
         guard Timestamp.nowSeconds() < lastStart else {
-            limits.finish(operation.origin, ticket: ticket, nil)
+            limits.finish(share(operation), ticket: ticket, nil)
             return FilingReason([("theirs-error", unread + "the claim's lease (--lease) had no time left for it")])
         }
         let result = await transport.send(request)
-        limits.finish(operation.origin, ticket: ticket, result)
+        limits.finish(share(operation), ticket: ticket, result)
         let (fields, body) = ServerVersion.record(result, atSeconds: Timestamp.nowSeconds())
         return FilingReason(fields, body: body)
     }

@@ -221,17 +221,20 @@ public final class Worker: Sendable {
                     + "operation(s) held back)"
             )
         }
-        for (origin, until) in paused.sorted(by: { $0.key < $1.key }) where blocked[origin] == nil {
+        for (share, until) in paused.sorted(by: { $0.key < $1.key }) where blocked[share] == nil {
             let new = announcedPauses.withLock { announced in
-                defer { announced[origin] = until }
-                return announced[origin] != until
+                defer { announced[share] = until }
+                return announced[share] != until
             }
             if new {
+                let origin = OriginRecord.origin(ofShare: share)
+                let producer = share.split(separator: " ").dropFirst().first.flatMap { UInt32($0) }
+                let whose = producer.map { " for \(UserDatabase.display($0))'s writes" } ?? ""
                 log.notice(
-                    "\(origin): paused until \(Timestamp.formatRFC3339(Int64(until.rounded(.up)))) (Retry-After, a "
-                        + "used-up quota or its learned rate); \(waiting[origin, default: 0]) operation(s) held back; "
-                        + "'spool-ctl flush "
-                        + "--origin \(origin)' lifts it"
+                    "\(origin): paused\(whose) until \(Timestamp.formatRFC3339(Int64(until.rounded(.up)))) "
+                        + "(Retry-After, "
+                        + "a used-up quota or its learned rate); \(waiting[share, default: 0]) operation(s) held back; "
+                        + "'spool-ctl flush --origin \(origin)' lifts it"
                 )
             }
         }

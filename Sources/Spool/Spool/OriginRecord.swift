@@ -9,10 +9,14 @@ import SpoolTransport
 ///
 /// One line per origin: the origin, then `name=value` fields. Read leniently and bounded: the file is the
 /// sender's own, but lives where producers write, so a line that does not parse is skipped and a pause is
-/// never taken longer than a day.
+/// never taken longer than a day. In a spool many users drop into, each producer's writes to an origin are a
+/// share of it with a window, rate and pause of their own (`producer=UID`): what one producer's writes draw
+/// from the server holds back theirs, not the others'.
 public struct OriginRecord: Sendable, Equatable {
     /// The origin, as `Operation.origin` writes it.
     public var origin: String
+    /// The producer whose share of the origin this is; nil for the owner's and root's writes.
+    public var producer: UInt32?
     /// Its window at the end of the run, and the most it may reach.
     public var window = 1, maximum = 1
     /// The window when it last pushed back (0 for never).
@@ -44,12 +48,30 @@ public struct OriginRecord: Sendable, Equatable {
     /// How long a learned window is kept for the next run.
     public static let windowLifetimeSeconds: Int64 = 3600
 
-    /// A record of `origin` with nothing learned yet.
-    public init(origin: String) { self.origin = origin }
+    /// A record of `origin` (of `producer`'s share of it) with nothing learned yet.
+    public init(origin: String, producer: UInt32? = nil) {
+        self.origin = origin
+        self.producer = producer
+    }
+
+    /// The key of `producer`'s share of `origin`: the origin itself for the owner's and root's writes, else
+    /// the origin, a space (which no origin holds) and the producer's uid.
+    public static func share(_ origin: String, producer: UInt32?) -> String {
+        producer.map { "\(origin) \($0)" } ?? origin
+    }
+
+    /// The origin of a share's key.
+    public static func origin(ofShare share: String) -> Substring {
+        share.firstIndex(of: " ").map { share[..<$0] } ?? share[...]
+    }
+
+    /// The share's key (`share(_:producer:)`).
+    public var share: String { OriginRecord.share(origin, producer: producer) }
 
     /// The record's line.
     package var line: String {
-        "\(origin) window=\(window) maximum=\(maximum) ceiling=\(ceiling) pushbacks=\(pushbacks) "
+        (producer.map { "\(origin) producer=\($0)" } ?? origin)
+            + " window=\(window) maximum=\(maximum) ceiling=\(ceiling) pushbacks=\(pushbacks) "
             + "too-many-requests=\(tooManyRequests) "
             + "pauses=\(pauses) paused-until=\(pausedUntil) announced-rate=\(announcedRate) "
             + "learned-rate=\(learnedRate) learned-limit=\(learnedLimit) learned-at=\(learnedAt) "
@@ -80,6 +102,7 @@ public struct OriginRecord: Sendable, Equatable {
             case "learned-at": learnedAt = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
             case "learned-cuts": learnedCuts = OriginRecord.count(value)
             case "updated": updated = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
+            case "producer": producer = RetryState.userID(value.utf8)
             case let name:
                 guard let kind = DeliveryCounts.Kind(rawValue: String(name)) else { continue }
                 deliveries[kind] = OriginRecord.count(value)
@@ -109,7 +132,7 @@ public struct OriginRecord: Sendable, Equatable {
 
     /// Replaces the records in `spool`: losing them in a crash costs only what was learned.
     public static func write(_ records: [OriginRecord], to spool: Spool) {
-        spool.writeHint(fileName, records.sorted { $0.origin < $1.origin }.map { $0.line + "\n" }.joined())
+        spool.writeHint(fileName, records.sorted { $0.share < $1.share }.map { $0.line + "\n" }.joined())
     }
 }
 

@@ -13,15 +13,30 @@ extension Spool {
     public func laneKey(_ keyHash: UInt64, of name: UnsafeBufferPointer<UInt8>, in folder: Folder) throws(Errno)
         -> UInt64?
     {
-        guard takesProducerDrops else { return keyHash }
-        return try laneKey(keyHash, of: FileName(bytes: Array(name)), in: folder)
+        try lane(keyHash, of: name, in: folder)?.key
+    }
+
+    /// `laneKey`, with the producer whose lane it is (nil: the owner's and root's).
+    public func lane(_ keyHash: UInt64, of name: UnsafeBufferPointer<UInt8>, in folder: Folder) throws(Errno)
+        -> (key: UInt64, producer: UInt32?)?
+    {
+        guard takesProducerDrops else { return (keyHash, nil) }
+        return try lane(keyHash, of: FileName(bytes: Array(name)), in: folder)
     }
 
     /// `laneKey` of a name already made.
     public func laneKey(_ keyHash: UInt64, of name: FileName, in folder: Folder) throws(Errno) -> UInt64? {
-        guard takesProducerDrops else { return keyHash }
+        try lane(keyHash, of: name, in: folder)?.key
+    }
+
+    /// `lane` of a name already made.
+    public func lane(_ keyHash: UInt64, of name: FileName, in folder: Folder) throws(Errno)
+        -> (key: UInt64, producer: UInt32?)?
+    {
+        guard takesProducerDrops else { return (keyHash, nil) }
         do throws(Errno) {
-            return laneKey(keyHash, dropper: dropper(owner: try directory(folder).status(of: name).owner, name: name))
+            let dropper = dropper(owner: try directory(folder).status(of: name).owner, name: name)
+            return (laneKey(keyHash, dropper: dropper), keyScope(of: dropper))
         } catch .noSuchFileOrDirectory {
             return nil
         }

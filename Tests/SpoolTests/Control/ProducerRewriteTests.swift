@@ -11,33 +11,6 @@ import Testing
 /// --if-match`, the page's buttons): under their policy, in their order per key. The owner is nobody, the
 /// producer uid 4242 (no account needed), root only sets the scene.
 @Suite(.serialized) struct ProducerRewriteTests {
-    static let producer = "4242"
-
-    /// A spool of nobody's that others may drop into (spool(5)'s layout, others in the drop group's place),
-    /// and a spool.conf naming a producer policy of `policy`.
-    func sharedSpool(policy: String) throws -> (TemporarySpool, config: String) {
-        let spool = TemporarySpool()
-        _ = try spool.open()
-        chmod(spool.directory, 0o755)
-        let config = spool.directory + "/spool.conf", producers = spool.directory + "/producers"
-        try "[default]\nproducers = \(producers)\n".write(toFile: config, atomically: false, encoding: .utf8)
-        try policy.write(toFile: producers, atomically: false, encoding: .utf8)
-        Nobody.take(spool)
-        chmod(spool.path, 0o755)
-        chmod(spool.path + "/tmp", 0o3733)
-        chmod(spool.path + "/new", 0o3733)
-        return (spool, config)
-    }
-
-    /// Runs spool-enqueue as the producer.
-    func produce(_ spool: TemporarySpool, _ arguments: [String]) throws -> String {
-        let result = try Command.run(
-            "/usr/bin/setpriv", ["--reuid=\(Self.producer)", "--regid=65534", "--clear-groups",
-                                 Command.path("spool-enqueue"), "--spool", spool.path] + arguments)
-        try #require(result.status == 0, "spool-enqueue as \(Self.producer): \(result.stderr)")
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// The name in `folder` of operation `id`.
     func name(_ spool: TemporarySpool, _ folder: String, _ id: String) -> String? {
         spool.names(folder).first { $0 == id || $0.hasPrefix(id + ":") }
@@ -50,10 +23,11 @@ import Testing
             return request.header("If-Match") == "\"v1\"" ? .respond(412, [:], "") : .respond(204, [:], "")
         }
         defer { server.stop() }
-        let (spool, config) = try sharedSpool(policy: "* origin \(server.baseURL)\n")
+        let shared = try SharedSpool(policy: "* origin \(server.baseURL)\n")
+        let spool = shared.spool
         let url = server.baseURL + "/doc"
-        let id = try produce(spool, ["PUT", url, "--if-match", "\"v1\"", "--body", "mine"])
-        let sent = try Nobody.run("spool-send", ["--spool", spool.path, "--once", "--config", config])
+        let id = try shared.produce(4242, ["PUT", url, "--if-match", "\"v1\"", "--body", "mine"])
+        let sent = try shared.send()
         #expect(sent.status == 0 && spool.operations("conflict") == [id], "\(sent.stderr)")
 
         let resolved = try Nobody.run("spool-ctl", ["--spool", spool.path, "resolve", "--keep-mine", id])
@@ -68,9 +42,8 @@ import Testing
         #expect(listed.stdout.contains(#""dropped_by_uid":4242"#), "\(listed.stdout)")
 
         // The policy no longer lets producers send there: the rewritten write is still held to it.
-        try "* origin http://127.0.0.1:9\n".write(
-            toFile: spool.directory + "/producers", atomically: false, encoding: .utf8)
-        let refused = try Nobody.run("spool-send", ["--spool", spool.path, "--once", "--config", config])
+        try "* origin http://127.0.0.1:9\n".write(toFile: shared.policyPath, atomically: false, encoding: .utf8)
+        let refused = try shared.send()
         #expect(refused.status == 0, "\(refused.stderr)")
         #expect(server.requests.filter { $0.method == "PUT" }.count == 1, "sent as the owner's")
         #expect(spool.operations("failed") == [id])

@@ -131,10 +131,10 @@ import Testing
         let zeros = #""deliveries":{"delivered":0,"failed":0,"conflicted":0,"deferred":0,"retried":0}"#
         #expect(try Self.filled().json.text == #"{"new":7,"cur":1,"failed":3,"conflict":1,"tmp":0,"deferred":2,"#
             + #""held":1,"oldest_pending_age_seconds":7200,"next_due":"2026-11-29T13:05:00Z","bytes":4096,"#
-            + #""origins":[{"origin":"http://a.example","window":4,"max_window":8,"learned_rate":7.25,"#
+            + #""origins":[{"origin":"http://a.example","producer_uid":null,"window":4,"max_window":8,"learned_rate":7.25,"#
             + #""learned_cuts":3,"too_many_requests":2,"#
             + #""pushbacks":3,"pauses":1,\#(counts),"paused_until":"2026-11-29T13:10:00Z"},"#
-            + #"{"origin":"https://b.example","window":1,"max_window":1,"learned_rate":null,"learned_cuts":0,"#
+            + #"{"origin":"https://b.example","producer_uid":null,"window":1,"max_window":1,"learned_rate":null,"learned_cuts":0,"#
             + #""too_many_requests":0,"#
             + #""pushbacks":0,"pauses":0,\#(zeros),"paused_until":null}]}"#)
     }
