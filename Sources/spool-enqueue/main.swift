@@ -17,9 +17,16 @@ let group = GroupPrivilege.setAside()
 var command = EnqueueCommand.fromCommandLine()
 if Environment.isSecure {
     // The caller's options and variables may tighten the administrator's limits, never loosen them.
-    do { command = command.tightened(by: try EnqueueCommand.administratorConfiguration()) } catch {
+    do {
+        let configuration = try EnqueueCommand.administratorConfiguration()
+        command = command.tightened(by: configuration).keepingToPolicy(of: configuration)
+    } catch {
         Program.fail(EnqueueCommand.program, error.description, code: ExitCode.configuration)
     }
+} else if let path = SpoolConfiguration.defaultPath(option: nil),
+          let configuration = try? SpoolConfiguration.load(path: path) {
+    // The caller's own choice of spool.conf: its producer policy's limits, where it drops into a shared spool.
+    command = command.keepingToPolicy(of: configuration)
 }
 do {
     let (out, note) = try command.run(group: group).report

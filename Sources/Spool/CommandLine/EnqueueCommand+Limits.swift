@@ -23,16 +23,31 @@ extension EnqueueCommand {
         return command
     }
 
-    /// The administrator's settings a set-group-ID spool-enqueue keeps to: the host's spool.conf(5), whatever
-    /// `--config` or `SPOOL_CONFIG` say, or none when it does not exist. A file that exists but cannot be used
-    /// stops the enqueue (exit 78): a limit is never guessed.
+    /// The administrator's settings a set-group-ID spool-enqueue keeps to: the host's spool.conf(5) and the
+    /// producer policy it names, whatever `SPOOL_CONFIG` says, or none when it does not exist. A file that
+    /// exists but cannot be used stops the enqueue (exit 78): a limit is never guessed.
     public static func administratorConfiguration() throws(ConfigurationError) -> SpoolConfiguration {
         let bytes: [UInt8]
         do { bytes = try SpoolConfiguration.readAdministratorFile(SpoolConfiguration.hostPath) } catch {
             if case .unreadable(_, .noSuchFileOrDirectory) = error { return SpoolConfiguration() }
             throw error
         }
-        return try SpoolConfiguration.parse(
+        var configuration = try SpoolConfiguration.parse(
             String(decoding: bytes, as: UTF8.self), path: SpoolConfiguration.hostPath)
+        if let policy = configuration.producerPolicyPath {
+            configuration.producerPolicy = try ProducerPolicy.load(path: policy)
+        }
+        return configuration
+    }
+
+    /// This command with its caller's limits in the producer policy of `configuration` (`queue`, `bytes`),
+    /// which hold where the caller drops into a spool many users share.
+    public func keepingToPolicy(of configuration: SpoolConfiguration) -> EnqueueCommand {
+        var command = self
+        let rights = configuration.producerPolicy.rights(of: UserDatabase.user(UserDatabase.effectiveUser))
+        command.limits.producerMaxWaiting = rights.maxWaiting
+        command.limits.producerMaxBytes = rights.maxBytes
+        command.limits.policyPath = configuration.producerPolicyPath
+        return command
     }
 }

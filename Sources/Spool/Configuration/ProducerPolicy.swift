@@ -9,11 +9,12 @@ import SpoolSystem
 /// The file holds lines `WHO WHAT NAME...`: WHO is a login name, `@group` or `*` (every producer), WHAT is
 /// `origin`, `auth` or `handler`, and each NAME an origin (`https://api.example.com`), a profile, a handler,
 /// or `*` for any. A producer's rights are the union of the lines that match them; once an `origin` line
-/// matches, only the origins it names are open to them.
+/// matches, only the origins it names are open to them. `WHO queue COUNT` and `WHO bytes SIZE` limit the
+/// writes (and their bytes) a producer may have waiting at once; of several lines, the largest holds.
 public struct ProducerPolicy: Sendable, Equatable {
     /// What a line grants.
     public enum Kind: String, Sendable, CaseIterable {
-        case origin, auth, handler
+        case origin, auth, handler, queue, bytes
     }
 
     /// Whom a line is for.
@@ -66,6 +67,10 @@ public struct ProducerPolicy: Sendable, Equatable {
         public var profiles = Allowed(names: [])
         /// Handlers they may name.
         public var handlers = Allowed(names: [])
+        /// The most writes they may have waiting at once; nil for no limit.
+        public var maxWaiting: Int64?
+        /// The most bytes (documents and payloads) they may have waiting at once; nil for no limit.
+        public var maxBytes: Int64?
 
         /// Why `operation` is outside these rights, or nil when it is within them.
         public func refusal(_ operation: Operation, policyPath: String?) -> String? {
@@ -94,6 +99,7 @@ public struct ProducerPolicy: Sendable, Equatable {
     /// What `user` may name under this policy.
     public func rights(of user: SystemUser) -> Rights {
         var rights = Rights(user: user)
+        var limits: [Kind: [Int64?]] = [:]
         for rule in rules where rule.who.matches(user) {
             switch rule.kind {
             case .origin:
@@ -101,8 +107,15 @@ public struct ProducerPolicy: Sendable, Equatable {
                 rights.origins!.add(rule.names)
             case .auth: rights.profiles.add(rule.names)
             case .handler: rights.handlers.add(rule.names)
+            case .queue, .bytes: limits[rule.kind, default: []].append(rule.names?.first.flatMap(Int64.init))
             }
         }
+        // The largest of the lines that name them; `*` is none.
+        func largest(_ kind: Kind) -> Int64? {
+            guard let values = limits[kind], !values.contains(nil) else { return nil }
+            return values.compactMap { $0 }.max()
+        }
+        (rights.maxWaiting, rights.maxBytes) = (largest(.queue), largest(.bytes))
         return rights
     }
 
@@ -138,10 +151,22 @@ public struct ProducerPolicy: Sendable, Equatable {
         default: throw .badPolicyLine(path: path, line: line, why: "'@' must be followed by a group name")
         }
         guard let kind = Kind(rawValue: words[1]) else {
-            throw .badPolicyLine(path: path, line: line, why: "'\(words[1])' is not origin, auth or handler")
+            throw .badPolicyLine(
+                path: path, line: line, why: "'\(words[1])' is not origin, auth, handler, queue or bytes")
         }
         let names = Array(words.dropFirst(2))
         if names.contains("*") { return Rule(who: who, kind: kind, names: nil) }
+        if kind == .queue || kind == .bytes {
+            // One number: a count of writes, or bytes with k, M or G.
+            let limit = kind == .queue ? Int64(names[0]) : ByteCount.parse(names[0])
+            guard names.count == 1, let limit, limit > 0 else {
+                throw .badPolicyLine(
+                    path: path, line: line, why: kind == .queue
+                        ? "'queue' takes one count of writes, such as 'alice queue 1000'"
+                        : "'bytes' takes one size, such as 'alice bytes 100M'")
+            }
+            return Rule(who: who, kind: kind, names: [String(limit)])
+        }
         guard kind == .origin else { return Rule(who: who, kind: kind, names: Set(names)) }
         var origins: Set<String> = []
         for name in names {

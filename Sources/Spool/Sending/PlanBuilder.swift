@@ -56,6 +56,8 @@ package struct PlanBuilder {
     package var waiting = 0
     /// The producer of each lane of a producer's writes (a spool many users drop into), for their turns.
     package var producers: [UInt64: UInt32] = [:]
+    /// What each producer has waiting in `new/` (a spool many users drop into): `.waiting`'s lines.
+    package var waitingByProducer: [UInt32: Spool.Waiting] = [:]
     /// The first pass's names for the second (`collect`), so that a round lists `new/` once; nil when `new/` held
     /// more waiting names than the snapshot keeps (`NameSnapshot.defaultLimit`), and for the front, which
     /// seldom forms lanes. Between the passes the lock is held: only a producer's new name can appear, and it
@@ -116,11 +118,11 @@ package struct PlanBuilder {
         lane(keyHash, raw, in: folder, spool, fault: &fault)?.key
     }
 
-    /// `lane`, with the producer whose lane it is (nil: the owner's and root's).
+    /// `lane`, with the producer whose lane it is (nil: the owner's and root's) and the file's size.
     static func lane(
         _ keyHash: UInt64, _ raw: UnsafeBufferPointer<UInt8>, in folder: Spool.Folder, _ spool: Spool,
         fault: inout Errno?
-    ) -> (key: UInt64, producer: UInt32?)? {
+    ) -> (key: UInt64, producer: UInt32?, size: Int)? {
         guard fault == nil else { return nil }
         do throws(Errno) { return try spool.lane(keyHash, of: raw, in: folder) } catch {
             fault = error
@@ -136,6 +138,7 @@ package struct PlanBuilder {
         var fault: Errno?
         let lifetimeSeconds = options.lifetimeSeconds
         waiting = 0
+        waitingByProducer = [:]
         try spool.forEachRawEntry(in: .new) { raw, _ in
             guard raw.first != UInt8(ascii: ".") else { return }
             waiting += 1
@@ -145,10 +148,13 @@ package struct PlanBuilder {
                 if facts.dueSeconds > facts.orderMicroseconds / 1_000_000 + lifetimeSeconds {
                     tooLate.append(FileName(bytes: Array(raw)))
                 } else {
-                    guard let (lane, producer) = Self.lane(facts.keyHash, raw, in: .new, spool, fault: &fault) else {
-                        return
+                    guard let (lane, producer, size) = Self.lane(facts.keyHash, raw, in: .new, spool, fault: &fault)
+                    else { return }
+                    if let producer {
+                        producers[lane] = producer
+                        let before = waitingByProducer[producer] ?? (0, 0)
+                        waitingByProducer[producer] = (before.count + 1, before.bytes + Int64(size))
                     }
-                    if let producer { producers[lane] = producer }
                     note(
                         lane, orderMicroseconds: facts.orderMicroseconds, dueSeconds: facts.dueSeconds,
                         priority: facts.priority, held: facts.held, originHash: facts.originHash,

@@ -115,7 +115,7 @@ extension Worker {
                 return builder.plan
             }
             // For the producers of a shared spool, who cannot list new/ to keep to --max-queue.
-            spool.noteWaiting(builder.waiting)
+            spool.noteWaiting(builder.waiting, producers: builder.waitingByProducer)
             guard listed.dropped.isEmpty else {
                 spool.admitDropped(
                     listed.dropped, maxSize: options.maxSize, maxPayload: options.maxPayload, log: log,

@@ -11,6 +11,11 @@ public struct QueueLimits: Sendable {
     public var maxCount: Int
     /// Least free space to leave on the spool's file system, in bytes (Postfix's queue_minfree).
     public var minFreeBytes: Int
+    /// The most writes, and bytes, this producer may have waiting in a shared spool (the producer policy's
+    /// `queue` and `bytes`); nil for no limit.
+    public var producerMaxWaiting: Int64?, producerMaxBytes: Int64?
+    /// The producer policy those come from, for the message.
+    public var policyPath: String?
 
     /// Generous defaults: 100,000 operations, 16 MiB free.
     public init(maxCount: Int = 100_000, minFreeBytes: Int = 16 << 20) {
@@ -21,7 +26,7 @@ public struct QueueLimits: Sendable {
     /// Why the spool is too full for one more document of `size` bytes, or nil.
     /// Counting costs one listing of `new/` (names only); free space one `fstatvfs`.
     package func refusal(_ spool: Spool, size: Int) -> String? {
-        if let refusal = freeSpaceRefusal(spool, size: size) { return refusal }
+        if let refusal = freeSpaceRefusal(spool, size: size) ?? producerRefusal(spool, size: size) { return refusal }
         var count = 0
         if spool.dropOnly {
             // A producer of a shared spool cannot list new/: the count the sender keeps for them.
@@ -30,6 +35,23 @@ public struct QueueLimits: Sendable {
             try? spool.forEachRawEntry(in: .new) { raw, _ in if raw.first != UInt8(ascii: ".") { count += 1 } }
         }
         if count >= maxCount { return "\(count) operations wait in new/, the limit is \(maxCount) (--max-queue)" }
+        return nil
+    }
+
+    /// Why one more write of `size` bytes (its count already taken, unless `counting`) would pass this
+    /// producer's limits in a shared spool, as `.waiting` counts their writes; nil when it would not, or the
+    /// caller is no producer there.
+    package func producerRefusal(_ spool: Spool, size: Int, counting: Bool = true) -> String? {
+        guard spool.dropOnly, producerMaxWaiting != nil || producerMaxBytes != nil else { return nil }
+        let waiting = spool.waiting(of: UserDatabase.effectiveUser)
+        let policy = policyPath.map { " in the producer policy \($0)" } ?? ""
+        if counting, let limit = producerMaxWaiting, waiting.count >= limit {
+            return "\(waiting.count) of your writes wait in new/, the limit is \(limit) (queue\(policy))"
+        }
+        if let limit = producerMaxBytes, waiting.bytes + Int64(size) > limit {
+            return "your writes waiting in new/ hold \(waiting.bytes) bytes, and this one's \(size) would pass the "
+                + "limit of \(limit) (bytes\(policy))"
+        }
         return nil
     }
 

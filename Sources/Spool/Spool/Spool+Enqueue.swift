@@ -43,6 +43,7 @@ extension Spool {
         let tmp = directory(.tmp), new = directory(.new)
         var stage = displayPath(.tmp, temporary)
         let fd: FileDescriptor
+        var size = bytes.count
         do throws(Errno) {
             // A shared spool's sender reads what producers drop through the drop group (tmp/ is set-group-ID).
             fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: writtenFileMode)
@@ -62,10 +63,15 @@ extension Spool {
                 }
                 do throws(Errno) { try fd.writeAll(bytes) } catch { throw .write(path: stage, error) }
             }
-            // The payload counts against the free space to keep, as the document did: its size is known only
-            // now, and the file system has already reserved its blocks.
-            if payload != nil, let limits, let refusal = limits.freeSpaceRefusal(self, size: 0) {
-                throw .queueFull(refusal)
+            // The payload counts against the free space to keep and the producer's bytes, as the document did:
+            // its size is known only now, and the file system has already reserved its blocks.
+            if payload != nil {
+                size = (try? fd.status().size) ?? size
+                if let limits, let refusal = limits.freeSpaceRefusal(self, size: 0)
+                    ?? limits.producerRefusal(self, size: size, counting: false)
+                {
+                    throw .queueFull(refusal)
+                }
             }
             // Complete on the disk before its name appears in new/.
             do throws(Errno) { try fd.sync() } catch { throw .write(path: stage, error) }
@@ -85,7 +91,7 @@ extension Spool {
             throw .write(path: stage, error)
         }
         CrashPoint.reach("enqueue.published")
-        if dropOnly { noteDropped() }
+        if dropOnly { noteDropped(by: UserDatabase.effectiveUser, size: size) }
         do throws(Errno) {
             // A producer of a shared spool cannot open new/ to sync it: the file system's sync covers the rename.
             if dropOnly { try root.syncFileSystem() } else { try new.sync() }

@@ -80,15 +80,19 @@ extension Spool {
 }
 
 /// `.waiting`: how many operations wait in a shared spool's `new/`, for its producers, who may drop there but
-/// not list it, so that `--max-queue` holds for them too. The sender writes the count it found at each
-/// listing (a line, mode 0660 in the drop group); each producer's drop appends a `+`, as `.unfiled` counts
-/// its unfiles. The count is that number plus the `+`s after it: never less than what waits but for drops made
-/// during a listing, and it keeps growing while no sender runs, which is when the limit matters.
+/// not list it, so that `--max-queue` and the producer policy's `queue` and `bytes` hold for them too. The
+/// sender writes what it found at each listing: the count on the first line, then `=UID COUNT BYTES` for
+/// each producer (mode 0660, in the drop group); each producer's drop appends `+UID BYTES`, as `.unfiled`
+/// counts its unfiles. The counts are the sender's plus the drops since: never less than what waits but for
+/// drops made during a listing, and they keep growing while no sender runs, which is when limits matter.
 extension Spool {
     /// The file, in the spool root.
     package static let waitingFile = FileName(".waiting")
     /// Its mode: the drop group appends to it.
     package static let waitingFileMode: mode_t = 0o660
+
+    /// What waits, by producer: writes and bytes.
+    package typealias Waiting = (count: Int64, bytes: Int64)
 
     /// The count `.waiting` gives: the sender's last count plus the drops since; nil when there is no
     /// readable one (no sender has listed this spool yet).
@@ -99,20 +103,43 @@ extension Spool {
         return counted + bytes.dropFirst(digits.count).count { $0 == UInt8(ascii: "+") }
     }
 
-    /// A producer's drop, counted once its operation is in `new/`: one byte appended. Never made here: a file
-    /// a producer made would be theirs to rewrite.
-    package func noteDropped() {
+    /// What `.waiting` says of `producer`'s writes: the sender's count and bytes plus their drops since.
+    package func waiting(of producer: UInt32) -> Waiting {
+        guard let bytes = readHint(Spool.waitingFile, limit: 1 << 20) else { return (0, 0) }
+        var waiting: Waiting = (0, 0)
+        for line in bytes.split(separator: 0x0A) {
+            let words = line.dropFirst().split(separator: 0x20).map { Int64(String(decoding: $0, as: UTF8.self)) }
+            guard words.first.flatMap({ $0 }) == Int64(producer), words.allSatisfy({ ($0 ?? -1) >= 0 }) else {
+                continue
+            }
+            if line.first == UInt8(ascii: "="), words.count == 3 {
+                waiting = (waiting.count + words[1]!, waiting.bytes + words[2]!)
+            } else if line.first == UInt8(ascii: "+"), words.count == 2 {
+                waiting = (waiting.count + 1, waiting.bytes + words[1]!)
+            }
+        }
+        return waiting
+    }
+
+    /// A producer's drop of `size` bytes, counted once its operation is in `new/`: a line appended. Never
+    /// made here: a file a producer made would be theirs to rewrite.
+    package func noteDropped(by producer: UInt32, size: Int) {
         guard let fd = try? root.open(Spool.waitingFile, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK) else { return }
         defer { fd.close() }
         guard let status = try? fd.status(), status.isRegularFile else { return }
-        _ = try? fd.writeAll([UInt8(ascii: "+")])
+        _ = try? fd.writeAll(Array("+\(producer) \(size)\n".utf8))
     }
 
-    /// The sender's count after a listing of `new/`, written when a shared spool's `.waiting` says otherwise.
+    /// The sender's counts after a listing of `new/`, written when a shared spool's `.waiting` says otherwise.
     /// Made in the spool root and renamed over the last, not through `tmp/` as other hints: `tmp/`'s default
     /// ACL (the package's) keeps the group from every file made there, and the group must append to this one.
-    package func noteWaiting(_ count: Int) {
-        guard takesProducerDrops, !dropOnly, waitingCount() != count else { return }
+    package func noteWaiting(_ count: Int, producers: [UInt32: Waiting] = [:]) {
+        guard takesProducerDrops, !dropOnly else { return }
+        var text = "\(count)\n"
+        for (producer, waiting) in producers.sorted(by: { $0.key < $1.key }) {
+            text += "=\(producer) \(waiting.count) \(waiting.bytes)\n"
+        }
+        guard readHint(Spool.waitingFile, limit: 1 << 20) != Array(text.utf8) else { return }
         let temporary = FileName(".waiting." + UniqueName.next().id)
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
         guard let fd = try? root.open(temporary, flags, mode: Spool.waitingFileMode) else { return }
@@ -120,7 +147,7 @@ extension Spool {
         let dropGroup = folderStatuses[Folder.allCases.firstIndex(of: .new)!].group
         var written = (try? fd.changeGroup(to: dropGroup)) != nil
         written = written && (try? fd.changeMode(to: Spool.waitingFileMode)) != nil
-        written = written && (try? fd.writeAll(Array("\(count)\n".utf8))) != nil
+        written = written && (try? fd.writeAll(Array(text.utf8))) != nil
         keepForOwner(fd)
         fd.close()
         if !written || (try? root.replace(temporary, in: root, as: Spool.waitingFile)) == nil {

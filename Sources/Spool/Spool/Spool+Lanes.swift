@@ -16,11 +16,12 @@ extension Spool {
         try lane(keyHash, of: name, in: folder)?.key
     }
 
-    /// `laneKey`, with the producer whose lane it is (nil: the owner's and root's).
+    /// `laneKey`, with the producer whose lane it is (nil: the owner's and root's) and the file's size (0
+    /// where producers do not drop: it is not looked at then).
     public func lane(_ keyHash: UInt64, of name: UnsafeBufferPointer<UInt8>, in folder: Folder) throws(Errno)
-        -> (key: UInt64, producer: UInt32?)?
+        -> (key: UInt64, producer: UInt32?, size: Int)?
     {
-        guard takesProducerDrops else { return (keyHash, nil) }
+        guard takesProducerDrops else { return (keyHash, nil, 0) }
         return try lane(keyHash, of: FileName(bytes: Array(name)), in: folder)
     }
 
@@ -31,12 +32,13 @@ extension Spool {
 
     /// `lane` of a name already made.
     public func lane(_ keyHash: UInt64, of name: FileName, in folder: Folder) throws(Errno)
-        -> (key: UInt64, producer: UInt32?)?
+        -> (key: UInt64, producer: UInt32?, size: Int)?
     {
-        guard takesProducerDrops else { return (keyHash, nil) }
+        guard takesProducerDrops else { return (keyHash, nil, 0) }
         do throws(Errno) {
-            let dropper = dropper(owner: try directory(folder).status(of: name).owner, name: name)
-            return (laneKey(keyHash, dropper: dropper), keyScope(of: dropper))
+            let status = try directory(folder).status(of: name)
+            let dropper = dropper(owner: status.owner, name: name)
+            return (laneKey(keyHash, dropper: dropper), keyScope(of: dropper), status.size)
         } catch .noSuchFileOrDirectory {
             return nil
         }

@@ -78,10 +78,26 @@ import Testing
         #expect(error("alice origin") == "/etc/spool/producers line 1: expected 'WHO WHAT NAME...' (for example "
             + "'alice auth billing')")
         #expect(error("\n\nalice write https://a.example") == "/etc/spool/producers line 3: 'write' is not origin, "
-            + "auth or handler")
+            + "auth, handler, queue or bytes")
+        #expect(error("alice queue many").contains("'queue' takes one count of writes"))
+        #expect(error("alice queue 0").contains("'queue' takes one count of writes"))
+        #expect(error("alice bytes 1M 2M").contains("'bytes' takes one size"))
         #expect(error("@ origin *") == "/etc/spool/producers line 1: '@' must be followed by a group name")
         #expect(error("alice origin https://a.example/path").contains("is not an origin such as"))
         #expect(error("alice\torigin\thttps://a.example\r\nbob auth x\r\n") == "no error", "tabs and CRLF lines")
+    }
+
+    /// Of several lines, the largest limit holds, and `*` is none.
+    @Test func queueAndBytesLimitsTakeTheLargestLine() throws {
+        let policy = try ProducerPolicy.parse(
+            "* queue 10\n@batch queue 1000\nalice bytes 1M\n@batch bytes *\n", path: "p")
+        let alice = policy.rights(of: SystemUser(uid: 1001, name: "alice", groups: ["alice"]))
+        #expect(alice.maxWaiting == 10 && alice.maxBytes == 1 << 20)
+        let batch = policy.rights(of: SystemUser(uid: 1002, name: "job", groups: ["batch"]))
+        #expect(batch.maxWaiting == 1000 && batch.maxBytes == nil)
+        let other = try ProducerPolicy.parse("alice origin *\n", path: "p")
+            .rights(of: SystemUser(uid: 1001, name: "alice", groups: []))
+        #expect(other.maxWaiting == nil && other.maxBytes == nil, "no line, no limit")
     }
 
     @Test func spoolConfNamesThePolicyFileInDefaultOnly() throws {

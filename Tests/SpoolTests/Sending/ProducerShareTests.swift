@@ -65,4 +65,28 @@ import Testing
         let bob = try #require(paths.firstIndex(of: "/bob/0"))
         #expect(bob <= 3, "bob's write was served \(bob + 1)th: \(paths)")
     }
+
+    /// The producer policy's `queue` and `bytes` hold for each producer, who cannot list `new/`: the counts
+    /// the sender keeps in `.waiting`, and their drops since.
+    @Test(.enabled(if: Nobody.unavailable == nil, "\(Nobody.unavailable ?? "")"))
+    func thePolicyLimitsWhatEachProducerHasWaiting() throws {
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let shared = try SharedSpool(policy: "* queue 2\n* bytes 1k\n")
+        _ = try shared.send()
+        try shared.produce(Self.alice, ["PUT", server.baseURL + "/alice/0"])
+        try shared.produce(Self.alice, ["PUT", server.baseURL + "/alice/1"])
+        let third = try shared.tryProducing(Self.alice, ["PUT", server.baseURL + "/alice/2"])
+        #expect(third.status == 75, "\(third.status) \(third.stderr)")
+        #expect(third.stderr.contains("2 of your writes wait in new/, the limit is 2 (queue in the producer policy "
+            + "\(shared.policyPath))"), "\(third.stderr)")
+        let body = String(repeating: "b", count: 600)
+        try shared.produce(Self.bob, ["PUT", server.baseURL + "/bob/0", "--body", body])
+        let large = try shared.tryProducing(Self.bob, ["PUT", server.baseURL + "/bob/1", "--body", body])
+        #expect(large.status == 75 && large.stderr.contains("would pass the limit of 1024 (bytes"), "\(large.stderr)")
+        let sent = try shared.send()
+        #expect(sent.status == 0 && server.requests.count == 3, "\(sent.stderr)")
+        try shared.produce(Self.alice, ["PUT", server.baseURL + "/alice/2"])
+        try shared.produce(Self.bob, ["PUT", server.baseURL + "/bob/1", "--body", body])
+    }
 }

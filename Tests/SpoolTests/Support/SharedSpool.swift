@@ -28,11 +28,17 @@ struct SharedSpool {
     /// Runs spool-enqueue as `uid`; returns the id it printed.
     @discardableResult
     func produce(_ uid: Int, _ arguments: [String]) throws -> String {
-        let result = try Command.run(
-            "/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=65534", "--clear-groups",
-                                 Command.path("spool-enqueue"), "--spool", spool.path] + arguments)
+        let result = try tryProducing(uid, arguments)
         try #require(result.status == 0, "spool-enqueue as \(uid): \(result.stderr)")
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs spool-enqueue as `uid`, with this spool.conf (`SPOOL_CONFIG`), whatever it answers.
+    func tryProducing(_ uid: Int, _ arguments: [String]) throws -> CommandResult {
+        try Command.run(
+            "/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=65534", "--clear-groups",
+                                 Command.path("spool-enqueue"), "--spool", spool.path] + arguments,
+            environment: ["SPOOL_CONFIG": config])
     }
 
     /// Runs spool-send once as nobody, the owner, with this spool.conf.
