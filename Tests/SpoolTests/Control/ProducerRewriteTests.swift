@@ -57,6 +57,41 @@ import Testing
         #expect(QueueName(FileName(again))?.state?.producer == 4242, "\(again)")
     }
 
+    /// The page's "Keep mine", run as the spool's owner (the web server's user, here nobody): the same call.
+    @Test(.enabled(if: Nobody.unavailable == nil, "\(Nobody.unavailable ?? "")"))
+    func keepMineFromThePageKeepsTheProducer() throws {
+        let server = try TestServer { request in
+            if request.method == "GET" { return .respond(200, ["ETag": "\"v2\""], "theirs") }
+            return request.header("If-Match") == "\"v1\"" ? .respond(412, [:], "") : .respond(204, [:], "")
+        }
+        defer { server.stop() }
+        let shared = try SharedSpool(policy: "* origin \(server.baseURL)\n")
+        let id = try shared.produce(4242, ["PUT", server.baseURL + "/doc", "--if-match", "\"v1\"", "--body", "m"])
+        _ = try shared.send()
+        try #require(shared.spool.operations("conflict") == [id])
+        let secrets = shared.spool.directory + "/cgi"
+        mkdir(secrets, 0o700)
+        chown(secrets, 65534, 65534)
+        func cgi(_ method: String, query: String = "", form: String? = nil) throws -> CommandResult {
+            var environment = [
+                "GATEWAY_INTERFACE": "CGI/1.1", "REQUEST_METHOD": method, "QUERY_STRING": query,
+                "SCRIPT_NAME": "/spool", "SPOOL_DIR": shared.spool.path, "REMOTE_USER": "ann",
+                "SPOOL_CGI_SECRET": secrets + "/secret",
+            ]
+            if let form {
+                environment["CONTENT_TYPE"] = "application/x-www-form-urlencoded"
+                environment["CONTENT_LENGTH"] = String(form.utf8.count)
+            }
+            return try Nobody.run("spool-ctl", ["cgi"], environment: environment, stdin: form.map { Data($0.utf8) })
+        }
+        let page = try cgi("GET", query: "id=\(id)")
+        let token = try #require(formToken(page.stdout, action: "keep-mine"), "\(page.stdout)")
+        let kept = try cgi("POST", form: "token=\(token)&action=keep-mine&id=\(id)")
+        #expect(kept.stdout.hasPrefix("Status: 200"), "\(kept.stdout)")
+        let waiting = try #require(name(shared.spool, "new", id))
+        #expect(QueueName(FileName(waiting))?.state?.producer == 4242, "\(waiting)")
+    }
+
     /// `u=` is believed of a file of the owner or root only: a producer's file is theirs whatever its name says.
     @Test func aProducersNameCannotClaimAnothersWrite() throws {
         let spool = TemporarySpool()

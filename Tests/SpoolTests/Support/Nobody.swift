@@ -20,9 +20,11 @@ enum Nobody {
     }
 
     /// Runs `program` (spool-send, spool-ctl, …) with `arguments` as nobody.
-    static func run(_ program: String, _ arguments: [String]) throws -> CommandResult {
+    static func run(_ program: String, _ arguments: [String], environment: [String: String] = [:],
+                    stdin: Data? = nil) throws -> CommandResult {
         try Command.run(
             "/usr/bin/setpriv",
-            ["--reuid=65534", "--regid=65534", "--clear-groups", Command.path(program)] + arguments)
+            ["--reuid=65534", "--regid=65534", "--clear-groups", Command.path(program)] + arguments,
+            environment: environment, stdin: stdin)
     }
 }
