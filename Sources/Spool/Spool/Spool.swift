@@ -110,11 +110,24 @@ public final class Spool: Sendable {
     /// rewrote: `resolve`, `retry --if-match`, which only root can give back), else theirs. No producer can
     /// make a file of the owner's, nor rename one in the sticky `new/`.
     public func dropper(owner: UInt32, name: FileName) -> UInt32 {
-        // The parse only for a name with a `u=`: lanes ask this of every name of a shared spool.
-        guard !isProducer(owner), name.bytes.contains(UInt8(ascii: "u")),
-              let producer = QueueName(name)?.state?.producer, isProducer(producer)
+        // The parse only for a name with a `,u=`: every read asks this, and lanes of every name of a shared
+        // spool.
+        guard !isProducer(owner), Spool.mayNameProducer(name.bytes), let producer = QueueName(name)?.state?.producer,
+              isProducer(producer)
         else { return owner }
         return producer
+    }
+
+    /// Whether `bytes` hold `,u=`, without which a name names no producer.
+    private static func mayNameProducer(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count > 3 else { return false }
+        for index in 0..<(bytes.count - 3)
+        where bytes[index] == UInt8(ascii: ",") && bytes[index + 1] == UInt8(ascii: "u")
+            && bytes[index + 2] == UInt8(ascii: "=")
+        {
+            return true
+        }
+        return false
     }
 
     /// The spool named by `--spool`, else `SPOOL_DIR`, else `./spool`.
