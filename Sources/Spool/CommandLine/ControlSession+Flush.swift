@@ -27,23 +27,27 @@ extension ControlSession {
         }
     }
 
-    /// `spool-ctl flush --origin O`: every deferred operation to O made due now and its pause lifted, asking first
-    /// on a terminal.
+    /// `spool-ctl flush --origin O`: every deferred operation to O made due now, its pause lifted and the rate
+    /// learned from it forgotten (back to spool.conf's settings), asking first on a terminal.
     package mutating func flush() {
         guard let origin = command.origin else { return }
         let records = OriginRecord.read(spool)
-        // The origin's pause, or the longest of its producers' shares'.
+        // The origin's pause, or the longest of its producers' shares'; the lowest rate learned of it.
         let pause = records.filter { $0.origin == origin }.map(\.pausedUntil).max()
             .flatMap { $0 > nowSeconds ? $0 : nil }
+        let learned = records.filter { $0.origin == origin && $0.learnedRate > 0 }.map(\.learnedRate).min()
         if isatty(STDIN_FILENO) != 0 && !command.flags.contains("--yes") {
             let lifting = pause.map { " and lift its pause until \(Timestamp.formatRFC3339($0))" } ?? ""
             if !ControlSession.confirm("send every deferred operation to \(origin) now\(lifting)?") { return }
         }
-        if let pause {
+        if pause != nil || learned != nil {
             var kept = records
-            for index in kept.indices where kept[index].origin == origin { kept[index].pausedUntil = 0 }
+            for index in kept.indices where kept[index].origin == origin { kept[index].forgetPace() }
             OriginRecord.write(kept, to: spool)
-            Program.printOut("\(origin): pause until \(Timestamp.formatRFC3339(pause)) lifted\n")
+        }
+        if let pause { Program.printOut("\(origin): pause until \(Timestamp.formatRFC3339(pause)) lifted\n") }
+        if let learned {
+            Program.printOut("\(origin): learned rate of \(OriginRecord.format(rate: learned))/s forgotten\n")
         }
         var made = 0
         ControlSession.forEachItem(spool, [.new]) { item in

@@ -245,8 +245,9 @@ package final class OriginLimits: Sendable {
         let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
         var cut = false
         if case let .success(response) = result {
-            OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds)
-            cut = window.pace(status: response.status, ticket: ticket, nowSeconds: nowSeconds)
+            // An instruction (a pause, a quota) is obeyed, and teaches no rate: the origin said what it wants.
+            let instructed = OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds)
+            if !instructed { cut = window.pace(status: response.status, ticket: ticket, nowSeconds: nowSeconds) }
         }
         return (changed, cut, (Int(window.window), window.maximum, window.pacer.rate, window.pacer.limit))
     }
@@ -276,19 +277,29 @@ package final class OriginLimits: Sendable {
     }
 
     /// The pauses and the rate an answer asks for: `Retry-After` on a 429 or 503 pauses the whole origin,
-    /// and so does a used-up quota in the rate-limit headers.
-    package static func apply(_ response: HTTPResponse, to window: inout OriginWindow, nowSeconds: Double) {
+    /// and so does a used-up quota in the rate-limit headers. Returns whether the answer was such an
+    /// instruction to a push-back (a 429 or 503 with `Retry-After` or a used-up quota): then no rate is learned
+    /// from it, since the origin said what it wants.
+    @discardableResult
+    package static func apply(_ response: HTTPResponse, to window: inout OriginWindow, nowSeconds: Double) -> Bool {
+        let pushedBack = response.status == 429 || response.status == 503
+        var instructed = false
         if response.status == 429 { window.countTooManyRequests() }
-        if response.status == 429 || response.status == 503,
+        if pushedBack,
             let delay = response.headers["retry-after"].flatMap({
                 RetryAfter.seconds($0, nowSeconds: Int64(nowSeconds))
             }), delay > 0
         {
             window.pause(until: nowSeconds + Double(delay), nowSeconds: nowSeconds)
+            instructed = true
         }
         let limits = RateLimitHeaders(response.headers, nowSeconds: Int64(nowSeconds))
         if let rate = limits.rate { window.announce(rate: rate) }
-        if let pause = limits.pauseSeconds { window.pause(until: nowSeconds + pause, nowSeconds: nowSeconds) }
+        if let pause = limits.pauseSeconds {
+            window.pause(until: nowSeconds + pause, nowSeconds: nowSeconds)
+            instructed = true
+        }
+        return pushedBack && instructed
     }
 
 }

@@ -20,8 +20,12 @@ public struct OriginPacer: Sendable, Equatable {
     public private(set) var rate: Double?
     /// The rate the origin accepted when it last pushed back: its limit as last measured (0 for none).
     public private(set) var limit = 0.0
-    /// When the rate was last cut (seconds since the epoch; 0 for never).
+    /// Where CUBIC's curve starts: the last cut, or the start of the run that restored the rate (seconds since
+    /// the epoch; 0 for never).
     public private(set) var cutAt = 0.0
+    /// When the origin last pushed back and cut the rate, across runs: the evidence for the rate, from which
+    /// it is forgotten (seconds since the epoch; 0 for never).
+    public private(set) var learnedAt = 0.0
     /// How sure: the cuts that taught the rate, across runs.
     public private(set) var cuts = 0
     /// Still doubling: no cut has yet been made on a full measurement.
@@ -89,6 +93,7 @@ public struct OriginPacer: Sendable, Equatable {
         limit = max(next / OriginPacer.cutFactor, measured)
         rate = next
         cutAt = nowSeconds
+        learnedAt = nowSeconds
         grownAt = nowSeconds
         cuts = min(cuts + 1, OriginRecord.largestCount)
         return true
@@ -111,9 +116,9 @@ public struct OriginPacer: Sendable, Equatable {
         rate = max(OriginPacer.lowestRate, min(next, max(current, demand)))
     }
 
-    /// Forgets a rate learned more than `memorySeconds` ago: the origin is unknown again.
+    /// Forgets a rate whose last cut was more than `memorySeconds` ago: the origin is unknown again.
     public mutating func forgetIfOld(nowSeconds: Double) {
-        guard rate != nil, nowSeconds - cutAt > OriginPacer.memorySeconds else { return }
+        guard rate != nil, nowSeconds - learnedAt > OriginPacer.memorySeconds else { return }
         self = OriginPacer()
     }
 
@@ -127,13 +132,16 @@ public struct OriginPacer: Sendable, Equatable {
         }
     }
 
-    /// Starts from what an earlier run learned (`limit` requests per second, cut at `cutAt`, after `cuts`
-    /// cuts): just under the limit, past slow start. Nothing when it is older than `memorySeconds`.
+    /// Starts from what an earlier run learned (`limit` requests per second, last cut at `cutAt`, after
+    /// `cuts` cuts): just under the limit, past slow start. The cut keeps its time as the evidence for the
+    /// rate (`learnedAt`), so that a rate is forgotten a day after its last cut however many runs came between;
+    /// only the curve starts again here. Nothing when it is older than `memorySeconds`.
     public mutating func restore(limit: Double, cutAt: Double, cuts: Int, nowSeconds: Double) {
         guard limit > 0, limit.isFinite, nowSeconds - cutAt <= OriginPacer.memorySeconds else { return }
         self.limit = max(limit, OriginPacer.lowestRate)
         rate = max(self.limit * OriginPacer.cutFactor, OriginPacer.lowestRate)
         self.cutAt = nowSeconds
+        learnedAt = min(cutAt, nowSeconds)
         grownAt = nowSeconds
         self.cuts = cuts
         slowStart = false

@@ -190,7 +190,7 @@ public struct OriginWindow: Sendable, Equatable {
         record.announcedRate = announcedRate ?? 0
         if pacer.rate != nil {
             (record.learnedRate, record.learnedLimit) = (pacer.rate ?? 0, pacer.limit)
-            (record.learnedAt, record.learnedCuts) = (Int64(pacer.cutAt), pacer.cuts)
+            (record.learnedAt, record.learnedCuts) = (Int64(pacer.learnedAt), pacer.cuts)
         }
         record.updated = nowSeconds
         return record

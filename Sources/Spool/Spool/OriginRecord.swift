@@ -110,6 +110,14 @@ public struct OriginRecord: Sendable, Equatable {
         }
     }
 
+    /// Forgets the pause and what was learned of the origin's pace (`spool-ctl flush --origin`): the next run
+    /// starts from spool.conf's settings, its window in slow start again, its counts kept.
+    public mutating func forgetPace() {
+        pausedUntil = 0
+        (learnedRate, learnedLimit, learnedAt, learnedCuts) = (0, 0, 0, 0)
+        ceiling = 0
+    }
+
     /// A rate as it is shown, in logs and statistics: two decimals below 10 a second, whole numbers above.
     public static func format(rate: Double) -> String {
         rate >= 10 ? "\(Int(rate.rounded()))" : "\(Double(Int((rate * 100).rounded())) / 100)"
