@@ -37,6 +37,10 @@ package final class OriginLimits: Sendable {
         package var lastServed: [String: Int] = [:]
         /// Requests let go over all shares, the clock of `lastServed`.
         package var servedCount = 0
+        /// Origins that answered again after being unreachable, with since when, for the run's report.
+        package var recovered: [String: Int64] = [:]
+        /// Whether some origin known here is unreachable.
+        package var anyUnreachable = false
         /// What the last run learned, read at the first request.
         package var seeds: [String: OriginRecord]?
         /// Something was learned since the last `records`.
@@ -81,6 +85,7 @@ package final class OriginLimits: Sendable {
             burst: settings.burst)
         loadSeeds(&state)
         if let record = state.seeds?[share] { window.restore(record, nowSeconds: Timestamp.nowFractionalSeconds()) }
+        if window.unreachableSince > 0 { state.anyUnreachable = true }
         if share.contains(" ") { state.hasShares = true }
         return window
     }
@@ -223,8 +228,13 @@ package final class OriginLimits: Sendable {
             let settled = OriginLimits.settle(&state.windows[share]!, ticket: ticket, result, nowSeconds: nowSeconds)
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
-            if case .success = result, state.answered.insert(share).inserted {
-                state.answeredHashes.insert(OrderingKey.originHash(OriginLimits.origin(share, state)))
+            if case .success = result {
+                if state.answered.insert(share).inserted {
+                    state.answeredHashes.insert(OrderingKey.originHash(OriginLimits.origin(share, state)))
+                }
+                // It answers: if it was unreachable, that ended now (said once, by the run's report). Looked
+                // up only while some origin is: the first answer of each run pays for it, not every answer.
+                if state.anyUnreachable { OriginLimits.noteAnswered(share, &state) }
             }
             return (settled.changed, settled.cut, settled.window, handOff(share, &state))
         }

@@ -52,6 +52,9 @@ public struct OriginWindow: Sendable, Equatable {
     public private(set) var ceiling: Double?
     /// Until when the origin asked not to be sent anything (seconds since the epoch; 0 for no pause).
     public private(set) var pausedUntil = 0.0
+    /// Since when the origin could not be reached, across runs, until it answers (epoch seconds; 0 while it
+    /// answers).
+    public var unreachableSince: Int64 = 0
     /// The rate the administrator allows (`rate`), requests per second.
     public let configuredRate: Double?
     /// The rate the origin announced (`RateLimit-Policy`), requests per second.
@@ -188,6 +191,7 @@ public struct OriginWindow: Sendable, Equatable {
             pausedUntil > Double(nowSeconds)
             ? Int64(min(pausedUntil, Double(nowSeconds) + RateLimitHeaders.longestPauseSeconds).rounded(.up)) : 0
         record.announcedRate = announcedRate ?? 0
+        record.unreachableSince = unreachableSince
         if pacer.rate != nil {
             (record.learnedRate, record.learnedLimit) = (pacer.rate ?? 0, pacer.limit)
             (record.learnedAt, record.learnedCuts) = (Int64(pacer.learnedAt), pacer.cuts)
@@ -203,6 +207,7 @@ public struct OriginWindow: Sendable, Equatable {
         (pushbacks, tooManyRequests, pauses) = (record.pushbacks, record.tooManyRequests, record.pauses)
         deliveries = record.deliveries
         pausedUntil = min(Double(record.pausedUntil), nowSeconds + RateLimitHeaders.longestPauseSeconds)
+        unreachableSince = record.unreachableSince
         // A learned rate is kept for a day (OriginPacer.memorySeconds), however old the window.
         pacer.restore(
             limit: record.learnedLimit, cutAt: Double(record.learnedAt), cuts: record.learnedCuts,

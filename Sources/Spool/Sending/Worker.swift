@@ -214,12 +214,20 @@ public final class Worker: Sendable {
     /// wait on each: a stopped origin each run, a pause once.
     package func reportOrigins() {
         let (blocked, paused, waiting) = state.withLock { ($0.blockedOrigins, $0.pausedOrigins, $0.waitingOnOrigin) }
-        // A handler that cannot run was logged with its reason already.
+        // A handler that cannot run was logged with its reason already. An unreachable origin is said when it
+        // becomes so and when it answers again, not in every cron run between (with -v, every run).
+        let nowSeconds = Timestamp.nowSeconds()
         for (origin, token) in blocked.sorted(by: { $0.key < $1.key }) where !origin.hasPrefix("handler:") {
-            log.notice(
-                "\(origin): \(token); nothing more is sent to it in this run (\(waiting[origin, default: 0]) more "
-                    + "operation(s) held back)"
-            )
+            let line = "\(origin): \(token); nothing more is sent to it in this run (\(waiting[origin, default: 0]) "
+                + "more operation(s) held back)"
+            if let since = limits.unreachable(origin, nowSeconds: nowSeconds) {
+                log.detail(line + "; unreachable since \(Timestamp.formatRFC3339(since))")
+            } else {
+                log.notice(line)
+            }
+        }
+        for (origin, since) in limits.takeRecovered() {
+            log.notice("\(origin): reachable again, after \(humanDuration(max(0, nowSeconds - since))) unreachable")
         }
         for (share, until) in paused.sorted(by: { $0.key < $1.key }) where blocked[share] == nil {
             let new = announcedPauses.withLock { announced in

@@ -27,6 +27,9 @@ public struct OriginRecord: Sendable, Equatable {
     public var deliveries = DeliveryCounts()
     /// Until when it asked not to be sent anything (epoch seconds; 0 for no pause).
     public var pausedUntil: Int64 = 0
+    /// Since when it could not be reached (a refused, unresolved or timed-out connection) and has not answered
+    /// since (epoch seconds; 0 while it answers): said once when it begins, once when it ends.
+    public var unreachableSince: Int64 = 0
     /// The rate it announced, requests per second (0 for none).
     public var announcedRate = 0.0
     /// The rate learned from its 429s and 503s at the end of the run, and the limit last measured, requests per
@@ -75,7 +78,7 @@ public struct OriginRecord: Sendable, Equatable {
             + "too-many-requests=\(tooManyRequests) "
             + "pauses=\(pauses) paused-until=\(pausedUntil) announced-rate=\(announcedRate) "
             + "learned-rate=\(learnedRate) learned-limit=\(learnedLimit) learned-at=\(learnedAt) "
-            + "learned-cuts=\(learnedCuts) updated=\(updated) "
+            + "learned-cuts=\(learnedCuts) unreachable-since=\(unreachableSince) updated=\(updated) "
             + DeliveryCounts.Kind.allCases.map { "\($0.rawValue)=\(deliveries[$0])" }.joined(separator: " ")
     }
 
@@ -102,6 +105,7 @@ public struct OriginRecord: Sendable, Equatable {
             case "learned-at": learnedAt = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
             case "learned-cuts": learnedCuts = OriginRecord.count(value)
             case "updated": updated = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
+            case "unreachable-since": unreachableSince = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
             case "producer": producer = RetryState.userID(value.utf8)
             case let name:
                 guard let kind = DeliveryCounts.Kind(rawValue: String(name)) else { continue }

@@ -37,6 +37,29 @@ import Testing
         #expect(idle.stderr == "spool-send: nothing due\n", "\(idle.stderr)")
     }
 
+    /// Under cron, an origin unreachable for ten runs and then back costs two lines at the default level:
+    /// when it became unreachable, and when it answered again; the runs between say it with `-v` only.
+    @Test func anUnreachableOriginIsSaidWhenItGoesAndWhenItComesBack() throws {
+        let spool = TemporarySpool()
+        let port = RefusedOriginTests.closedPort()
+        for key in 0..<3 { try spool.enqueue(["PUT", "http://127.0.0.1:\(port)/k\(key)"]) }
+        var lines: [Substring] = []
+        for _ in 0..<10 {
+            lines += try spool.send(["--flush"]).stderr.split(separator: "\n")
+        }
+        #expect(lines.count == 1 && lines.first?.contains("refused; nothing more is sent to it") == true,
+                "\(lines)")
+        let verbose = try spool.send(["--flush", "-v"])
+        #expect(verbose.stderr.contains("; unreachable since "), "\(verbose.stderr)")
+        let server = try TestServer(port: port) { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let back = try spool.send(["--flush"])
+        lines += back.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(lines)")
+        #expect(back.stderr.contains("http://127.0.0.1:\(port): reachable again, after "), "\(back.stderr)")
+        #expect(server.requests.count == 3 && spool.operations("new").isEmpty)
+    }
+
     @Test func aPauseIsSaidWithTheWayToLiftIt() throws {
         let spool = TemporarySpool()
         let server = try TestServer { _ in .respond(429, ["Retry-After": "600"], "") }
