@@ -91,9 +91,12 @@ package struct ControlSession {
         let which = command.positionals.first ?? "all"
         let folders: [Spool.Folder] =
             which == "all" ? [.new, .cur, .failed, .conflict] : [Spool.Folder(rawValue: which)!]
+        let records = originRecords()
         if command.flags.contains("--json") {
             ControlSession.forEachItem(spool, folders) { item in
                 guard selected(item) else { return true }
+                var item = item
+                item.waitsFor = originWait(item, records)?.why
                 Program.printOut(item.json(nowSeconds: nowSeconds).text + "\n")
                 return true
             }
@@ -103,7 +106,7 @@ package struct ControlSession {
         var widths: [Int]?
         ControlSession.forEachItem(spool, folders) { item in
             guard selected(item) else { return true }
-            rows.append(row(item))
+            rows.append(row(item, waiting: originWait(item, records)))
             if let widths {
                 Program.printOut(ControlSession.table(rows, widths: widths))
                 rows.removeAll(keepingCapacity: true)
@@ -130,15 +133,16 @@ package struct ControlSession {
         return operation.url + (operation.payload.map { " (payload \($0.length) bytes)" } ?? "")
     }
 
-    /// One line of `list`.
-    package func row(_ item: QueueItem) -> [String] {
+    /// One line of `list`; `waiting`: what its origin holds it back for, which then says when and why.
+    package func row(_ item: QueueItem, waiting: (until: Int64?, why: String)? = nil) -> [String] {
         let key = item.operation.map { $0.key == $0.url ? "-" : $0.key } ?? "-"
+        let next = max(item.dueSeconds ?? 0, waiting?.until ?? 0)
         return [
             item.id, item.stateWord(nowSeconds: nowSeconds), String(item.attempts),
-            item.dueSeconds.map(Timestamp.formatRFC3339) ?? "-",
+            next > 0 ? Timestamp.formatRFC3339(next) : "-",
             item.operation?.method ?? "?", item.operation.map(ControlSession.target) ?? "?", key,
             humanDuration(item.age(nowSeconds: nowSeconds)), item.dropperName ?? "?",
-            item.reasonLine ?? item.lastError ?? "-"
+            item.reasonLine ?? waiting.map { "waits for " + $0.why } ?? item.lastError ?? "-"
         ]
     }
 
@@ -152,6 +156,7 @@ package struct ControlSession {
         if item.folder == .conflict, command.flags.contains("--diff") { return showVersions(item) }
         // A waiting or claimed operation tried before: what its last deferral said in full.
         if item.folder == .new || item.folder == .cur, item.attempts > 0 { item.reason = spool.deferral(of: item.id) }
+        item.waitsFor = originWait(item, originRecords())?.why
         if command.flags.contains("--json") {
             Program.printOut(item.json(nowSeconds: nowSeconds, full: true).text + "\n")
             return
@@ -165,6 +170,7 @@ package struct ControlSession {
             rows.append(["dropped by:", UserDatabase.display(dropper)])
         }
         if let due = item.dueSeconds { rows.append(["next attempt:", Timestamp.formatRFC3339(due)]) }
+        if let waiting = item.waitsFor { rows.append(["waits for:", waiting]) }
         if let last = item.lastError { rows.append(["last error:", last]) }
         rows.append([
             "enqueued:",

@@ -34,6 +34,9 @@ public struct QueueItem: Sendable {
     public var size: Int
     /// Who dropped it: its file's owner (nil when the file could not be looked at).
     public var dropper: UInt32? = nil
+    /// What a waiting write waits for beyond its own retry time (its origin's pause, its origin unreachable),
+    /// when `spool-ctl` looked (`ControlSession.originWait`).
+    public var waitsFor: String? = nil
 
     /// The dropper as `list` shows it: a login name, else the user id.
     public var dropperName: String? {
@@ -82,6 +85,7 @@ public struct QueueItem: Sendable {
             ("dropped_by_uid", dropper.map { .number(String($0)) } ?? .null),
         ]
         if let payload = operation?.payload { members.append(("payload_bytes", .number(String(payload.length)))) }
+        if let waitsFor { members.append(("waits_for", .string(waitsFor))) }
         if let handler = operation?.handler {
             members.append(("handler", .string(handler)))
             members.append(("args", .array(operation!.arguments.map(JSON.string))))

@@ -300,13 +300,13 @@ package final class OriginLimits: Sendable {
                 RetryAfter.seconds($0, nowSeconds: Int64(nowSeconds))
             }), delay > 0
         {
-            window.pause(until: nowSeconds + Double(delay), nowSeconds: nowSeconds)
+            window.pause(until: nowSeconds + Double(delay), nowSeconds: nowSeconds, cause: "retry-after")
             instructed = true
         }
         let limits = RateLimitHeaders(response.headers, nowSeconds: Int64(nowSeconds))
         if let rate = limits.rate { window.announce(rate: rate) }
         if let pause = limits.pauseSeconds {
-            window.pause(until: nowSeconds + pause, nowSeconds: nowSeconds)
+            window.pause(until: nowSeconds + pause, nowSeconds: nowSeconds, cause: "quota")
             instructed = true
         }
         return pushedBack && instructed

@@ -55,6 +55,8 @@ public struct OriginWindow: Sendable, Equatable {
     /// Since when the origin could not be reached, across runs, until it answers (epoch seconds; 0 while it
     /// answers).
     public var unreachableSince: Int64 = 0
+    /// What asked for the pause: `retry-after` or `quota` (empty when unknown).
+    public private(set) var pauseCause = ""
     /// The rate the administrator allows (`rate`), requests per second.
     public let configuredRate: Double?
     /// The rate the origin announced (`RateLimit-Policy`), requests per second.
@@ -162,11 +164,13 @@ public struct OriginWindow: Sendable, Equatable {
         tooManyRequests = min(tooManyRequests + 1, OriginRecord.largestCount)
     }
 
-    /// Sends nothing to the origin before `until` (seconds since the epoch), `nowSeconds` plus a day at most.
-    public mutating func pause(until: Double, nowSeconds: Double) {
+    /// Sends nothing to the origin before `until` (seconds since the epoch), `nowSeconds` plus a day at most;
+    /// `cause` is what asked for it (`OriginRecord.pausedBy`).
+    public mutating func pause(until: Double, nowSeconds: Double, cause: String = "") {
         let until = min(until, nowSeconds + RateLimitHeaders.longestPauseSeconds)
         guard until.isFinite, until > pausedUntil else { return }
         pausedUntil = until
+        pauseCause = cause
         pauses = min(pauses + 1, OriginRecord.largestCount)
     }
 
@@ -192,6 +196,7 @@ public struct OriginWindow: Sendable, Equatable {
             ? Int64(min(pausedUntil, Double(nowSeconds) + RateLimitHeaders.longestPauseSeconds).rounded(.up)) : 0
         record.announcedRate = announcedRate ?? 0
         record.unreachableSince = unreachableSince
+        if record.pausedUntil > 0 { record.pausedBy = pauseCause }
         if pacer.rate != nil {
             (record.learnedRate, record.learnedLimit) = (pacer.rate ?? 0, pacer.limit)
             (record.learnedAt, record.learnedCuts) = (Int64(pacer.learnedAt), pacer.cuts)
@@ -208,6 +213,7 @@ public struct OriginWindow: Sendable, Equatable {
         deliveries = record.deliveries
         pausedUntil = min(Double(record.pausedUntil), nowSeconds + RateLimitHeaders.longestPauseSeconds)
         unreachableSince = record.unreachableSince
+        pauseCause = record.pausedBy
         // A learned rate is kept for a day (OriginPacer.memorySeconds), however old the window.
         pacer.restore(
             limit: record.learnedLimit, cutAt: Double(record.learnedAt), cuts: record.learnedCuts,

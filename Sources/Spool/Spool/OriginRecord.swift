@@ -27,6 +27,9 @@ public struct OriginRecord: Sendable, Equatable {
     public var deliveries = DeliveryCounts()
     /// Until when it asked not to be sent anything (epoch seconds; 0 for no pause).
     public var pausedUntil: Int64 = 0
+    /// What asked for the pause: `retry-after` (the server's `Retry-After`) or `quota` (a used-up quota in the
+    /// rate-limit headers); empty when there is none or it is unknown.
+    public var pausedBy = ""
     /// Since when it could not be reached (a refused, unresolved or timed-out connection) and has not answered
     /// since (epoch seconds; 0 while it answers): said once when it begins, once when it ends.
     public var unreachableSince: Int64 = 0
@@ -79,6 +82,7 @@ public struct OriginRecord: Sendable, Equatable {
             + "pauses=\(pauses) paused-until=\(pausedUntil) announced-rate=\(announcedRate) "
             + "learned-rate=\(learnedRate) learned-limit=\(learnedLimit) learned-at=\(learnedAt) "
             + "learned-cuts=\(learnedCuts) unreachable-since=\(unreachableSince) updated=\(updated) "
+            + (pausedBy.isEmpty ? "" : "paused-by=\(pausedBy) ")
             + DeliveryCounts.Kind.allCases.map { "\($0.rawValue)=\(deliveries[$0])" }.joined(separator: " ")
     }
 
@@ -106,6 +110,7 @@ public struct OriginRecord: Sendable, Equatable {
             case "learned-cuts": learnedCuts = OriginRecord.count(value)
             case "updated": updated = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
             case "unreachable-since": unreachableSince = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
+            case "paused-by": pausedBy = ["retry-after", "quota"].contains(value) ? value : ""
             case "producer": producer = RetryState.userID(value.utf8)
             case let name:
                 guard let kind = DeliveryCounts.Kind(rawValue: String(name)) else { continue }
@@ -117,7 +122,7 @@ public struct OriginRecord: Sendable, Equatable {
     /// Forgets the pause and what was learned of the origin's pace (`spool-ctl flush --origin`): the next run
     /// starts from spool.conf's settings, its window in slow start again, its counts kept.
     public mutating func forgetPace() {
-        pausedUntil = 0
+        (pausedUntil, pausedBy) = (0, "")
         (learnedRate, learnedLimit, learnedAt, learnedCuts) = (0, 0, 0, 0)
         ceiling = 0
     }

@@ -77,6 +77,28 @@ import Testing
         #expect(server.requests.count == 1)
     }
 
+    /// A write held by its origin's pause says what it waits for, and until when, in list, show and --json.
+    @Test func aWriteHeldByItsOriginsPauseSaysWhy() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { _ in .respond(429, ["Retry-After": "600"], "") }
+        defer { server.stop() }
+        try spool.enqueue(["PUT", server.baseURL + "/a"])
+        try spool.send()
+        let waiting = try spool.enqueue(["PUT", server.baseURL + "/b"])
+        let origin = try Operation.origin(of: server.baseURL)
+        let record = try #require(OriginRecord.read(try spool.open()).first { $0.origin == origin })
+        #expect(record.pausedBy == "retry-after" && record.pausedUntil > Timestamp.nowSeconds())
+        let until = Timestamp.formatRFC3339(record.pausedUntil)
+        let why = "its origin's pause until \(until), asked by the server's Retry-After"
+        let list = try Command.run("spool-ctl", ["--spool", spool.path, "list", "new"])
+        let row = list.lines.first { $0.hasPrefix(waiting) } ?? ""
+        #expect(row.contains(until) && row.hasSuffix("waits for " + why), "\(list.stdout)")
+        let show = try Command.run("spool-ctl", ["--spool", spool.path, "show", waiting])
+        #expect(show.lines.contains { $0.hasPrefix("waits for:") && $0.hasSuffix(why) }, "\(show.stdout)")
+        let json = try Command.run("spool-ctl", ["--spool", spool.path, "show", waiting, "--json"])
+        #expect(json.stdout.contains(#""waits_for":"\#(why)""#), "\(json.stdout)")
+    }
+
     @Test func filingsNameTheRequestAndAWatcherSaysWhenItStartsAndStops() throws {
         let spool = TemporarySpool()
         let server = try TestServer { request in
