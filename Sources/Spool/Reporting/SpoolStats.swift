@@ -81,6 +81,10 @@ public struct SpoolStats: Sendable {
                 + DeliveryCounts.Kind.allCases.map { "\(record.deliveries[$0]) \($0.rawValue)" }.joined(separator: ", ")
             if record.pausedUntil > nowSeconds {
                 out += ", paused until \(Timestamp.formatRFC3339(record.pausedUntil))"
+                    + (record.pausedBy.isEmpty ? "" : " (\(record.pausedBy))")
+            }
+            if record.unreachableSince > 0 {
+                out += ", unreachable since \(Timestamp.formatRFC3339(record.unreachableSince))"
             }
             out += "\n"
         }
@@ -135,7 +139,11 @@ public struct SpoolStats: Sendable {
                                 "paused_until",
                                 record.pausedUntil > nowSeconds
                                     ? .string(Timestamp.formatRFC3339(record.pausedUntil)) : .null
-                            )
+                            ),
+                            ("paused_by", record.pausedUntil > nowSeconds && !record.pausedBy.isEmpty
+                                ? .string(record.pausedBy) : .null),
+                            ("unreachable_since", record.unreachableSince > 0
+                                ? .string(Timestamp.formatRFC3339(record.unreachableSince)) : .null),
                         ])
                     })
             ))

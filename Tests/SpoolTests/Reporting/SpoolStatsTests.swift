@@ -133,10 +133,11 @@ import Testing
             + #""held":1,"oldest_pending_age_seconds":7200,"next_due":"2026-11-29T13:05:00Z","bytes":4096,"#
             + #""origins":[{"origin":"http://a.example","producer_uid":null,"window":4,"max_window":8,"learned_rate":7.25,"#
             + #""learned_cuts":3,"too_many_requests":2,"#
-            + #""pushbacks":3,"pauses":1,\#(counts),"paused_until":"2026-11-29T13:10:00Z"},"#
+            + #""pushbacks":3,"pauses":1,\#(counts),"paused_until":"2026-11-29T13:10:00Z","paused_by":null,"#
+            + #""unreachable_since":null},"#
             + #"{"origin":"https://b.example","producer_uid":null,"window":1,"max_window":1,"learned_rate":null,"learned_cuts":0,"#
             + #""too_many_requests":0,"#
-            + #""pushbacks":0,"pauses":0,\#(zeros),"paused_until":null}]}"#)
+            + #""pushbacks":0,"pauses":0,\#(zeros),"paused_until":null,"paused_by":null,"unreachable_since":null}]}"#)
     }
 
     @Test func prometheusOfAnEmptySpool() throws {

@@ -51,6 +51,10 @@ import Testing
                 "\(lines)")
         let verbose = try spool.send(["--flush", "-v"])
         #expect(verbose.stderr.contains("; unreachable since "), "\(verbose.stderr)")
+        let down = try Command.run("spool-ctl", ["--spool", spool.path, "stats"])
+        #expect(down.stdout.contains(", unreachable since "), "\(down.stdout)")
+        let list = try Command.run("spool-ctl", ["--spool", spool.path, "list", "new"])
+        #expect(list.stdout.contains("waits for its origin, unreachable since "), "\(list.stdout)")
         let server = try TestServer(port: port) { _ in .respond(204, [:], "") }
         defer { server.stop() }
         let back = try spool.send(["--flush"])
@@ -58,6 +62,8 @@ import Testing
         #expect(lines.count == 2, "\(lines)")
         #expect(back.stderr.contains("http://127.0.0.1:\(port): reachable again, after "), "\(back.stderr)")
         #expect(server.requests.count == 3 && spool.operations("new").isEmpty)
+        let up = try Command.run("spool-ctl", ["--spool", spool.path, "stats"])
+        #expect(!up.stdout.contains("unreachable since"), "\(up.stdout)")
     }
 
     @Test func aPauseIsSaidWithTheWayToLiftIt() throws {
