@@ -1,3 +1,4 @@
+import SpoolQueue
 import SpoolSystem
 
 /// Whether an origin can be reached, across runs: under cron, an origin that refuses connections is said
@@ -32,6 +33,24 @@ extension OriginLimits {
         state.withLock { state in
             defer { state.recovered.removeAll() }
             return state.recovered.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+    }
+
+    /// What holds `share` back at `nowSeconds`, in a pause line's words: the server's `Retry-After`, a used-up
+    /// quota, or spool's own learned rate, whichever it is.
+    package func pauseCause(_ share: String, nowSeconds: Double) -> String {
+        state.withLock { state in
+            loadSeeds(&state)
+            let window = state.windows[share]
+            let paused = window.map { $0.pausedUntil > nowSeconds } ?? false
+            let cause = paused ? window!.pauseCause : state.seeds?[share]?.pausedBy ?? ""
+            switch cause {
+            case "retry-after": return "the server's Retry-After"
+            case "quota": return "a used-up quota"
+            default:
+                if !paused, let rate = window?.rate { return "its learned rate of \(OriginRecord.format(rate: rate))/s" }
+                return "the server asked for it"
+            }
         }
     }
 }

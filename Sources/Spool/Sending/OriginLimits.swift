@@ -96,7 +96,7 @@ package final class OriginLimits: Sendable {
     }
 
     /// Reads the seed records the first time they are needed.
-    private func loadSeeds(_ state: inout State) {
+    func loadSeeds(_ state: inout State) {
         if state.seeds == nil {
             state.seeds = Dictionary(seed().map { ($0.share, $0) }, uniquingKeysWith: { a, _ in a })
         }

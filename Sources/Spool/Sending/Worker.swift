@@ -240,8 +240,8 @@ public final class Worker: Sendable {
                 let whose = producer.map { " for \(UserDatabase.display($0))'s writes" } ?? ""
                 log.notice(
                     "\(origin): paused\(whose) until \(Timestamp.formatRFC3339(Int64(until.rounded(.up)))) "
-                        + "(Retry-After, "
-                        + "a used-up quota or its learned rate); \(waiting[share, default: 0]) operation(s) held back; "
+                        + "(\(limits.pauseCause(share, nowSeconds: Double(nowSeconds)))); "
+                        + "\(waiting[share, default: 0]) operation(s) held back; "
                         + "'spool-ctl flush --origin \(origin)' lifts it"
                 )
             }

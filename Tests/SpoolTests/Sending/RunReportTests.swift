@@ -77,6 +77,7 @@ import Testing
         let origin = try Operation.origin(of: server.baseURL)
         #expect(
             paused.stderr.contains("\(origin): paused until ")
+                && paused.stderr.contains(" (the server's Retry-After); ")
                 // Both wait on the pause: the deferred /a and the new /b, counted from their names alone.
                 && paused.stderr.contains("2 operation(s) held back; 'spool-ctl flush --origin \(origin)' lifts it"),
             "\(paused.stderr)")
