@@ -48,7 +48,9 @@ extension OriginLimits {
             case "retry-after": return "the server's Retry-After"
             case "quota": return "a used-up quota"
             default:
-                if !paused, let rate = window?.rate { return "its learned rate of \(OriginRecord.format(rate: rate))/s" }
+                if !paused, let rate = window?.rate {
+                    return "its learned rate of \(OriginRecord.format(rate: rate))/s"
+                }
                 return "the server asked for it"
             }
         }
