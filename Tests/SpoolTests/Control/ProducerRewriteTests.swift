@@ -11,6 +11,14 @@ import Testing
 /// --if-match`, the page's buttons): under their policy, in their order per key. The owner is nobody, the
 /// producer uid 4242 (no account needed), root only sets the scene.
 @Suite(.serialized) struct ProducerRewriteTests {
+    /// A server whose resource is at "v2": a write made against "v1" is refused 412, any other taken.
+    func conflictingServer() throws -> TestServer {
+        try TestServer { request in
+            if request.method == "GET" { return .respond(200, ["ETag": "\"v2\""], "theirs") }
+            return request.header("If-Match") == "\"v1\"" ? .respond(412, [:], "") : .respond(204, [:], "")
+        }
+    }
+
     /// The name in `folder` of operation `id`.
     func name(_ spool: TemporarySpool, _ folder: String, _ id: String) -> String? {
         spool.names(folder).first { $0 == id || $0.hasPrefix(id + ":") }
@@ -18,10 +26,7 @@ import Testing
 
     @Test(.enabled(if: Nobody.unavailable == nil, "\(Nobody.unavailable ?? "")"))
     func keepMineAndRetryKeepTheProducersPolicyAndOrder() throws {
-        let server = try TestServer { request in
-            if request.method == "GET" { return .respond(200, ["ETag": "\"v2\""], "theirs") }
-            return request.header("If-Match") == "\"v1\"" ? .respond(412, [:], "") : .respond(204, [:], "")
-        }
+        let server = try conflictingServer()
         defer { server.stop() }
         let shared = try SharedSpool(policy: "* origin \(server.baseURL)\n")
         let spool = shared.spool
@@ -60,10 +65,7 @@ import Testing
     /// The page's "Keep mine", run as the spool's owner (the web server's user, here nobody): the same call.
     @Test(.enabled(if: Nobody.unavailable == nil, "\(Nobody.unavailable ?? "")"))
     func keepMineFromThePageKeepsTheProducer() throws {
-        let server = try TestServer { request in
-            if request.method == "GET" { return .respond(200, ["ETag": "\"v2\""], "theirs") }
-            return request.header("If-Match") == "\"v1\"" ? .respond(412, [:], "") : .respond(204, [:], "")
-        }
+        let server = try conflictingServer()
         defer { server.stop() }
         let shared = try SharedSpool(policy: "* origin \(server.baseURL)\n")
         let id = try shared.produce(4242, ["PUT", server.baseURL + "/doc", "--if-match", "\"v1\"", "--body", "m"])
