@@ -15,18 +15,8 @@ import SpoolControl
 // Installed set-group-ID to a shared spool's drop group: work as the caller until the operation is placed.
 let group = GroupPrivilege.setAside()
 var command = EnqueueCommand.fromCommandLine()
-if Environment.isSecure {
-    // The caller's options and variables may tighten the administrator's limits, never loosen them.
-    do {
-        let configuration = try EnqueueCommand.administratorConfiguration()
-        command = command.tightened(by: configuration).keepingToPolicy(of: configuration)
-    } catch {
-        Program.fail(EnqueueCommand.program, error.description, code: ExitCode.configuration)
-    }
-} else if let path = SpoolConfiguration.defaultPath(option: nil),
-          let configuration = try? SpoolConfiguration.load(path: path) {
-    // The caller's own choice of spool.conf: its producer policy's limits, where it drops into a shared spool.
-    command = command.keepingToPolicy(of: configuration)
+do { command = try command.withLimitsInForce() } catch {
+    Program.fail(EnqueueCommand.program, error.description, code: ExitCode.configuration)
 }
 do {
     let (out, note) = try command.run(group: group).report

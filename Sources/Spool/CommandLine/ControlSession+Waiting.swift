@@ -23,11 +23,7 @@ extension ControlSession {
         let producer = spool.takesProducerDrops ? spool.keyScope(of: item.dropper) : nil
         guard let record = records[OriginRecord.share(operation.origin, producer: producer)] else { return nil }
         if record.pausedUntil > nowSeconds {
-            let cause = switch record.pausedBy {
-            case "retry-after": "the server's Retry-After"
-            case "quota": "a used-up quota"
-            default: "the server"
-            }
+            let cause = OriginRecord.pauseCause(record.pausedBy) ?? "the server"
             return (record.pausedUntil, "its origin's pause until \(Timestamp.formatRFC3339(record.pausedUntil)), "
                 + "asked by \(cause)")
         }

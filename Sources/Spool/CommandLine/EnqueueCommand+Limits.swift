@@ -6,6 +6,21 @@ import SpoolSystem
 /// Set-group-ID, spool-enqueue works for a caller who chose its command line and environment: its limits
 /// may only be tightened, never loosened, as Postfix's postdrop takes none from its caller.
 extension EnqueueCommand {
+    /// This command with the limits that hold for its caller: set-group-ID, the administrator's, which its
+    /// options and variables only tighten, and the host's producer policy; else the policy of the spool.conf
+    /// `SPOOL_CONFIG` names, if it can be read. Throws when the host's files exist but cannot be used.
+    public func withLimitsInForce() throws(ConfigurationError) -> EnqueueCommand {
+        if Environment.isSecure {
+            let configuration = try EnqueueCommand.administratorConfiguration()
+            return tightened(by: configuration).keepingToPolicy(of: configuration)
+        }
+        // The caller's own choice of spool.conf: its producer policy's limits, where it drops into a shared spool.
+        guard let path = SpoolConfiguration.defaultPath(option: nil),
+              let configuration = try? SpoolConfiguration.load(path: path)
+        else { return self }
+        return keepingToPolicy(of: configuration)
+    }
+
     /// This command with each limit the administrator's (`configuration`'s, else the built-in default), or the
     /// caller's where the caller gave a tighter one: a larger `--min-free`, a smaller `--max-queue`,
     /// `--max-payload` or `--max-size`.

@@ -44,15 +44,9 @@ extension OriginLimits {
             let window = state.windows[share]
             let paused = window.map { $0.pausedUntil > nowSeconds } ?? false
             let cause = paused ? window!.pauseCause : state.seeds?[share]?.pausedBy ?? ""
-            switch cause {
-            case "retry-after": return "the server's Retry-After"
-            case "quota": return "a used-up quota"
-            default:
-                if !paused, let rate = window?.rate {
-                    return "its learned rate of \(OriginRecord.format(rate: rate))/s"
-                }
-                return "the server asked for it"
-            }
+            if let said = OriginRecord.pauseCause(cause) { return said }
+            if !paused, let rate = window?.rate { return "its learned rate of \(OriginRecord.format(rate: rate))/s" }
+            return "the server asked for it"
         }
     }
 }

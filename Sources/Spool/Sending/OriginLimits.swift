@@ -126,9 +126,7 @@ package final class OriginLimits: Sendable {
             records = records.filter { nowSeconds - $0.value.updated < 7 * 86400 }
             for (share, window) in state.windows {
                 var record = window.record(String(OriginRecord.origin(ofShare: share)), nowSeconds: nowSeconds)
-                record.producer = share.firstIndex(of: " ").flatMap {
-                    RetryState.userID(share[share.index(after: $0)...].utf8)
-                }
+                record.producer = OriginRecord.producer(ofShare: share)
                 records[share] = record
             }
             return Array(records.values)
@@ -149,9 +147,10 @@ package final class OriginLimits: Sendable {
         state.withLock { $0.answeredHashes.contains(hash) }
     }
 
-    /// How many requests `origin` may have in flight now: its window, or one until it answered in this run.
-    package static func room(_ origin: String, _ state: State, window: Double) -> Int {
-        state.answered.contains(origin) ? Int(window) : 1
+    /// How many requests `share` may have in flight now: its window, or one until its origin answered in this
+    /// run (whoever's request it answered: the probe is the origin's, not each producer's).
+    package static func room(_ share: String, _ state: State, window: Double) -> Int {
+        state.answered.contains(origin(share, state)) ? Int(window) : 1
     }
 
     /// Where `origin`'s window is, made first if it has none. Why: each lookup hashes the whole origin, and a
@@ -210,8 +209,9 @@ package final class OriginLimits: Sendable {
     /// The probe's connection to `share`'s origin is up: the lanes waiting behind it may go, up to the window.
     package func connected(_ share: String) {
         let waiters = state.withLock { state -> [(CheckedContinuation<Int?, Never>, Int?)] in
-            guard state.answered.insert(share).inserted else { return [] }
-            state.answeredHashes.insert(OrderingKey.originHash(OriginLimits.origin(share, state)))
+            let origin = OriginLimits.origin(share, state)
+            guard state.answered.insert(origin).inserted else { return [] }
+            state.answeredHashes.insert(OrderingKey.originHash(origin))
             return handOff(share, &state)
         }
         for (waiter, ticket) in waiters { waiter.resume(returning: ticket) }
@@ -229,8 +229,9 @@ package final class OriginLimits: Sendable {
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
             if case .success = result {
-                if state.answered.insert(share).inserted {
-                    state.answeredHashes.insert(OrderingKey.originHash(OriginLimits.origin(share, state)))
+                let origin = OriginLimits.origin(share, state)
+                if state.answered.insert(origin).inserted {
+                    state.answeredHashes.insert(OrderingKey.originHash(origin))
                 }
                 // It answers: if it was unreachable, that ended now (said once, by the run's report). Looked
                 // up only while some origin is: the first answer of each run pays for it, not every answer.
@@ -271,45 +272,4 @@ package final class OriginLimits: Sendable {
             state.changed = true
         }
     }
-
-    /// What an answer says about the origin's load.
-    package static func signal(_ result: Result<HTTPResponse, TransportError>) -> OriginWindow.Signal {
-        switch result {
-        case let .success(response):
-            switch response.status {
-            case 429, 503: .pushedBack
-            case 500..<600: .neutral
-            default: .answered
-            }
-        case .failure(.timeout), .failure(.refused), .failure(.lost): .pushedBack
-        case .failure: .neutral
-        }
-    }
-
-    /// The pauses and the rate an answer asks for: `Retry-After` on a 429 or 503 pauses the whole origin,
-    /// and so does a used-up quota in the rate-limit headers. Returns whether the answer was such an
-    /// instruction to a push-back (a 429 or 503 with `Retry-After` or a used-up quota): then no rate is learned
-    /// from it, since the origin said what it wants.
-    @discardableResult
-    package static func apply(_ response: HTTPResponse, to window: inout OriginWindow, nowSeconds: Double) -> Bool {
-        let pushedBack = response.status == 429 || response.status == 503
-        var instructed = false
-        if response.status == 429 { window.countTooManyRequests() }
-        if pushedBack,
-            let delay = response.headers["retry-after"].flatMap({
-                RetryAfter.seconds($0, nowSeconds: Int64(nowSeconds))
-            }), delay > 0
-        {
-            window.pause(until: nowSeconds + Double(delay), nowSeconds: nowSeconds, cause: "retry-after")
-            instructed = true
-        }
-        let limits = RateLimitHeaders(response.headers, nowSeconds: Int64(nowSeconds))
-        if let rate = limits.rate { window.announce(rate: rate) }
-        if let pause = limits.pauseSeconds {
-            window.pause(until: nowSeconds + pause, nowSeconds: nowSeconds, cause: "quota")
-            instructed = true
-        }
-        return pushedBack && instructed
-    }
-
 }

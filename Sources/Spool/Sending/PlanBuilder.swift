@@ -283,24 +283,6 @@ package struct PlanBuilder {
     /// The lanes in order, each sorted; a lane whose first operation is not due yet only sets the next due time.
     /// Higher priority first (a lane takes the highest of what waits in it, so an urgent write is never stuck
     /// behind a low one's place), then enqueue order; inside a lane, enqueue order alone.
-    /// Lanes already ranked, each producer's taking turns within a priority: every producer's first lane
-    /// (the owner's and root's counting as one producer), then every one's second, … so that one producer's
-    /// thousand keys do not go before another's one.
-    static func inTurns(_ ranked: [(priority: Int, lane: [QueueEntry])], _ producers: [UInt64: UInt32])
-        -> [[QueueEntry]]
-    {
-        var taken: [Int: [UInt32?: Int]] = [:]
-        let turns = ranked.enumerated().map { index, ranked in
-            let producer = producers[ranked.lane[0].laneKey]
-            defer { taken[ranked.priority, default: [:]][producer, default: 0] += 1 }
-            return (turn: taken[ranked.priority]?[producer] ?? 0, index: index)
-        }
-        return turns.sorted { a, b in
-            let (pa, pb) = (ranked[a.index].priority, ranked[b.index].priority)
-            return pa != pb ? pa > pb : (a.turn, a.index) < (b.turn, b.index)
-        }.map { ranked[$0.index].lane }
-    }
-
     package mutating func finish() -> Worker.Plan {
         var ranked: [(priority: Int, lane: [QueueEntry])] = []
         for (key, queue) in queues {

@@ -236,8 +236,8 @@ public final class Worker: Sendable {
             }
             if new {
                 let origin = OriginRecord.origin(ofShare: share)
-                let producer = share.split(separator: " ").dropFirst().first.flatMap { UInt32($0) }
-                let whose = producer.map { " for \(UserDatabase.display($0))'s writes" } ?? ""
+                let whose = OriginRecord.producer(ofShare: share)
+                    .map { " for \(UserDatabase.display($0))'s writes" } ?? ""
                 log.notice(
                     "\(origin): paused\(whose) until \(Timestamp.formatRFC3339(Int64(until.rounded(.up)))) "
                         + "(\(limits.pauseCause(share, nowSeconds: Double(nowSeconds)))); "

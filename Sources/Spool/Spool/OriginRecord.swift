@@ -71,6 +71,20 @@ public struct OriginRecord: Sendable, Equatable {
         share.firstIndex(of: " ").map { share[..<$0] } ?? share[...]
     }
 
+    /// The producer of a share's key; nil for the origin's own share.
+    public static func producer(ofShare share: String) -> UInt32? {
+        share.firstIndex(of: " ").flatMap { RetryState.userID(share[share.index(after: $0)...].utf8) }
+    }
+
+    /// What asked for a pause (`pausedBy`), as a person reads it; nil when it is not known.
+    public static func pauseCause(_ pausedBy: String) -> String? {
+        switch pausedBy {
+        case "retry-after": "the server's Retry-After"
+        case "quota": "a used-up quota"
+        default: nil
+        }
+    }
+
     /// The share's key (`share(_:producer:)`).
     public var share: String { OriginRecord.share(origin, producer: producer) }
 

@@ -26,11 +26,13 @@ public struct QueueLimits: Sendable {
     /// Why the spool is too full for one more document of `size` bytes, or nil.
     /// Counting costs one listing of `new/` (names only); free space one `fstatvfs`.
     package func refusal(_ spool: Spool, size: Int) -> String? {
-        if let refusal = freeSpaceRefusal(spool, size: size) ?? producerRefusal(spool, size: size) { return refusal }
+        if let refusal = freeSpaceRefusal(spool, size: size) { return refusal }
         var count = 0
         if spool.dropOnly {
-            // A producer of a shared spool cannot list new/: the count the sender keeps for them.
-            count = spool.waitingCount() ?? 0
+            // A producer of a shared spool cannot list new/: the counts the sender keeps for them.
+            let counts = spool.waitingCounts()
+            if let refusal = producerRefusal(counts, size: size) { return refusal }
+            count = counts?.total ?? 0
         } else {
             try? spool.forEachRawEntry(in: .new) { raw, _ in if raw.first != UInt8(ascii: ".") { count += 1 } }
         }
@@ -39,11 +41,12 @@ public struct QueueLimits: Sendable {
     }
 
     /// Why one more write of `size` bytes (its count already taken, unless `counting`) would pass this
-    /// producer's limits in a shared spool, as `.waiting` counts their writes; nil when it would not, or the
-    /// caller is no producer there.
-    package func producerRefusal(_ spool: Spool, size: Int, counting: Bool = true) -> String? {
-        guard spool.dropOnly, producerMaxWaiting != nil || producerMaxBytes != nil else { return nil }
-        let waiting = spool.waiting(of: UserDatabase.effectiveUser)
+    /// producer's limits in a shared spool, by `counts` (`Spool.waitingCounts`); nil when it would not.
+    package func producerRefusal(
+        _ counts: (total: Int, producers: [UInt32: Spool.Waiting])?, size: Int, counting: Bool = true
+    ) -> String? {
+        guard producerMaxWaiting != nil || producerMaxBytes != nil else { return nil }
+        let waiting = counts?.producers[UserDatabase.effectiveUser] ?? (0, 0)
         let policy = policyPath.map { " in the producer policy \($0)" } ?? ""
         if counting, let limit = producerMaxWaiting, waiting.count >= limit {
             return "\(waiting.count) of your writes wait in new/, the limit is \(limit) (queue\(policy))"

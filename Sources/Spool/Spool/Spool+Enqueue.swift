@@ -68,7 +68,7 @@ extension Spool {
             if payload != nil {
                 size = (try? fd.status().size) ?? size
                 if let limits, let refusal = limits.freeSpaceRefusal(self, size: 0)
-                    ?? limits.producerRefusal(self, size: size, counting: false)
+                    ?? (dropOnly ? limits.producerRefusal(waitingCounts(), size: size, counting: false) : nil)
                 {
                     throw .queueFull(refusal)
                 }

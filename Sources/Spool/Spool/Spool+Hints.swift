@@ -94,31 +94,29 @@ extension Spool {
     /// What waits, by producer: writes and bytes.
     package typealias Waiting = (count: Int64, bytes: Int64)
 
-    /// The count `.waiting` gives: the sender's last count plus the drops since; nil when there is no
-    /// readable one (no sender has listed this spool yet).
-    package func waitingCount() -> Int? {
+    /// What `.waiting` says: the sender's counts at its last listing plus the drops since, in all and by
+    /// producer; nil when there is no readable one (no sender has listed this spool yet). One read, one pass.
+    package func waitingCounts() -> (total: Int, producers: [UInt32: Waiting])? {
         guard let bytes = readHint(Spool.waitingFile, limit: 1 << 20) else { return nil }
         let digits = bytes.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        guard let counted = Int(String(decoding: digits, as: UTF8.self)) else { return nil }
-        return counted + bytes.dropFirst(digits.count).count { $0 == UInt8(ascii: "+") }
-    }
-
-    /// What `.waiting` says of `producer`'s writes: the sender's count and bytes plus their drops since.
-    package func waiting(of producer: UInt32) -> Waiting {
-        guard let bytes = readHint(Spool.waitingFile, limit: 1 << 20) else { return (0, 0) }
-        var waiting: Waiting = (0, 0)
-        for line in bytes.split(separator: 0x0A) {
+        guard var total = Int(String(decoding: digits, as: UTF8.self)) else { return nil }
+        var producers: [UInt32: Waiting] = [:]
+        for line in bytes.dropFirst(digits.count).split(separator: 0x0A) {
+            let kind = line.first
+            // Every drop counts in all, whatever else its line says.
+            if kind == UInt8(ascii: "+") { total += 1 }
             let words = line.dropFirst().split(separator: 0x20).map { Int64(String(decoding: $0, as: UTF8.self)) }
-            guard words.first.flatMap({ $0 }) == Int64(producer), words.allSatisfy({ ($0 ?? -1) >= 0 }) else {
-                continue
-            }
-            if line.first == UInt8(ascii: "="), words.count == 3 {
-                waiting = (waiting.count + words[1]!, waiting.bytes + words[2]!)
-            } else if line.first == UInt8(ascii: "+"), words.count == 2 {
-                waiting = (waiting.count + 1, waiting.bytes + words[1]!)
+            guard let first = words.first, let uid = first.flatMap(UInt32.init(exactly:)),
+                  words.allSatisfy({ ($0 ?? -1) >= 0 })
+            else { continue }
+            let before = producers[uid] ?? (0, 0)
+            if kind == UInt8(ascii: "="), words.count == 3 {
+                producers[uid] = (before.count + words[1]!, before.bytes + words[2]!)
+            } else if kind == UInt8(ascii: "+"), words.count == 2 {
+                producers[uid] = (before.count + 1, before.bytes + words[1]!)
             }
         }
-        return waiting
+        return (total, producers)
     }
 
     /// A producer's drop of `size` bytes, counted once its operation is in `new/`: a line appended. Never
@@ -140,8 +138,10 @@ extension Spool {
             text += "=\(producer) \(waiting.count) \(waiting.bytes)\n"
         }
         guard readHint(Spool.waitingFile, limit: 1 << 20) != Array(text.utf8) else { return }
-        let temporary = FileName(".waiting." + UniqueName.next().id)
-        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+        // One temporary name, the sender's alone (producers cannot write in the root): a crash leaves at most
+        // this file, which the next listing writes again.
+        let temporary = FileName(".waiting.new")
+        let flags = O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW
         guard let fd = try? root.open(temporary, flags, mode: Spool.waitingFileMode) else { return }
         // In the drop group, new/'s, whatever the spool root's group; and whatever the umask left of its bits.
         let dropGroup = folderStatuses[Folder.allCases.firstIndex(of: .new)!].group

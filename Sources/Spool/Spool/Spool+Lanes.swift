@@ -1,3 +1,4 @@
+import SpoolNames
 import SpoolSystem
 
 /// Lanes where producers drop: each producer's names form lanes of their own (spool(5), A spool for many
@@ -62,4 +63,29 @@ extension Spool {
         var generator = SystemRandomNumberGenerator()
         return generator.next()
     }()
+
+    /// Whose write the file of `owner` named `name` is. A producer's file is theirs, whatever its name says;
+    /// a file of the owner or root is the producer's its name's `u=` names (a producer's write the owner
+    /// rewrote: `resolve`, `retry --if-match`, which only root can give back), else theirs. No producer can
+    /// make a file of the owner's, nor rename one in the sticky `new/`.
+    public func dropper(owner: UInt32, name: FileName) -> UInt32 {
+        // The parse only for a name with a `,u=`: every read asks this, and lanes of every name of a shared
+        // spool.
+        guard !isProducer(owner), Spool.mayNameProducer(name.bytes), let producer = QueueName(name)?.state?.producer,
+              isProducer(producer)
+        else { return owner }
+        return producer
+    }
+
+    /// Whether `bytes` hold `,u=`, without which a name names no producer.
+    private static func mayNameProducer(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count > 3 else { return false }
+        for index in 0..<(bytes.count - 3)
+        where bytes[index] == UInt8(ascii: ",") && bytes[index + 1] == UInt8(ascii: "u")
+            && bytes[index + 2] == UInt8(ascii: "=")
+        {
+            return true
+        }
+        return false
+    }
 }

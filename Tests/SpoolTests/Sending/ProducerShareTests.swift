@@ -50,16 +50,22 @@ import Testing
     /// served second, not eleventh: waiters are let in a producer at a time.
     @Test(.enabled(if: Nobody.unavailable == nil, "\(Nobody.unavailable ?? "")"))
     func aFullWindowServesProducersInTurn() throws {
-        let server = try TestServer { _ in
-            usleep(50_000)
-            return .respond(204, [:], "")
-        }
+        // The first request is held until the sender's other lanes have started behind it: the order in
+        // which they are then let in is the turns', not their start's.
+        let held = try HeldServer(holding: "/alice/0", status: 204)
+        let server = held.server
         defer { server.stop() }
         let shared = try SharedSpool(settings: "max-concurrency = 1\n")
         for index in 0..<10 { try shared.produce(Self.alice, ["PUT", server.baseURL + "/alice/\(index)"]) }
         try shared.produce(Self.bob, ["PUT", server.baseURL + "/bob/0"])
-        let result = try shared.send(["--concurrency", "8"])
-        #expect(result.status == 0, "\(result.stderr)")
+        let (sender, _, err) = try Command.start(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Command.path("spool-send"),
+                                 "--spool", shared.spool.path, "--once", "--config", shared.config, "--concurrency", "8"])
+        #expect(eventually(within: 10) { held.isHolding }, "the first request reached the server")
+        held.release()
+        sender.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(sender.terminationStatus == 0, "\(stderr)")
         let paths = server.requests.map(\.path)
         #expect(paths.count == 11)
         let bob = try #require(paths.firstIndex(of: "/bob/0"))
