@@ -33,8 +33,9 @@ extension ControlSession {
         guard let origin = command.origin else { return }
         let records = OriginRecord.read(spool)
         // The origin's pause, or the longest of its producers' shares'; the lowest rate learned of it.
-        let pause = records.filter { $0.origin == origin }.map(\.pausedUntil).max()
-            .flatMap { $0 > nowSeconds ? $0 : nil }
+        let paused = records.filter { $0.origin == origin && $0.pausedUntil > nowSeconds }
+            .max { $0.pausedUntil < $1.pausedUntil }
+        let pause = paused?.pausedUntil
         let learned = records.filter { $0.origin == origin && $0.learnedRate > 0 }.map(\.learnedRate).min()
         if isatty(STDIN_FILENO) != 0 && !command.flags.contains("--yes") {
             let lifting = pause.map { " and lift its pause until \(Timestamp.formatRFC3339($0))" } ?? ""
@@ -45,7 +46,10 @@ extension ControlSession {
             for index in kept.indices where kept[index].origin == origin { kept[index].forgetPace() }
             OriginRecord.write(kept, to: spool)
         }
-        if let pause { Program.printOut("\(origin): pause until \(Timestamp.formatRFC3339(pause)) lifted\n") }
+        if let paused {
+            let cause = OriginRecord.pauseCause(paused.pausedBy).map { " (\($0))" } ?? ""
+            Program.printOut("\(origin): pause until \(Timestamp.formatRFC3339(paused.pausedUntil))\(cause) lifted\n")
+        }
         if let learned {
             Program.printOut("\(origin): learned rate of \(OriginRecord.format(rate: learned))/s forgotten\n")
         }

@@ -6,8 +6,9 @@ import SpoolQueue
 import SpoolReporting
 import SpoolSystem
 
-/// Why a waiting write waits when its name does not say: its origin paused (by the server's `Retry-After`
-/// or a used-up quota) or unreachable, as the sender's `.origins` records it.
+/// Why a waiting write waits when its name does not say: its origin paused (by the server's `Retry-After`,
+/// a used-up quota or spool's learned rate) or down (unreachable, unavailable), as the sender's `.origins`
+/// records it.
 extension ControlSession {
     /// What the sender last learned of each origin, by share (`OriginRecord.share`).
     package func originRecords() -> [String: OriginRecord] {
@@ -15,20 +16,36 @@ extension ControlSession {
     }
 
     /// What `item`, waiting in `new/`, waits for at its origin: a pause (with its end) or the origin being
-    /// unreachable; nil when its origin holds it back for nothing.
+    /// down; nil when its origin holds it back for nothing.
     package func originWait(_ item: QueueItem, _ records: [String: OriginRecord]) -> (until: Int64?, why: String)? {
         guard item.folder == .new, !item.held, let operation = item.operation, operation.handler == nil else {
             return nil
         }
         let producer = spool.takesProducerDrops ? spool.keyScope(of: item.dropper) : nil
         guard let record = records[OriginRecord.share(operation.origin, producer: producer)] else { return nil }
+        return ControlSession.originWait(record, nowSeconds: nowSeconds)
+    }
+
+    /// What a write to `record`'s origin waits for at `nowSeconds`, in the words of `list` and `show`.
+    package static func originWait(_ record: OriginRecord, nowSeconds: Int64) -> (until: Int64?, why: String)? {
+        let until = Timestamp.formatRFC3339(record.pausedUntil)
+        let since = Timestamp.formatRFC3339(record.unreachableSince)
         if record.pausedUntil > nowSeconds {
-            let cause = OriginRecord.pauseCause(record.pausedBy) ?? "the server"
-            return (record.pausedUntil, "its origin's pause until \(Timestamp.formatRFC3339(record.pausedUntil)), "
-                + "asked by \(cause)")
+            switch record.pausedBy {
+            case "rate":
+                let rate = OriginRecord.format(rate: record.learnedRate)
+                return (record.pausedUntil, "its origin's pace of \(rate)/s, learned by spool, until \(until)")
+            case "unreachable", "unavailable":
+                let state = record.unreachableSince > 0 ? "\(record.pausedBy) since \(since)" : record.pausedBy
+                return (record.pausedUntil, "its origin, \(state); probed again at \(until)")
+            default:
+                let cause = OriginRecord.pauseCause(record.pausedBy) ?? "the server"
+                return (record.pausedUntil, "its origin's pause until \(until), asked by \(cause)")
+            }
         }
         if record.unreachableSince > 0 {
-            return (nil, "its origin, unreachable since \(Timestamp.formatRFC3339(record.unreachableSince))")
+            let state = record.pausedBy == "unavailable" ? "unavailable" : "unreachable"
+            return (nil, "its origin, \(state) since \(since); probed at the next run")
         }
         return nil
     }

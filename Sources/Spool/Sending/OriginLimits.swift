@@ -37,8 +37,10 @@ package final class OriginLimits: Sendable {
         package var lastServed: [String: Int] = [:]
         /// Requests let go over all shares, the clock of `lastServed`.
         package var servedCount = 0
-        /// Origins that answered again after being unreachable, with since when, for the run's report.
-        package var recovered: [String: Int64] = [:]
+        /// Origins that accepted again after being down, with since when and why, for the run's report.
+        package var recovered: [String: (since: Int64, cause: String)] = [:]
+        /// Origins found down in this run that were up before, with the end of their first backoff: news.
+        package var wentDown: [String: (cause: String, until: Double)] = [:]
         /// Whether some origin known here is unreachable.
         package var anyUnreachable = false
         /// What the last run learned, read at the first request.
@@ -64,17 +66,29 @@ package final class OriginLimits: Sendable {
     package let log: Log
     /// Reads what earlier runs learned; called once, when first needed.
     package let seed: @Sendable () -> [OriginRecord]
+    /// How long a down origin waits before its next probe, after so many in a row (`--min-backoff`, doubling
+    /// up to `--max-backoff` or `longestProbeSeconds`, whichever is shorter).
+    package let probeBackoff: Backoff
+    /// Whether the run was asked to try everything now (`--flush`): a down origin is probed at once, though
+    /// a pause the origin asked for is kept.
+    package let flush: Bool
+
+    /// The longest wait between two probes of a down origin: its recovery is noticed within ten minutes.
+    package static let longestProbeSeconds: Int64 = 600
 
     /// Limits from spool.conf(5), with `concurrency` as the most any origin gets, starting from what `seed`
     /// returns (read once, when a plan or a first request needs it, so that an idle run never reads it).
     package init(
-        configuration: SpoolConfiguration, concurrency: Int, log: Log,
-        seed: @escaping @Sendable () -> [OriginRecord] = { [] }
+        configuration: SpoolConfiguration, concurrency: Int, log: Log, backoff: Backoff = Backoff(),
+        flush: Bool = false, seed: @escaping @Sendable () -> [OriginRecord] = { [] }
     ) {
         self.configuration = configuration
         self.concurrency = concurrency
         self.log = log
         self.seed = seed
+        probeBackoff = Backoff(
+            minimum: backoff.minimum, maximum: min(backoff.maximum, OriginLimits.longestProbeSeconds))
+        self.flush = flush
     }
 
     /// The window a first request to `share` finds.
@@ -85,6 +99,7 @@ package final class OriginLimits: Sendable {
             burst: settings.burst)
         loadSeeds(&state)
         if let record = state.seeds?[share] { window.restore(record, nowSeconds: Timestamp.nowFractionalSeconds()) }
+        if flush, OriginRecord.isDown(window.pauseCause) { window.liftPause() }
         if window.unreachableSince > 0 { state.anyUnreachable = true }
         if share.contains(" ") { state.hasShares = true }
         return window
@@ -108,9 +123,12 @@ package final class OriginLimits: Sendable {
     package func pauses(nowSeconds: Int64) -> [(origin: String, until: Int64)] {
         state.withLock { state in
             loadSeeds(&state)
-            var ends = (state.seeds ?? [:]).filter { $0.value.producer == nil }.mapValues(\.pausedUntil)
+            // A share's window, once made, knows its pause better than the seed (it may have been lifted).
+            var ends = (state.seeds ?? [:]).filter {
+                $0.value.producer == nil && !(flush && OriginRecord.isDown($0.value.pausedBy))
+            }.mapValues(\.pausedUntil)
             for (share, window) in state.windows where !share.contains(" ") {
-                ends[share] = max(ends[share] ?? 0, Int64(window.pausedUntil.rounded(.up)))
+                ends[share] = Int64(window.pausedUntil.rounded(.up))
             }
             return ends.filter { $0.value > nowSeconds }.map { ($0.key, $0.value) }
         }
@@ -221,27 +239,29 @@ package final class OriginLimits: Sendable {
     /// waiting for room.
     package func finish(_ share: String, ticket: Int, _ result: Result<HTTPResponse, TransportError>?) {
         let nowSeconds = Timestamp.nowFractionalSeconds()
-        let (changed, cut, window, waiters) = state.withLock { state in
+        let (changed, lesson, window, waiters) = state.withLock { state in
             // `acquire` made the window that issued the ticket, and windows are never removed. Changed in
             // place: a copy taken out of the dictionary would copy the pacer's record of answers on every
             // request (thousands of them at full speed).
             let settled = OriginLimits.settle(&state.windows[share]!, ticket: ticket, result, nowSeconds: nowSeconds)
             // Only an answer (or its absence after sending) teaches `.origins` anything.
             if result != nil { state.changed = true }
-            if case .success = result {
+            if case let .success(response) = result {
                 let origin = OriginLimits.origin(share, state)
                 if state.answered.insert(origin).inserted {
                     state.answeredHashes.insert(OrderingKey.originHash(origin))
                 }
-                // It answers: if it was unreachable, that ended now (said once, by the run's report). Looked
-                // up only while some origin is: the first answer of each run pays for it, not every answer.
-                if state.anyUnreachable { OriginLimits.noteAnswered(share, &state) }
+                // It accepts again: if it was down, that ended now (said once, by the run's report). Looked up
+                // only while some origin is: the first answer of each run pays for it, not every answer.
+                let accepted = response.status < 500 && response.status != 429
+                if accepted, state.anyUnreachable { OriginLimits.noteAnswered(share, &state) }
             }
-            return (settled.changed, settled.cut, settled.window, handOff(share, &state))
+            if settled.lesson == .unavailable { down(share, cause: "unavailable", nowSeconds: nowSeconds, &state) }
+            return (settled.changed, settled.lesson, settled.window, handOff(share, &state))
         }
         for (waiter, ticket) in waiters { waiter.resume(returning: ticket) }
         if changed { log.detail("\(share): window \(window.size) (at most \(window.maximum))") }
-        if cut, let rate = window.rate {
+        if lesson == .cut, let rate = window.rate {
             log.detail(
                 "\(share): pushed back; sending rate cut to \(OriginRecord.format(rate: rate))/s (it accepted about "
                     + "\(OriginRecord.format(rate: window.limit))/s)")
@@ -252,15 +272,16 @@ package final class OriginLimits: Sendable {
     /// what the log says of it then.
     private static func settle(
         _ window: inout OriginWindow, ticket: Int, _ result: Result<HTTPResponse, TransportError>?, nowSeconds: Double
-    ) -> (changed: Bool, cut: Bool, window: (size: Int, maximum: Int, rate: Double?, limit: Double)) {
+    ) -> (changed: Bool, lesson: OriginWindow.Lesson, window: (size: Int, maximum: Int, rate: Double?, limit: Double))
+    {
         let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
-        var cut = false
+        var lesson = OriginWindow.Lesson.nothing
         if case let .success(response) = result {
             // An instruction (a pause, a quota) is obeyed, and teaches no rate: the origin said what it wants.
             let instructed = OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds)
-            if !instructed { cut = window.pace(status: response.status, ticket: ticket, nowSeconds: nowSeconds) }
+            if !instructed { lesson = window.pace(status: response.status, ticket: ticket, nowSeconds: nowSeconds) }
         }
-        return (changed, cut, (Int(window.window), window.maximum, window.pacer.rate, window.pacer.limit))
+        return (changed, lesson, (Int(window.window), window.maximum, window.pacer.rate, window.pacer.limit))
     }
 
     /// Counts what an attempt to `origin` came to, and whether it retried an operation tried before.

@@ -38,6 +38,9 @@ public struct OriginPacer: Sendable, Equatable {
     package var acceptedStart = 0
     /// When the first answer was seen, for a measurement shorter than `measureSeconds`.
     package var firstAnswerAt: Double?
+    /// When the origin last accepted a request in this run (nil before the first): a push-back is evidence
+    /// of a rate only soon after an accepted answer.
+    package var lastAcceptedAt: Double?
     /// When the rate last grew, was cut or was restored; nil while the origin is not paced.
     package var grownAt: Double?
     /// The last ticket issued when the rate was cut: push-backs to requests up to it do not cut again.
@@ -65,6 +68,7 @@ public struct OriginPacer: Sendable, Equatable {
     /// The origin accepted a request at `nowSeconds`: measured, and the rate grows.
     public mutating func accepted(nowSeconds: Double) {
         if firstAnswerAt == nil { firstAnswerAt = nowSeconds }
+        lastAcceptedAt = nowSeconds
         accepted.append(nowSeconds)
         grow(nowSeconds: nowSeconds)
     }
@@ -76,6 +80,18 @@ public struct OriginPacer: Sendable, Equatable {
         let span = min(OriginPacer.measureSeconds, nowSeconds - (firstAnswerAt ?? nowSeconds))
         return Double(count) / max(span, OriginPacer.shortestMeasureSeconds)
     }
+
+    /// Whether the origin accepted a request lately: within `stretchSeconds`, or four of the rate's spacings
+    /// when that is longer (a limiter at a low rate refuses a few in a row). Only then is a push-back evidence
+    /// that spool sends faster than the origin accepts (a mix of accepted and refused); a push-back without
+    /// one says the origin accepts nothing: it is unavailable, not slow, and teaches no rate.
+    public func acceptedLately(nowSeconds: Double) -> Bool {
+        guard let lastAcceptedAt else { return false }
+        return nowSeconds - lastAcceptedAt <= max(OriginPacer.stretchSeconds, rate.map { 4 / $0 } ?? 0)
+    }
+
+    /// The stretch in which accepted answers and push-backs are one mix, evidence of a rate.
+    public static let stretchSeconds = 10.0
 
     /// The origin pushed back (429, 503) on the request of `ticket`; `started` is the last ticket issued, so
     /// that the answers to requests already on their way do not cut again. Returns whether the rate was cut.

@@ -55,8 +55,14 @@ public struct OriginWindow: Sendable, Equatable {
     /// Since when the origin could not be reached, across runs, until it answers (epoch seconds; 0 while it
     /// answers).
     public var unreachableSince: Int64 = 0
-    /// What asked for the pause: `retry-after` or `quota` (empty when unknown).
+    /// What asked for the pause (`OriginRecord.pausedBy`; empty when unknown).
     public private(set) var pauseCause = ""
+    /// Probes in a row that found the origin down (unreachable, or unavailable), across runs: its backoff.
+    public private(set) var failedProbes = 0
+    /// The last ticket issued when the origin was found down: answers to requests sent before do not count.
+    package var lastDownTicket = 0
+    /// The end of the pause last said at the default level (epoch seconds), across runs: said once.
+    public var announcedUntil: Int64 = 0
     /// The rate the administrator allows (`rate`), requests per second.
     public let configuredRate: Double?
     /// The rate the origin announced (`RateLimit-Policy`), requests per second.
@@ -111,8 +117,10 @@ public struct OriginWindow: Sendable, Equatable {
             if tokens < 1 - 1e-6 * rate {
                 let seconds = (1 - tokens) / rate
                 // A long wait is a pause: the lane leaves rather than hold its place for it.
-                return seconds > OriginWindow.longestWaitSeconds
-                    ? .paused(until: nowSeconds + seconds) : .wait(seconds: seconds)
+                guard seconds > OriginWindow.longestWaitSeconds else { return .wait(seconds: seconds) }
+                // Kept as a pause, so that the next run leaves the origin's writes by their names.
+                pause(until: nowSeconds + seconds, nowSeconds: nowSeconds, cause: "rate")
+                return .paused(until: nowSeconds + seconds)
             }
             tokens = max(0, tokens - 1)
         }
@@ -148,15 +156,28 @@ public struct OriginWindow: Sendable, Equatable {
         return Int(window) != before
     }
 
-    /// What an answer of `status` to the request of `ticket` teaches the learned rate: a 429 or 503 cuts it
-    /// (with or without an instruction, which is obeyed beside it), another answer below 500 was accepted.
-    /// Returns whether the rate was cut.
-    public mutating func pace(status: Int, ticket: Int, nowSeconds: Double) -> Bool {
+    /// What an answer teaches an origin's pace.
+    public enum Lesson: Sendable, Equatable {
+        /// Nothing new: accepted, or a push-back to a request sent before the last cut.
+        case nothing
+        /// A push-back soon after accepted answers: the learned rate was cut.
+        case cut
+        /// A push-back while the origin accepts nothing: it is unavailable, and no rate is learned.
+        case unavailable
+    }
+
+    /// What an answer of `status` to the request of `ticket` teaches the learned rate: a 429 or 503 soon
+    /// after accepted answers cuts it (a mix is evidence of a rate), one while the origin accepts nothing says
+    /// it is unavailable; another answer below 500 was accepted, and the origin is up.
+    public mutating func pace(status: Int, ticket: Int, nowSeconds: Double) -> Lesson {
         if status == 429 || status == 503 {
-            return pacer.pushedBack(nowSeconds: nowSeconds, ticket: ticket, started: started)
+            guard pacer.acceptedLately(nowSeconds: nowSeconds) else {
+                return ticket > lastDownTicket ? .unavailable : .nothing
+            }
+            return pacer.pushedBack(nowSeconds: nowSeconds, ticket: ticket, started: started) ? .cut : .nothing
         }
         if status < 500 { pacer.accepted(nowSeconds: nowSeconds) }
-        return false
+        return .nothing
     }
 
     /// Counts a 429 (for the statistics; its pushback is `finish`'s).
@@ -171,7 +192,32 @@ public struct OriginWindow: Sendable, Equatable {
         guard until.isFinite, until > pausedUntil else { return }
         pausedUntil = until
         pauseCause = cause
-        pauses = min(pauses + 1, OriginRecord.largestCount)
+        // Spool's own waits (its pace, a down origin's backoff) are not the origin's pauses.
+        if cause != "rate", !OriginRecord.isDown(cause) { pauses = min(pauses + 1, OriginRecord.largestCount) }
+    }
+
+    /// The origin accepted a request: it is up, and a backoff it was waiting out is over.
+    public mutating func up() {
+        unreachableSince = 0
+        failedProbes = 0
+        if OriginRecord.isDown(pauseCause) { liftPause() }
+    }
+
+    /// Lifts the pause (a down origin's backoff under `--flush`).
+    public mutating func liftPause() { (pausedUntil, pauseCause) = (0, "") }
+
+    /// The origin was found down at `nowSeconds` (`cause`: `unreachable` or `unavailable`): it is probed again
+    /// after `backoff`'s delay for one more probe in a row, and down since now unless it was already.
+    /// Returns until when it waits.
+    public mutating func down(
+        nowSeconds: Double, cause: String, backoff: Backoff, random: Double = Double.random(in: 0...1)
+    ) -> Double {
+        lastDownTicket = started
+        failedProbes = min(failedProbes + 1, 64)
+        if unreachableSince == 0 { unreachableSince = Int64(nowSeconds) }
+        let until = nowSeconds + Double(backoff.delay(afterAttempts: failedProbes, random: random))
+        pause(until: until, nowSeconds: nowSeconds, cause: cause)
+        return pausedUntil
     }
 
     /// The lowest rate taken from an origin: one request a day. A lower one would starve it for good.
@@ -196,6 +242,7 @@ public struct OriginWindow: Sendable, Equatable {
             ? Int64(min(pausedUntil, Double(nowSeconds) + RateLimitHeaders.longestPauseSeconds).rounded(.up)) : 0
         record.announcedRate = announcedRate ?? 0
         record.unreachableSince = unreachableSince
+        (record.failedProbes, record.announcedUntil) = (failedProbes, announcedUntil)
         if record.pausedUntil > 0 { record.pausedBy = pauseCause }
         if pacer.rate != nil {
             (record.learnedRate, record.learnedLimit) = (pacer.rate ?? 0, pacer.limit)
@@ -214,6 +261,7 @@ public struct OriginWindow: Sendable, Equatable {
         pausedUntil = min(Double(record.pausedUntil), nowSeconds + RateLimitHeaders.longestPauseSeconds)
         unreachableSince = record.unreachableSince
         pauseCause = record.pausedBy
+        (failedProbes, announcedUntil) = (record.failedProbes, record.announcedUntil)
         // A learned rate is kept for a day (OriginPacer.memorySeconds), however old the window.
         pacer.restore(
             limit: record.learnedLimit, cutAt: Double(record.learnedAt), cuts: record.learnedCuts,

@@ -137,6 +137,9 @@ extension Worker {
     /// Makes due at once what transport failures deferred (refused, dns, timeout, lost): the network changed,
     /// so their backoff no longer says anything. Said with `-v`; a fault is recorded like any other.
     public func retryNetworkFailures() {
+        // An unreachable origin's backoff is over too: the network that failed it may be the one that changed.
+        let probed = limits.liftBackoff(cause: "unreachable")
+        if !probed.isEmpty { log.detail("the network changed: \(probed.joined(separator: ", ")) probed again now") }
         do throws(SystemCallError) {
             let made = try spool.makeDue(deferredBy: TransportError.networkTokens)
             if made > 0 {

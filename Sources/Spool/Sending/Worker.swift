@@ -87,8 +87,10 @@ public final class Worker: Sendable {
         // this worker is none of them (a layout spool(5) does not describe), delivered files stay in cur/.
         let user = UserDatabase.effectiveUser
         retiresToTemporary = user == 0 || (try? spool.directory(.tmp).status())?.owner == user
-        limits = OriginLimits(configuration: options.configuration, concurrency: options.concurrency, log: options.log)
-        { [spool] in
+        limits = OriginLimits(
+            configuration: options.configuration, concurrency: options.concurrency, log: options.log,
+            backoff: options.backoff, flush: options.flush
+        ) { [spool] in
             OriginRecord.read(spool)
         }
     }
@@ -207,15 +209,11 @@ public final class Worker: Sendable {
         }
     }
 
-    /// Pauses announced by a watcher's earlier runs, so that each is said once, not at every run.
-    package let announcedPauses = Locked<[String: Double]>([:])
-
-    /// Says, once at the default level, which origins this run could not send to and how many operations
-    /// wait on each: a stopped origin each run, a pause once.
+    /// Says, at the default level, only what changed since spool last spoke of an origin: it went down
+    /// (unreachable, unavailable) or came back, or a new pause; with `-v`, every run's state of each.
     package func reportOrigins() {
         let (blocked, paused, waiting) = state.withLock { ($0.blockedOrigins, $0.pausedOrigins, $0.waitingOnOrigin) }
-        // A handler that cannot run was logged with its reason already. An unreachable origin is said when it
-        // becomes so and when it answers again, not in every cron run between (with -v, every run).
+        // A handler that cannot run was logged with its reason already.
         let nowSeconds = Timestamp.nowSeconds()
         for (origin, token) in blocked.sorted(by: { $0.key < $1.key }) where !origin.hasPrefix("handler:") {
             let line = "\(origin): \(token); nothing more is sent to it in this run (\(waiting[origin, default: 0]) "
@@ -226,25 +224,25 @@ public final class Worker: Sendable {
                 log.notice(line)
             }
         }
-        for (origin, since) in limits.takeRecovered() {
-            log.notice("\(origin): reachable again, after \(humanDuration(max(0, nowSeconds - since))) unreachable")
+        for (origin, cause, until) in limits.takeWentDown() {
+            log.notice(
+                "\(origin): \(cause): it accepted nothing (429 or 503 without Retry-After); probed again at "
+                    + "\(Timestamp.formatRFC3339(Int64(until.rounded(.up)))) (\(waiting[origin, default: 0]) "
+                    + "operation(s) held back)")
+        }
+        for (origin, since, cause) in limits.takeRecovered() {
+            let was = cause == "unavailable" ? "unavailable" : "unreachable"
+            log.notice("\(origin): reachable again, after \(humanDuration(max(0, nowSeconds - since))) \(was)")
         }
         for (share, until) in paused.sorted(by: { $0.key < $1.key }) where blocked[share] == nil {
-            let new = announcedPauses.withLock { announced in
-                defer { announced[share] = until }
-                return announced[share] != until
-            }
-            if new {
-                let origin = OriginRecord.origin(ofShare: share)
-                let whose = OriginRecord.producer(ofShare: share)
-                    .map { " for \(UserDatabase.display($0))'s writes" } ?? ""
-                log.notice(
-                    "\(origin): paused\(whose) until \(Timestamp.formatRFC3339(Int64(until.rounded(.up)))) "
-                        + "(\(limits.pauseCause(share, nowSeconds: Double(nowSeconds)))); "
-                        + "\(waiting[share, default: 0]) operation(s) held back; "
-                        + "'spool-ctl flush --origin \(origin)' lifts it"
-                )
-            }
+            let origin = OriginRecord.origin(ofShare: share)
+            let whose = OriginRecord.producer(ofShare: share).map { " for \(UserDatabase.display($0))'s writes" } ?? ""
+            let end = Int64(until.rounded(.up))
+            let line = "\(origin): paused\(whose) until \(Timestamp.formatRFC3339(end)) "
+                + "(\(limits.pauseCause(share, nowSeconds: Double(nowSeconds)))); "
+                + "\(waiting[share, default: 0]) operation(s) held back; "
+                + "'spool-ctl flush --origin \(origin)' lifts it"
+            if limits.announce(share, until: end) { log.notice(line) } else { log.detail(line) }
         }
     }
 

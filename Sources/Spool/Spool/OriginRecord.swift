@@ -27,9 +27,15 @@ public struct OriginRecord: Sendable, Equatable {
     public var deliveries = DeliveryCounts()
     /// Until when it asked not to be sent anything (epoch seconds; 0 for no pause).
     public var pausedUntil: Int64 = 0
-    /// What asked for the pause: `retry-after` (the server's `Retry-After`) or `quota` (a used-up quota in the
-    /// rate-limit headers); empty when there is none or it is unknown.
+    /// What holds the origin back until `pausedUntil`: `retry-after` (the server's `Retry-After`), `quota` (a
+    /// used-up quota in the rate-limit headers), `rate` (spool's learned rate), `unreachable` or `unavailable`
+    /// (down: probed again on a backoff); empty when there is none or it is unknown.
     public var pausedBy = ""
+    /// Probes in a row that found it down, across runs: the exponent of its backoff (0 while it is up).
+    public var failedProbes = 0
+    /// The end of the pause last said at the default level (epoch seconds): each pause is said once, not in
+    /// every cron run it lasts.
+    public var announcedUntil: Int64 = 0
     /// Since when it could not be reached (a refused, unresolved or timed-out connection) and has not answered
     /// since (epoch seconds; 0 while it answers): said once when it begins, once when it ends.
     public var unreachableSince: Int64 = 0
@@ -76,11 +82,23 @@ public struct OriginRecord: Sendable, Equatable {
         share.firstIndex(of: " ").flatMap { RetryState.userID(share[share.index(after: $0)...].utf8) }
     }
 
+    /// What may hold an origin back (`pausedBy`).
+    package static let causes: Set = ["retry-after", "quota", "rate", "unreachable", "unavailable"]
+
+    /// Whether a cause is the origin's instruction (`Retry-After`, a quota), rather than spool's own wait.
+    public static func isInstruction(_ pausedBy: String) -> Bool { pausedBy == "retry-after" || pausedBy == "quota" }
+
+    /// Whether a cause says the origin is down: probed again on a backoff, which `--flush` lifts.
+    public static func isDown(_ pausedBy: String) -> Bool { pausedBy == "unreachable" || pausedBy == "unavailable" }
+
     /// What asked for a pause (`pausedBy`), as a person reads it; nil when it is not known.
     public static func pauseCause(_ pausedBy: String) -> String? {
         switch pausedBy {
         case "retry-after": "the server's Retry-After"
         case "quota": "a used-up quota"
+        case "rate": "spool's learned rate"
+        case "unreachable": "its origin being unreachable"
+        case "unavailable": "its origin being unavailable"
         default: nil
         }
     }
@@ -97,6 +115,8 @@ public struct OriginRecord: Sendable, Equatable {
             + "learned-rate=\(learnedRate) learned-limit=\(learnedLimit) learned-at=\(learnedAt) "
             + "learned-cuts=\(learnedCuts) unreachable-since=\(unreachableSince) updated=\(updated) "
             + (pausedBy.isEmpty ? "" : "paused-by=\(pausedBy) ")
+            + (failedProbes == 0 ? "" : "failed-probes=\(failedProbes) ")
+            + (announcedUntil == 0 ? "" : "announced-until=\(announcedUntil) ")
             + DeliveryCounts.Kind.allCases.map { "\($0.rawValue)=\(deliveries[$0])" }.joined(separator: " ")
     }
 
@@ -124,7 +144,9 @@ public struct OriginRecord: Sendable, Equatable {
             case "learned-cuts": learnedCuts = OriginRecord.count(value)
             case "updated": updated = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
             case "unreachable-since": unreachableSince = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
-            case "paused-by": pausedBy = ["retry-after", "quota"].contains(value) ? value : ""
+            case "paused-by": pausedBy = OriginRecord.causes.contains(value) ? value : ""
+            case "failed-probes": failedProbes = min(OriginRecord.count(value), 64)
+            case "announced-until": announcedUntil = min(max(0, Int64(value) ?? 0), Int64(1) << 40)
             case "producer": producer = RetryState.userID(value.utf8)
             case let name:
                 guard let kind = DeliveryCounts.Kind(rawValue: String(name)) else { continue }
@@ -136,7 +158,7 @@ public struct OriginRecord: Sendable, Equatable {
     /// Forgets the pause and what was learned of the origin's pace (`spool-ctl flush --origin`): the next run
     /// starts from spool.conf's settings, its window in slow start again, its counts kept.
     public mutating func forgetPace() {
-        (pausedUntil, pausedBy) = (0, "")
+        (pausedUntil, pausedBy, failedProbes, announcedUntil) = (0, "", 0, 0)
         (learnedRate, learnedLimit, learnedAt, learnedCuts) = (0, 0, 0, 0)
         ceiling = 0
     }

@@ -152,12 +152,13 @@ import Testing
                 list.append(request.path)
                 return list.count
             }
-            if count <= 3 { return .respond(429, [:], "") }
-            return .respond(request.path == "/b" && count == 5 ? 500 : 204, [:], "")
+            // One accepted, then three refused: a mix, a rate limiter (refusing alone, it would be down).
+            if (2...4).contains(count) { return .respond(429, [:], "") }
+            return .respond(request.path == "/b" && count == 6 ? 500 : 204, [:], "")
         }
         defer { server.stop() }
         let spool = TemporarySpool()
-        for (name, limit) in [("a", 1), ("b", 5), ("c", 5)] {
+        for (name, limit) in [("warm", 1), ("a", 1), ("b", 5), ("c", 5)] {
             try spool.enqueue([
                 "PUT", server.baseURL + "/\(name)", "--key", "k", "--body", name, "--max-attempts", "\(limit)"])
         }
@@ -165,7 +166,7 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         // a: three 429s and then taken, with max_attempts 1: none of them was an attempt. b: a 500, which
         // still backs off (c waits behind it, in order).
-        #expect(served.withLock { $0 } == ["/a", "/a", "/a", "/a", "/b"], "\(served.withLock { $0 })")
+        #expect(served.withLock { $0 } == ["/warm", "/a", "/a", "/a", "/a", "/b"], "\(served.withLock { $0 })")
         #expect(spool.names("failed").isEmpty)
         let waiting = spool.names("new").filter { !$0.hasPrefix(".") }
         #expect(waiting.count == 2 && waiting.contains { $0.contains("a=1") && $0.contains("e=500") }, "\(waiting)")

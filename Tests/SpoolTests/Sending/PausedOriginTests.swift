@@ -22,7 +22,7 @@ struct PausedOriginTests {
         let traced = try Command.run(
             "/usr/bin/strace",
             ["-f", "-qq", "-e", "trace=openat,execve", "-o", trace, Command.path("spool-send"), "--spool", spool.path,
-             "--once"], environment: Sanitizer.withoutLeakCheck)
+             "--once", "-v"], environment: Sanitizer.withoutLeakCheck)
         #expect(traced.status == 0, "\(traced.stderr)")
         let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
         let documents = calls.filter { $0.contains("openat(") && $0.contains(":o=") }

@@ -10,14 +10,18 @@ import Testing
 /// What one run learns must help the next, under cron: a short push-back episode leaves a healthy server
 /// served at its pace, not at a rate learned from instructions.
 @Suite struct PushBackEpisodeTests {
-    /// The origin of a test server answering 429 while `refusing`, with `Retry-After` when `instructs`.
+    /// The origin of a test server answering 429 while `refusing`, with `Retry-After` when `instructs`, else
+    /// as a rate limiter without headers: every third request accepted.
     final class Script: Sendable {
         let refusing = Atomic<Bool>(true)
+        let count = Atomic<Int>(0)
         let instructs: Bool
         init(instructs: Bool) { self.instructs = instructs }
         func answer(_ request: TestServer.Request) -> TestServer.Reply {
             guard refusing.load(ordering: .relaxed) else { return .respond(204, [:], "") }
-            return .respond(429, instructs ? ["Retry-After": "1"] : [:], "")
+            if instructs { return .respond(429, ["Retry-After": "1"], "") }
+            let index = count.add(1, ordering: .relaxed).newValue
+            return index % 3 == 1 ? .respond(204, [:], "") : .respond(429, [:], "")
         }
     }
 
@@ -47,7 +51,7 @@ import Testing
         #expect(server.requests.filter { $0.method == "PUT" }.count >= 20)
     }
 
-    /// A rate learned from plain 429s is forgotten by `flush --origin`, which says so: one run then sends all.
+    /// A rate learned from a mix of accepted answers and plain 429s is forgotten by `flush --origin`, which says so: one run then sends all.
     @Test func flushForgetsALearnedRate() throws {
         let spool = TemporarySpool()
         let script = Script(instructs: false)
@@ -56,7 +60,7 @@ import Testing
         try queueTwenty(spool, server)
         try spool.send(["--concurrency", "8"])
         let learned = OriginRecord.read(try spool.open()).first?.learnedRate ?? 0
-        #expect(learned > 0, "plain 429s teach a rate")
+        #expect(learned > 0, "accepted answers and plain 429s together teach a rate")
         script.refusing.store(false, ordering: .relaxed)
         let flushed = try Command.run("spool-ctl", ["--spool", spool.path, "flush", "--origin", server.baseURL, "--yes"])
         #expect(flushed.status == 0, "\(flushed.stderr)")

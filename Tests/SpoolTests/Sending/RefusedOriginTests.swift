@@ -33,13 +33,14 @@ import Testing
         return UInt16(bigEndian: address.sin_port)
     }
 
+    /// A refused origin costs one attempt per run, and none at all until its backoff is over: a cron run
+    /// in between leaves its writes by their names. `--flush` probes it at once.
     @Test func aRefusedOriginCostsOneAttemptPerRun() throws {
         let spool = TemporarySpool()
         let port = Self.closedPort()
         let ids = try (0..<3).map { try spool.enqueue(["PUT", "http://127.0.0.1:\(port)/k\($0)", "--key", "k\($0)"]) }
         for run in 1...3 {
-            #expect(try Command.run("spool-ctl", ["--spool", spool.path, "retry", "--now"]).status == 0)
-            let result = try spool.send(["-v", "--concurrency", "4"])
+            let result = try spool.send(["-v", "--concurrency", "4", "--flush"])
             let sent = result.stderr.split(separator: "\n").filter {
                 $0.contains("sending ") && $0.contains("127.0.0.1:\(port)")
             }
@@ -47,6 +48,12 @@ import Testing
             let attempts = spool.waiting().map { $0.state?.attempts ?? -1 }.reduce(0, +)
             #expect(attempts == run, "run \(run): one attempt per run in all, \(spool.waiting().map(\.fileName))")
         }
+        let record = try #require(OriginRecord.read(try spool.open()).first)
+        #expect(record.pausedBy == "unreachable" && record.failedProbes == 3, "\(record.line)")
+        #expect(record.pausedUntil > Timestamp.nowSeconds(), "probed again after its backoff: \(record.line)")
+        let held = try spool.send(["-v"])
+        #expect(!held.stderr.contains("sending "), "the backoff holds every write: \(held.stderr)")
+        #expect(held.stderr.contains("unreachable since "), "\(held.stderr)")
         #expect(Set(spool.waiting().map(\.id)) == Set(ids))
         #expect(spool.waiting().compactMap { $0.state?.lastError }.allSatisfy { $0 == "refused" })
     }
