@@ -114,6 +114,7 @@ func documentsOpened(_ argv: [String]) -> Int? {
     guard let text = try? String(contentsOfFile: trace, encoding: .utf8) else { return nil }
     return text.split(separator: "\n").filter { line in
         // Operation names begin with `bench`: opened relative to their folder, or by a path through it.
-        line.contains("openat(") && (line.contains("\"bench") || line.contains("new/bench") || line.contains("cur/bench"))
+        line.contains("openat(")
+            && (line.contains("\"bench") || line.contains("new/bench") || line.contains("cur/bench"))
     }.count
 }

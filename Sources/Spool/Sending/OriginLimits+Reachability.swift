@@ -15,6 +15,7 @@ extension OriginLimits {
             let index = windowIndex(origin, &state)
             let since = state.windows.values[index].unreachableSince
             down(origin, cause: "unreachable", nowSeconds: Double(nowSeconds), &state)
+            // Said by the sender's report of its blocks, not as an unavailable origin.
             state.wentDown[origin] = nil
             return since > 0 ? since : nil
         }
@@ -75,13 +76,14 @@ extension OriginLimits {
     }
 
     /// Whether the pause of `share` ending at `until` is news to say at the default level: the origin's
-    /// instruction, not said by this run or an earlier one (spool's own waits, its pace and a down origin's
-    /// backoff, are said with `-v`: a down origin was said when it went down). Marks it said.
+    /// instruction, the first since it last accepted a request, in this run or an earlier one (spool's own
+    /// waits, its pace and a down origin's backoff, are said with `-v`: a down origin was said when it went
+    /// down). Marks it said.
     package func announce(_ share: String, until: Int64) -> Bool {
         state.withLock { state in
             let index = windowIndex(share, &state)
             let window = state.windows.values[index]
-            guard window.announcedUntil != until else { return false }
+            guard window.announcedUntil == 0 else { return false }
             state.windows.values[index].announcedUntil = until
             state.changed = true
             return OriginRecord.isInstruction(window.pauseCause)
@@ -96,7 +98,8 @@ extension OriginLimits {
             let window = state.windows[share]
             let seed = state.seeds?[share]
             let paused = window.map { $0.pausedUntil > nowSeconds } ?? false
-            let cause = paused ? window!.pauseCause : seed?.pausedBy ?? ""
+            // A window's cause even when its pause is over: the line says what held the run's writes back.
+            let cause = window.map(\.pauseCause) ?? seed?.pausedBy ?? ""
             if let rate = window?.rate ?? seed.map(\.learnedRate), rate > 0, cause == "rate" || !paused {
                 return "spool's learned rate of \(OriginRecord.format(rate: rate))/s"
             }

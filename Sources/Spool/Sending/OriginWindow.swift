@@ -61,7 +61,8 @@ public struct OriginWindow: Sendable, Equatable {
     public private(set) var failedProbes = 0
     /// The last ticket issued when the origin was found down: answers to requests sent before do not count.
     package var lastDownTicket = 0
-    /// The end of the pause last said at the default level (epoch seconds), across runs: said once.
+    /// The end of the first pause said at the default level since the origin last accepted a request (epoch
+    /// seconds; 0 for none), across runs: the pauses of one episode are said once.
     public var announcedUntil: Int64 = 0
     /// The rate the administrator allows (`rate`), requests per second.
     public let configuredRate: Double?
@@ -176,7 +177,11 @@ public struct OriginWindow: Sendable, Equatable {
             }
             return pacer.pushedBack(nowSeconds: nowSeconds, ticket: ticket, started: started) ? .cut : .nothing
         }
-        if status < 500 { pacer.accepted(nowSeconds: nowSeconds) }
+        if status < 500 {
+            pacer.accepted(nowSeconds: nowSeconds)
+            // The episode is over: the next pause is news.
+            announcedUntil = 0
+        }
         return .nothing
     }
 

@@ -98,7 +98,7 @@ extension Worker {
             // Blocked before the window wakes the lanes waiting behind this request (the origin's probe): they
             // must find the origin blocked, not send.
             if case let .failure(failure) = result, failure.blocksOrigin {
-                state.withLock { $0.block(operation.origin, token: failure.token) }
+                unreachable(operation.origin, failure.token)
             }
             limits.finish(share, ticket: ticket, result)
             if case let .failure(.tls(message)) = result {
@@ -211,7 +211,7 @@ extension Worker {
             // As it was: no attempt counted, no backoff, its key's order kept; its origin's pause or rate
             // decides when it goes.
             unclaim(claimed, state: claimed.state)
-            park(claimed)
+            leave(claimed, share(operation), operation.origin)
             log.detail("\(claimed.id): \(reason) from \(operation.origin); back in its place for the origin's rate")
             return false
         case let .retry(next, reason, blocksOrigin, kept):
@@ -225,9 +225,13 @@ extension Worker {
                     + "\(Timestamp.formatRFC3339(next.dueSeconds))"
             )
             warnIfDelayed(claimed, operation, next: next, reason: reason)
+            // Its name holds the key back until its retry time, in later rounds of this run too (a long run
+            // retries it when due, as a watcher would); only --flush, which ignores retry times, needs the key
+            // parked. A transport failure blocked its origin already (`unreachable`); a handler that cannot run
+            // blocks its jobs here.
             state.withLock {
                 $0.summary.deferred += 1
-                $0.parkedKeys.insert(claimed.laneKey)
+                if options.flush { $0.parkedKeys.insert(claimed.laneKey) }
                 $0.resumeAt = min($0.resumeAt ?? next.dueSeconds, next.dueSeconds)
                 if blocksOrigin, $0.blockedOrigins[operation.origin] == nil {
                     $0.block(operation.origin, token: next.lastError ?? "failed")

@@ -45,7 +45,7 @@ extension Worker {
             var ticket: Int?
             if operation.handler == nil {
                 guard let granted = await room(at: share(operation), operation.origin, for: entry.id) else {
-                    return park(entry)
+                    return leave(entry, share(operation), operation.origin)
                 }
                 ticket = granted
             }
@@ -252,6 +252,31 @@ extension Worker {
     /// Sets `entry`'s key aside for the rest of this run: later rounds form no lane for it.
     package func park(_ entry: QueueEntry) {
         _ = state.withLock { $0.parkedKeys.insert(entry.laneKey) }
+    }
+
+    /// Leaves `entry`, which its origin's pause (or a stop, or a blocked origin) holds back. Held by the pause
+    /// of its origin's own share, its key is not parked: the plan leaves it out by the origin hash in its name
+    /// while the pause lasts and takes it in the first round after, so that a `Retry-After` of seconds does
+    /// not wait for the end of a long run. A producer's share is parked (names do not say whose they are), and
+    /// so is a blocked origin's key, for the run.
+    package func leave(_ entry: QueueEntry, _ share: String, _ origin: String) {
+        let paused = state.withLock { $0.blockedOrigins[origin] == nil && $0.pausedOrigins[share] != nil }
+        if !paused || share.contains(" ") || isStopping { park(entry) }
+    }
+
+    /// Notes that `origin` failed at the transport level (`token`): blocked for the run, and down from now
+    /// until its next probe (a later run's). Only the first failure of a block counts toward the probe's
+    /// backoff: the lanes that sent beside it tell nothing new.
+    package func unreachable(_ origin: String, _ token: String) {
+        let newly = state.withLock { run in
+            defer { run.block(origin, token: token) }
+            return run.blockedOrigins[origin] == nil
+        }
+        guard newly else { return }
+        let since = limits.unreachable(origin, nowSeconds: Timestamp.nowSeconds())
+        state.withLock { run in
+            if run.wentUnreachable[origin] == nil { run.wentUnreachable[origin] = (token, since) }
+        }
     }
 
     /// Keeps one name of a file that a crash left with two, under the lock; the next round sends it.

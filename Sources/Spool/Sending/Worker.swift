@@ -55,6 +55,9 @@ public final class Worker: Sendable {
         /// Origins that failed at the transport level, with the failure's token: nothing more is sent to
         /// them this run.
         package var blockedOrigins: [String: String] = [:]
+        /// The origins found unreachable in this run, with the first failure's token, and since when they were
+        /// unreachable already (nil when it is news), for the run's report.
+        package var wentUnreachable: [String: (token: String, since: Int64?)] = [:]
         /// The same origins by the hash names carry (`h=`): a lane holds back their operations unread.
         package var blockedOriginHashes: [UInt32: String] = [:]
         /// Operations left waiting in this run because their origin was stopped or paused, per origin.
@@ -202,7 +205,8 @@ public final class Worker: Sendable {
     package func notePauses(_ plan: Plan) {
         guard !plan.heldByPause.isEmpty else { return }
         state.withLock { run in
-            for (origin, pause) in plan.heldByPause {
+            // A blocked origin's own count (its lanes') says what waits besides the request that failed.
+            for (origin, pause) in plan.heldByPause where run.blockedOrigins[origin] == nil {
                 run.pausedOrigins[origin] = max(run.pausedOrigins[origin] ?? 0, Double(pause.until))
                 run.waitingOnOrigin[origin] = pause.count
             }
@@ -212,13 +216,15 @@ public final class Worker: Sendable {
     /// Says, at the default level, only what changed since spool last spoke of an origin: it went down
     /// (unreachable, unavailable) or came back, or a new pause; with `-v`, every run's state of each.
     package func reportOrigins() {
-        let (blocked, paused, waiting) = state.withLock { ($0.blockedOrigins, $0.pausedOrigins, $0.waitingOnOrigin) }
+        let (blocked, paused, waiting, unreachable) = state.withLock {
+            ($0.blockedOrigins, $0.pausedOrigins, $0.waitingOnOrigin, $0.wentUnreachable)
+        }
         // A handler that cannot run was logged with its reason already.
         let nowSeconds = Timestamp.nowSeconds()
-        for (origin, token) in blocked.sorted(by: { $0.key < $1.key }) where !origin.hasPrefix("handler:") {
+        for (origin, (token, since)) in unreachable.sorted(by: { $0.key < $1.key }) {
             let line = "\(origin): \(token); nothing more is sent to it in this run (\(waiting[origin, default: 0]) "
                 + "more operation(s) held back)"
-            if let since = limits.unreachable(origin, nowSeconds: nowSeconds) {
+            if let since {
                 log.detail(line + "; unreachable since \(Timestamp.formatRFC3339(since))")
             } else {
                 log.notice(line)
@@ -234,7 +240,9 @@ public final class Worker: Sendable {
             let was = cause == "unavailable" ? "unavailable" : "unreachable"
             log.notice("\(origin): reachable again, after \(humanDuration(max(0, nowSeconds - since))) \(was)")
         }
-        for (share, until) in paused.sorted(by: { $0.key < $1.key }) where blocked[share] == nil {
+        for (share, until) in paused.sorted(by: { $0.key < $1.key }) where blocked[share] == nil
+            && unreachable[share] == nil
+        {
             let origin = OriginRecord.origin(ofShare: share)
             let whose = OriginRecord.producer(ofShare: share).map { " for \(UserDatabase.display($0))'s writes" } ?? ""
             let end = Int64(until.rounded(.up))

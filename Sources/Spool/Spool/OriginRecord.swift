@@ -33,8 +33,8 @@ public struct OriginRecord: Sendable, Equatable {
     public var pausedBy = ""
     /// Probes in a row that found it down, across runs: the exponent of its backoff (0 while it is up).
     public var failedProbes = 0
-    /// The end of the pause last said at the default level (epoch seconds): each pause is said once, not in
-    /// every cron run it lasts.
+    /// The end of the first pause said at the default level since it last accepted a request (epoch seconds;
+    /// 0 for none): the pauses of one episode are said once, not in every cron run they last.
     public var announcedUntil: Int64 = 0
     /// Since when it could not be reached (a refused, unresolved or timed-out connection) and has not answered
     /// since (epoch seconds; 0 while it answers): said once when it begins, once when it ends.
