@@ -79,16 +79,24 @@ public struct SpoolStats: Sendable {
                     + "\(record.tooManyRequests) answers 429, "
                 + "\(record.pushbacks) pushbacks, \(record.pauses) pauses; "
                 + DeliveryCounts.Kind.allCases.map { "\(record.deliveries[$0]) \($0.rawValue)" }.joined(separator: ", ")
-            if record.pausedUntil > nowSeconds {
-                out += ", paused until \(Timestamp.formatRFC3339(record.pausedUntil))"
-                    + (record.pausedBy.isEmpty ? "" : " (\(record.pausedBy))")
-            }
             if record.unreachableSince > 0 {
-                out += ", unreachable since \(Timestamp.formatRFC3339(record.unreachableSince))"
+                out += ", \(SpoolStats.state(record)) since \(Timestamp.formatRFC3339(record.unreachableSince))"
+                    + (record.pausedUntil > nowSeconds
+                        ? ", probed again at \(Timestamp.formatRFC3339(record.pausedUntil))" : "")
+                    + " (\(record.failedProbes) failed probes)"
+            } else if record.pausedUntil > nowSeconds {
+                out += ", paused until \(Timestamp.formatRFC3339(record.pausedUntil))"
+                    + (OriginRecord.pauseCause(record.pausedBy).map { " (\($0))" } ?? "")
             }
             out += "\n"
         }
         return out
+    }
+
+    /// An origin's state: `up`, or down as `unreachable` (no connection) or `unavailable` (it accepted nothing).
+    static func state(_ record: OriginRecord) -> String {
+        guard record.unreachableSince > 0 else { return "up" }
+        return record.pausedBy == "unavailable" ? "unavailable" : "unreachable"
     }
 
     /// The rate learned for an origin and the cuts that taught it, while it is kept (a day after its last cut).
@@ -144,6 +152,8 @@ public struct SpoolStats: Sendable {
                                 ? .string(record.pausedBy) : .null),
                             ("unreachable_since", record.unreachableSince > 0
                                 ? .string(Timestamp.formatRFC3339(record.unreachableSince)) : .null),
+                            ("state", .string(SpoolStats.state(record))),
+                            ("failed_probes", .number(String(record.failedProbes))),
                         ])
                     })
             ))
@@ -223,8 +233,12 @@ public struct SpoolStats: Sendable {
             ),
             (
                 "spool_origin_paused_until_timestamp_seconds", "gauge",
-                "Until when an origin asked not to be sent anything (0 for no pause).",
+                "Until when an origin is sent nothing: its pause, or its next probe while down (0 for none).",
                 { "\($0.pausedUntil > nowSeconds ? $0.pausedUntil : 0)" }
+            ),
+            (
+                "spool_origin_up", "gauge", "Whether an origin accepts writes (0 while unreachable or unavailable).",
+                { $0.unreachableSince > 0 ? "0" : "1" }
             )
         ]
         for (name, type, help, value) in metrics {

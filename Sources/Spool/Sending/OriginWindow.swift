@@ -248,7 +248,10 @@ public struct OriginWindow: Sendable, Equatable {
         record.announcedRate = announcedRate ?? 0
         record.unreachableSince = unreachableSince
         (record.failedProbes, record.announcedUntil) = (failedProbes, announcedUntil)
-        if record.pausedUntil > 0 { record.pausedBy = pauseCause }
+        // A down origin keeps its cause after its backoff: whether it is unreachable or unavailable.
+        if record.pausedUntil > 0 || unreachableSince > 0 && OriginRecord.isDown(pauseCause) {
+            record.pausedBy = pauseCause
+        }
         if pacer.rate != nil {
             (record.learnedRate, record.learnedLimit) = (pacer.rate ?? 0, pacer.limit)
             (record.learnedAt, record.learnedCuts) = (Int64(pacer.learnedAt), pacer.cuts)

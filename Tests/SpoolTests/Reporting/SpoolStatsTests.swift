@@ -134,10 +134,11 @@ import Testing
             + #""origins":[{"origin":"http://a.example","producer_uid":null,"window":4,"max_window":8,"learned_rate":7.25,"#
             + #""learned_cuts":3,"too_many_requests":2,"#
             + #""pushbacks":3,"pauses":1,\#(counts),"paused_until":"2026-11-29T13:10:00Z","paused_by":null,"#
-            + #""unreachable_since":null},"#
+            + #""unreachable_since":null,"state":"up","failed_probes":0},"#
             + #"{"origin":"https://b.example","producer_uid":null,"window":1,"max_window":1,"learned_rate":null,"learned_cuts":0,"#
             + #""too_many_requests":0,"#
-            + #""pushbacks":0,"pauses":0,\#(zeros),"paused_until":null,"paused_by":null,"unreachable_since":null}]}"#)
+            + #""pushbacks":0,"pauses":0,\#(zeros),"paused_until":null,"paused_by":null,"unreachable_since":null,"#
+            + #""state":"up","failed_probes":0}]}"#)
     }
 
     @Test func prometheusOfAnEmptySpool() throws {
@@ -183,6 +184,7 @@ import Testing
             ("spool_origin_failed_total", "1", "0"), ("spool_origin_conflicted_total", "0", "0"),
             ("spool_origin_deferred_total", "2", "0"), ("spool_origin_retried_total", "3", "0"),
             ("spool_origin_paused_until_timestamp_seconds", String(Self.nowSeconds + 600), "0"),
+            ("spool_origin_up", "1", "1"),
         ]
         for (name, first, second) in expected {
             #expect(value(name, a) == first, "\(name)")

@@ -7,6 +7,7 @@ import Testing
 @testable import SpoolSystem
 @testable import SpoolSending
 @testable import SpoolDocument
+@testable import SpoolControl
 
 /// An origin that accepts nothing is down, not slow: it teaches no rate, is probed again on its own backoff
 /// (the cron runs between send nothing), and its recovery is noticed on its first accepted answer, after
@@ -55,6 +56,14 @@ import Testing
         #expect(held.stderr.isEmpty && server.requests.count == probes, "held by its backoff: \(held.stderr)")
         let list = try Command.run("spool-ctl", ["--spool", spool.path, "list", "new"])
         #expect(list.stdout.contains("waits for its origin, unavailable since "), "\(list.stdout)")
+        let stats = try Command.run("spool-ctl", ["--spool", spool.path, "stats"])
+        #expect(stats.stdout.contains(", unavailable since ") && stats.stdout.contains(" (1 failed probes)"),
+                "\(stats.stdout)")
+        let json = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--json"])
+        #expect(json.stdout.contains(#""state":"unavailable","failed_probes":1"#), "\(json.stdout)")
+        let prometheus = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--prometheus"])
+        #expect(prometheus.stdout.contains("spool_origin_up{spool=") && prometheus.stdout.contains("} 0\n"),
+                "\(prometheus.stdout)")
         up.store(true, ordering: .relaxed)
         #expect(eventually(within: 6) {
             (OriginRecord.read(try! spool.open()).first?.pausedUntil ?? 0) < Timestamp.nowSeconds()
@@ -65,5 +74,28 @@ import Testing
         #expect(spool.operations("new").isEmpty, "\(spool.operations("new").count) of forty still wait")
         let after = try #require(OriginRecord.read(try spool.open()).first)
         #expect(after.learnedRate == 0 && after.failedProbes == 0 && after.unreachableSince == 0, "\(after.line)")
+        let upJSON = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--json"])
+        #expect(upJSON.stdout.contains(#""state":"up","failed_probes":0"#), "\(upJSON.stdout)")
+    }
+
+    /// What a waiting write says it waits for, for each thing that holds its origin back.
+    @Test func everyCauseOfWaitingIsSaid() {
+        var record = OriginRecord(origin: "https://api.example.com")
+        let now: Int64 = 1_800_000_000
+        let until = Timestamp.formatRFC3339(now + 60), since = Timestamp.formatRFC3339(now - 600)
+        func why(_ pausedBy: String, paused: Bool = true, down: Bool = false) -> String? {
+            (record.pausedBy, record.pausedUntil, record.unreachableSince) =
+                (pausedBy, paused ? now + 60 : 0, down ? now - 600 : 0)
+            record.learnedRate = 0.05
+            return ControlSession.originWait(record, nowSeconds: now)?.why
+        }
+        #expect(why("retry-after") == "its origin's pause until \(until), asked by the server's Retry-After")
+        #expect(why("quota") == "its origin's pause until \(until), asked by a used-up quota")
+        #expect(why("rate") == "its origin's pace of 0.05/s, learned by spool, until \(until)")
+        #expect(why("unreachable", down: true) == "its origin, unreachable since \(since); probed again at \(until)")
+        #expect(why("unavailable", down: true) == "its origin, unavailable since \(since); probed again at \(until)")
+        #expect(why("unavailable", paused: false, down: true)
+            == "its origin, unavailable since \(since); probed at the next run")
+        #expect(why("", paused: false) == nil, "an origin that holds nothing back says nothing")
     }
 }
