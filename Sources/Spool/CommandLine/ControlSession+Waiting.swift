@@ -49,4 +49,59 @@ extension ControlSession {
         }
         return nil
     }
+
+    /// What `item` waits for, the one thing: its origin (`originWait`), the write ahead of it in its key, a
+    /// dependency still queued, or a hold; nil when it waits for nothing but its retry time, or is due.
+    /// `order` is the listing's memory of the writes before, oldest first.
+    package func wait(
+        _ item: QueueItem, _ records: [String: OriginRecord], _ order: inout KeyOrder
+    ) -> (until: Int64?, why: String)? {
+        let ahead = order.ahead(of: item)
+        guard item.folder == .new else { return nil }
+        if item.held { return (nil, "'spool-ctl release \(item.id)' (held)") }
+        if let ahead { return (nil, "the write ahead of it in its key, \(ahead)") }
+        let queued = { (id: String) in (try? spool.locate(id, in: [.new, .cur])) != nil }
+        if let dependency = item.operation?.dependsOn.first(where: queued) {
+            return (nil, "its dependency \(dependency), still queued")
+        }
+        return originWait(item, records)
+    }
+}
+
+extension ControlSession {
+    /// What one waiting `item` waits for (`wait`), from a listing of new/ and cur/ up to it.
+    package func waitOfOne(_ item: QueueItem) -> String? {
+        guard item.folder == .new else { return nil }
+        let records = originRecords()
+        var order = KeyOrder()
+        var found: String?
+        ControlSession.forEachItem(spool, [.new, .cur]) { other in
+            guard other.id == item.id else {
+                _ = order.ahead(of: other)
+                return true
+            }
+            found = wait(other, records, &order)?.why
+            return false
+        }
+        return found
+    }
+}
+
+/// What a listing, oldest first, remembers of the writes before each one: the last write of each key still
+/// queued (in new/ or cur/, by the key's hash in the name), so that a later write of the key says it waits for
+/// that one. Eight bytes and an id per key, not per write.
+package struct KeyOrder {
+    private var last: [UInt64: String] = [:]
+
+    /// An empty memory.
+    package init() {}
+
+    /// The write ahead of `item` in its key when it waits in new/; notes `item` as its key's last.
+    package mutating func ahead(of item: QueueItem) -> String? {
+        guard item.folder == .new || item.folder == .cur, let hash = QueueName(item.fileName)?.state?.keyHash else {
+            return nil
+        }
+        defer { last[hash] = item.id }
+        return item.folder == .new ? last[hash] : nil
+    }
 }

@@ -92,11 +92,13 @@ package struct ControlSession {
         let folders: [Spool.Folder] =
             which == "all" ? [.new, .cur, .failed, .conflict] : [Spool.Folder(rawValue: which)!]
         let records = originRecords()
+        var order = KeyOrder()
         if command.flags.contains("--json") {
             ControlSession.forEachItem(spool, folders) { item in
+                let waiting = wait(item, records, &order)
                 guard selected(item) else { return true }
                 var item = item
-                item.waitsFor = originWait(item, records)?.why
+                item.waitsFor = waiting?.why
                 Program.printOut(item.json(nowSeconds: nowSeconds).text + "\n")
                 return true
             }
@@ -105,8 +107,9 @@ package struct ControlSession {
         var rows = [["ID", "STATE", "ATTEMPTS", "NEXT", "METHOD", "URL", "KEY", "AGE", "BY", "REASON"]]
         var widths: [Int]?
         ControlSession.forEachItem(spool, folders) { item in
+            let waiting = wait(item, records, &order)
             guard selected(item) else { return true }
-            rows.append(row(item, waiting: originWait(item, records)))
+            rows.append(row(item, waiting: waiting))
             if let widths {
                 Program.printOut(ControlSession.table(rows, widths: widths))
                 rows.removeAll(keepingCapacity: true)
@@ -156,7 +159,7 @@ package struct ControlSession {
         if item.folder == .conflict, command.flags.contains("--diff") { return showVersions(item) }
         // A waiting or claimed operation tried before: what its last deferral said in full.
         if item.folder == .new || item.folder == .cur, item.attempts > 0 { item.reason = spool.deferral(of: item.id) }
-        item.waitsFor = originWait(item, originRecords())?.why
+        item.waitsFor = waitOfOne(item)
         if command.flags.contains("--json") {
             Program.printOut(item.json(nowSeconds: nowSeconds, full: true).text + "\n")
             return

@@ -99,3 +99,27 @@ import Testing
         #expect(why("", paused: false) == nil, "an origin that holds nothing back says nothing")
     }
 }
+
+/// Every waiting write says the one thing it waits for, in `list`, `--json` and `show`: the write ahead of it
+/// in its key, a dependency still queued, a hold.
+@Suite struct WaitReasonTests {
+    @Test func aWriteSaysWhatItWaitsFor() throws {
+        let spool = TemporarySpool()
+        let base = "http://127.0.0.1:\(RefusedOriginTests.closedPort())"
+        let head = try spool.enqueue(["PUT", base + "/a", "--key", "k"])
+        let behind = try spool.enqueue(["PUT", base + "/b", "--key", "k"])
+        let dependant = try spool.enqueue(["PUT", base + "/c", "--key", "other", "--depends-on", head])
+        let held = try spool.enqueue(["PUT", base + "/d", "--key", "held"])
+        #expect(try Command.run("spool-ctl", ["--spool", spool.path, "hold", held]).status == 0)
+        let list = try Command.run("spool-ctl", ["--spool", spool.path, "list", "new"])
+        func reason(_ id: String) -> String { list.lines.first { $0.hasPrefix(id) } ?? "" }
+        #expect(reason(behind).hasSuffix("waits for the write ahead of it in its key, \(head)"), "\(list.stdout)")
+        #expect(reason(dependant).hasSuffix("waits for its dependency \(head), still queued"), "\(list.stdout)")
+        #expect(reason(held).hasSuffix("waits for 'spool-ctl release \(held)' (held)"), "\(list.stdout)")
+        #expect(reason(head).hasSuffix(" -"), "the head waits for nothing: \(list.stdout)")
+        let show = try Command.run("spool-ctl", ["--spool", spool.path, "show", behind])
+        #expect(show.lines.contains { $0.hasPrefix("waits for:") && $0.hasSuffix("its key, \(head)") }, "\(show.stdout)")
+        let json = try Command.run("spool-ctl", ["--spool", spool.path, "list", "new", "--json"])
+        #expect(json.stdout.contains(#""waits_for":"its dependency \#(head), still queued""#), "\(json.stdout)")
+    }
+}
