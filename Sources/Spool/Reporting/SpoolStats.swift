@@ -100,7 +100,7 @@ public struct SpoolStats: Sendable {
     }
 
     /// The rate learned for an origin and the cuts that taught it, while it is kept (a day after its last cut).
-    /// The rate shown is the limit measured at the last push-back, which the next run starts just under: the
+    /// The rate shown is the limit measured at the last push-back, which the next run starts from: the
     /// pacer's rate at the end of a run is only where its probe stood, above the limit or below it.
     func learned(_ record: OriginRecord) -> (rate: Double, cuts: Int)? {
         guard record.learnedLimit > 0, nowSeconds - record.learnedAt <= OriginRecord.learnedRateLifetimeSeconds

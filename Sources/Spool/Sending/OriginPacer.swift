@@ -149,14 +149,20 @@ public struct OriginPacer: Sendable, Equatable {
     }
 
     /// Starts from what an earlier run learned (`limit` requests per second, last cut at `cutAt`, after
-    /// `cuts` cuts): just under the limit, past slow start. The cut keeps its time as the evidence for the
-    /// rate (`learnedAt`), so that a rate is forgotten a day after its last cut however many runs came between;
-    /// only the curve starts again here. Nothing when it is older than `memorySeconds`.
+    /// `cuts` cuts), past slow start, where CUBIC's curve stands now in wall-clock time: a run's start does not
+    /// restart it. A run soon after a cut goes on climbing from where the last one was; a later one starts at
+    /// the limit, on the plateau, whose probing starts again only from there (an idle hour is no evidence that
+    /// a rate limiter's limit rose). The cut keeps its time as the evidence for the rate (`learnedAt`), so that
+    /// a rate is forgotten a day after its last cut however many runs came between. Nothing when it is older
+    /// than `memorySeconds`.
     public mutating func restore(limit: Double, cutAt: Double, cuts: Int, nowSeconds: Double) {
         guard limit > 0, limit.isFinite, nowSeconds - cutAt <= OriginPacer.memorySeconds else { return }
         self.limit = max(limit, OriginPacer.lowestRate)
-        rate = max(self.limit * OriginPacer.cutFactor, OriginPacer.lowestRate)
-        self.cutAt = nowSeconds
+        let since = min(max(0, nowSeconds - cutAt), OriginPacer.recoverySeconds)
+        // W(t) = limit · (1 + (1 − β) · ((t − K) / K)³), at most the limit here (t ≤ K).
+        let t = since / OriginPacer.recoverySeconds - 1
+        rate = max(self.limit * (1 + (1 - OriginPacer.cutFactor) * t * t * t), OriginPacer.lowestRate)
+        self.cutAt = nowSeconds - since
         learnedAt = min(cutAt, nowSeconds)
         grownAt = nowSeconds
         self.cuts = cuts

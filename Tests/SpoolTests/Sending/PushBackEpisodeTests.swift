@@ -71,6 +71,19 @@ import Testing
         #expect(spool.operations("new").isEmpty, "\(spool.operations("new").count) of twenty still wait")
     }
 
+    /// A run's start does not restart the curve: a run a second after a cut goes on from where the curve
+    /// stands (above the cut, below the limit), one after the recovery starts at the limit, not under it.
+    @Test func aRunContinuesTheCurveInWallClockTime() {
+        var soon = OriginPacer(), later = OriginPacer()
+        soon.restore(limit: 10, cutAt: 1000, cuts: 2, nowSeconds: 1001)
+        later.restore(limit: 10, cutAt: 1000, cuts: 2, nowSeconds: 1000 + 3600)
+        let cut = 10 * OriginPacer.cutFactor
+        #expect((soon.rate ?? 0) > cut && (soon.rate ?? 0) < 10, "\(String(describing: soon.rate))")
+        #expect(later.rate == 10, "\(String(describing: later.rate))")
+        soon.grow(nowSeconds: 1002)
+        #expect(soon.rate == 10, "the limit is reached at the end of the recovery, two seconds after the cut")
+    }
+
     /// Restored in a later run, a learned rate keeps the time of its last cut: a day after that evidence it
     /// is forgotten, however many runs came between (each run's restore used to stamp it anew).
     @Test func aRestoredRateKeepsItsCutsTime() {
