@@ -33,7 +33,7 @@ import Testing
         let spool = TemporarySpool()
         let prefix = spool.directory + "/prefix"
         let install = try Command.run(
-            "\(Self.root)/bin/install", [prefix], environment: ["SPOOL_BINARIES": Command.products])
+            "\(Self.root)/bin/spool-install", [prefix], environment: ["SPOOL_BINARIES": Command.products])
         #expect(install.status == 0, "\(install.stderr)")
         for program in ["spool-send", "spool-send-http", "spool-enqueue", "spool-ctl"] {
             #expect(FileManager.default.isExecutableFile(atPath: "\(prefix)/bin/\(program)"), "\(program)")

@@ -43,7 +43,7 @@ struct TriageBrowserTests {
             users: ["ann": "s3cret"])
         let prefix = apache.directory + "/prefix"
         let installed = try Command.run(
-            Repository.root + "/bin/install", [prefix], environment: ["SPOOL_BINARIES": Command.products])
+            Repository.root + "/bin/spool-install", [prefix], environment: ["SPOOL_BINARIES": Command.products])
         #expect(installed.status == 0, "\(installed.stderr)")
         try FileManager.default.copyItem(atPath: prefix + "/lib/spool/spool.cgi", toPath: apache.cgiDirectory + "/spool.cgi")
         let page = apache.baseURL + "/cgi-bin/spool.cgi"
