@@ -40,6 +40,12 @@ extension ControlCommand {
 
               See 'spool-ctl <subcommand> --help' for the options of each.
 
+            EXIT STATUS:
+              0 done (check: healthy), 1 check found problems, 64 usage error, 65 the operation cannot be
+              changed that way, 66 no such operation or no spool at the path, 74 the spool cannot be read,
+              75 the operation is being sent or moved meanwhile: try again, 78 check found the
+              configuration, a TLS file, an auth profile or a handler unusable.
+
             """,
         "init": """
             OVERVIEW: Create the spool and its five folders (mode 0700), synced to disk; an existing spool is left as

@@ -72,8 +72,9 @@ extension SendCommand {
           -h, --help              Show help information.
 
         EXIT STATUS:
-          0 done (even if some operations were deferred), 64 usage error, 73 spool cannot be created,
-          74 the spool's storage failed or a file could not be read (every operation stays where it is),
+          0 done (even if some operations were deferred), 64 usage error, 66 no spool at the path (make
+          one with spool-ctl init), 74 the spool's storage failed or a file could not be read (every
+          operation stays where it is),
           75 the system was short of resources (open files, memory, space) or the spool's network file
           system was out of reach: the next run goes on, 78 the configuration cannot be used.
 
