@@ -70,6 +70,8 @@ public enum UsageError: Error, CustomStringConvertible {
     case unknownOption(String)
     case unexpectedArgument(String)
     case missingArgument(String)
+    /// A required argument is missing, and what was given needs it: `needs` says why, and what to do.
+    case missingArgumentFor(String, needs: String)
     case invalidValue(option: String, value: String, expected: String)
     case conflicting(String, String)
     /// An option of curl's that has no meaning for a queued write, with what to do instead.
@@ -83,6 +85,7 @@ public enum UsageError: Error, CustomStringConvertible {
         case let .unknownOption(option): "unknown option '\(option)'"
         case let .unexpectedArgument(argument): "unexpected argument '\(argument)'"
         case let .missingArgument(name): "missing expected argument '\(name)'"
+        case let .missingArgumentFor(name, needs): "missing expected argument '\(name)': \(needs)"
         case let .invalidValue(option, value, expected):
             "the value '\(value)' is invalid for '\(option)': expected \(expected)"
         case let .conflicting(a, b): "'\(a)' and '\(b)' cannot be used together"

@@ -15,9 +15,9 @@ extension EnqueueCommand {
     /// The checks of a request's command line: `[METHOD] URL` and one body.
     package func validateRequest() throws(UsageError) {
         if positionals.isEmpty, !curl.json.isEmpty {
-            throw .invalidValue(
-                option: "--json", value: "\(curl.json.count == 1 ? "" : "…")",
-                expected: "curl's meaning, a JSON body for a URL; a whole operation document is --document FILE")
+            throw .missingArgumentFor(
+                "URL", needs: "--json is curl's, a JSON body sent to a URL; a whole operation document is "
+                    + "--document FILE")
         }
         // A lone word that is no URL is a METHOD still waiting for its URL.
         if positionals.isEmpty || positionals.count == 1 && !positionals[0].contains("://") {

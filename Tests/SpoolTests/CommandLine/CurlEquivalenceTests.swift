@@ -138,4 +138,14 @@ struct CurlEquivalenceTests {
         #expect(old.status == 64 && old.stderr.contains("--document"), "\(old.stderr)")
         #expect(spool.names("new").isEmpty)
     }
+
+    /// `--json` with no URL names what is missing, and why it is needed.
+    @Test func aJSONBodyWithoutAURLNamesTheURL() throws {
+        let spool = TemporarySpool()
+        let run = try Command.run("spool-enqueue", ["--spool", spool.path, "--json", #"{"a":1}"#])
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("spool-enqueue: error: missing expected argument 'URL': --json is curl's, a JSON "
+            + "body sent to a URL; a whole operation document is --document FILE\n"), "\(run.stderr)")
+        #expect(spool.names("new").isEmpty)
+    }
 }
