@@ -101,4 +101,15 @@ import Testing
         }
         #expect(documented.count == ErrnoClass.table.count, "the page lists only errnos the table has")
     }
+
+    /// What a 429 or 503 does to the attempt count is said one way everywhere: kept (the code's
+    /// `AttemptDecision.giveBack`; `PacedOriginTests.a429KeepsTheOperationsPlaceAndItsAttempts`).
+    @Test func every429SaysTheAttemptIsKept() throws {
+        for file in ["README.md"] + ManPageTests.pages.map({ "man/" + $0 }) {
+            let text = try String(contentsOfFile: "\(ManPageTests.root)/\(file)", encoding: .utf8)
+            #expect(!text.contains("counts the attempt as before"), "\(file) says a 429 counts the attempt")
+        }
+        let conf = try String(contentsOfFile: "\(ManPageTests.root)/man/spool.conf.5", encoding: .utf8)
+        #expect(conf.contains("unchanged: no attempt is counted"), "spool.conf(5) says what the code does")
+    }
 }
