@@ -10,6 +10,10 @@ import SpoolSending
 /// run that must learn the limit and a second that starts from `.origins`.
 func benchPace(_ report: Report, _ config: Config) {
     report.section("12. Paced origins: nginx limit_req (burst=8 nodelay), --concurrency 32, ten seconds' worth")
+    guard which("nginx") != nil else {
+        report.line("pace: n/a: needs nginx (Debian's nginx-light)")
+        return
+    }
     for rate in config.quick ? [40] : [10, 40, 200] {
         let server = BenchServer(
             nginx: """

@@ -13,6 +13,10 @@ import SpoolSystem
 func benchUploads(_ report: Report, _ config: Config) {
     let size = config.uploadBytes
     report.section("8. A \(size >> 20) MiB payload to nginx on 127.0.0.1 (it reads and drops the body, 204)")
+    guard which("nginx") != nil else {
+        report.line("uploads: n/a: needs nginx (Debian's nginx-light)")
+        return
+    }
     let server = BenchServer(nginx: "client_max_body_size 0;\nlocation / { return 204; }", tls: false)
     defer { server.stop() }
     let here = Fixtures.bareDirectory()

@@ -52,4 +52,14 @@ import Testing
         #expect(access(prefix + "/bin/spool-send", X_OK) == 0)
         #expect(access(prefix + "/share/man/man8/spool-send.8", F_OK) == 0)
     }
+
+    /// `spool-bench`'s cases that need nginx say "n/a" and why on a machine without it, instead of crashing
+    /// (`SPOOL_BENCH_MISSING` makes the bench take nginx for missing).
+    @Test(arguments: ["uploads", "pace"])
+    func aBenchCaseWithoutNginxSaysWhy(only: String) throws {
+        let run = try Command.run(
+            "spool-bench", ["--quick", "--only", only], environment: ["SPOOL_BENCH_MISSING": "nginx"], timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\(only): n/a: needs nginx"), "\(run.stdout)")
+    }
 }
