@@ -19,6 +19,10 @@ extension EnqueueCommand {
                 "URL", needs: "--json is curl's, a JSON body sent to a URL; a whole operation document is "
                     + "--document FILE")
         }
+        if let removal = curl.headers.first(where: { $0.1 == nil && $0.0.lowercased() == "idempotency-key" }) {
+            throw .unsupported("-H '\(removal.0):'", why: "every write carries an Idempotency-Key, so that a retry is "
+                + "never applied twice; give your own with --idempotency-key KEY")
+        }
         // A lone word that is no URL is a METHOD still waiting for its URL.
         if positionals.isEmpty || positionals.count == 1 && !positionals[0].contains("://") {
             throw .missingArgument("URL")
@@ -56,7 +60,8 @@ extension EnqueueCommand {
     /// The headers as curl sends them: its defaults for the body, then `-A`, `-e`, `-b`, then `-H`, which replace
     /// or remove the others of the same name.
     func requestHeaders() -> [(key: String, value: JSON)] {
-        var headers: [(String, String)] = []
+        // A removal ('Name:') is kept as null: spool-send then sends the write without the header it would add.
+        var headers: [(String, String?)] = []
         if !curl.forms.isEmpty {
             headers.append(("Content-Type", "multipart/form-data; boundary=\(formBoundary)"))
         } else if !curl.json.isEmpty {
@@ -70,9 +75,9 @@ extension EnqueueCommand {
         if !curl.cookies.isEmpty { headers.append(("Cookie", curl.cookies.joined(separator: ";"))) }
         for (name, value) in curl.headers {
             headers.removeAll { $0.0.lowercased() == name.lowercased() }
-            if let value { headers.append((name, value)) }
+            headers.append((name, value))
         }
-        return headers.map { (key: $0.0, value: JSON.string($0.1)) }
+        return headers.map { (key: $0.0, value: $0.1.map(JSON.string) ?? .null) }
     }
 
     /// The body curl's data options build: `-d` pieces joined with `&`, `--json` pieces as they are.

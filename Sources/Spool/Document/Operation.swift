@@ -20,6 +20,8 @@ public struct Operation: Sendable {
     public let arguments: [String]
     /// Extra request headers in document order.
     public let headers: [(name: String, value: String)]
+    /// Headers spool would add that the write is sent without (`"Name": null`, curl's `-H 'Name:'`).
+    public let removedHeaders: [String]
     /// The request body, decoded from `body` or `body_base64`; nil when neither is given.
     public let body: [UInt8]?
     /// Whether `body` was a JSON value other than a string (sent as JSON text).
@@ -143,6 +145,7 @@ public struct Operation: Sendable {
             arguments = []
         }
         headers = try fields.headers()
+        removedHeaders = try fields.removedHeaders()
         hasPayload = try fields.payload(handler: handler)
         (body, bodyIsJSON) = try fields.body()
         idempotencyKey = try fields.idempotencyKey()

@@ -82,7 +82,7 @@ package struct OperationFields {
             throw .wrongType(field: "headers", expected: "an object of strings", found: value.typeName)
         }
         var headers: [(name: String, value: String)] = []
-        for (name, headerValue) in pairs {
+        for (name, headerValue) in pairs where headerValue != .null {
             guard case let .string(text) = headerValue else {
                 throw .wrongType(field: "headers.\(name)", expected: "a string", found: headerValue.typeName)
             }
@@ -97,6 +97,28 @@ package struct OperationFields {
         }
         return headers
     }
+
+    /// The names in `headers` whose value is null: headers spool would add (its `User-Agent`, a JSON body's
+    /// `Content-Type`) that the write is sent without, as curl's `-H 'Name:'` removes them. `Idempotency-Key`
+    /// cannot be removed: every write carries one.
+    package func removedHeaders() throws(OperationError) -> [String] {
+        guard case let .object(pairs)? = self["headers"] else { return [] }
+        var removed: [String] = []
+        for (name, headerValue) in pairs where headerValue == .null {
+            guard !name.isEmpty, Self.allBytes(of: name, HTTPSyntax.isTokenCharacter) else {
+                throw .invalidHeaderName(name)
+            }
+            if name.lowercased() == "idempotency-key" {
+                throw .forbiddenHeader(name, why: OperationFields.idempotencyKeyStays)
+            }
+            removed.append(name)
+        }
+        return removed
+    }
+
+    /// Why a write cannot go without its `Idempotency-Key`.
+    package static let idempotencyKeyStays =
+        "every write carries one, so that a retry is never applied twice; set your own with idempotency_key"
 
     /// The body's bytes, and whether they are JSON (sent as `application/json` unless a header says else).
     package func body() throws(OperationError) -> ([UInt8]?, Bool) {

@@ -9,7 +9,7 @@ import SpoolTransport
 extension HTTPRequest {
     /// The request for one attempt of `operation`: its method, URL, headers and body, plus `Idempotency-Key`
     /// (the document's, or one derived from the operation so that it is the same on every attempt), `If-Match`,
-    /// a `Content-Type` for JSON bodies, our `User-Agent` unless the document sets one, and the credential
+    /// a `Content-Type` for JSON bodies, our `User-Agent` unless the document sets or removes one, and the credential
     /// headers last so that a document cannot shadow them.
     public init(
         operation: Operation, id: String, orderMicroseconds: Int64, userAgent: String,
@@ -25,8 +25,14 @@ extension HTTPRequest {
             let credentialNames = Set(credentials.map { $0.name.lowercased() })
             headers.removeAll { credentialNames.contains($0.name.lowercased()) }
         }
-        if !has("user-agent") { headers.append(("User-Agent", userAgent)) }
-        if operation.bodyIsJSON, !has("content-type") { headers.append(("Content-Type", "application/json")) }
+        func removed(_ name: StaticString) -> Bool {
+            !operation.removedHeaders.isEmpty
+                && operation.removedHeaders.contains { HTTPSyntax.equalsIgnoringCase($0, name) }
+        }
+        if !has("user-agent"), !removed("user-agent") { headers.append(("User-Agent", userAgent)) }
+        if operation.bodyIsJSON, !has("content-type"), !removed("content-type") {
+            headers.append(("Content-Type", "application/json"))
+        }
         headers.append(
             (
                 "Idempotency-Key",

@@ -27,6 +27,8 @@ struct CurlEquivalenceTests {
         ["-X", "PATCH", "-A", "agent/1.0", "-e", "https://referer.example/page", "-b", "a=1", "-b", "b=2", "-d", "x"],
         ["-X", "DELETE"],
         ["-H", "X-Empty;", "-H", "Content-Type:", "-d", "z"],
+        ["-X", "PUT", "-d", "x", "-H", "User-Agent:"],
+        ["--json", #"{"a":1}"#, "-H", "Content-Type:", "-H", "Accept:"],
         ["-dattached", "-HX-Attached: yes"],
         ["--request", "PUT", "--header", "X-Long: form", "--data", "long=1"],
         ["--upload-file", "DOC", "--user-agent", "long/2", "--referer", "r", "--cookie", "c=3"],
@@ -146,6 +148,22 @@ struct CurlEquivalenceTests {
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stderr.hasPrefix("spool-enqueue: error: missing expected argument 'URL': --json is curl's, a JSON "
             + "body sent to a URL; a whole operation document is --document FILE\n"), "\(run.stderr)")
+        #expect(spool.names("new").isEmpty)
+    }
+
+    /// An `Idempotency-Key` cannot be removed: every write carries one. The refusal says why and what to do.
+    @Test func theIdempotencyKeyCannotBeRemoved() throws {
+        let spool = TemporarySpool()
+        let run = try Command.run("spool-enqueue", ["--spool", spool.path, "-X", "PUT", "-d", "x", "-H", "Idempotency-Key:",
+                                                    "http://127.0.0.1:9/a"])
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("'-H 'Idempotency-Key:'' is not for a queued write: every write carries an "
+            + "Idempotency-Key, so that a retry is never applied twice; give your own with --idempotency-key KEY"),
+                "\(run.stderr)")
+        let document = #"{"method":"PUT","url":"http://127.0.0.1:9/a","headers":{"Idempotency-Key":null}}"#
+        let dropped = try Command.run("spool-enqueue", ["--spool", spool.path, "--document", "-"],
+                                      stdin: Data(document.utf8))
+        #expect(dropped.status == 65 && dropped.stderr.contains("every write carries one"), "\(dropped.stderr)")
         #expect(spool.names("new").isEmpty)
     }
 }
