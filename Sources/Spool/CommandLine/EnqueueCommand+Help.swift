@@ -99,7 +99,7 @@ extension EnqueueCommand {
 
         EXIT STATUS:
           0 queued (the id is printed), 64 usage error, 65 invalid operation,
-          66 unreadable input file, 73/74 spool unusable, 75 disk or queue full: try again later.
+          66 unreadable input file or not a spool, 73/74 spool unusable, 75 disk or queue full: try again later.
 
         """
 }

@@ -20,6 +20,12 @@ extension Spool {
         guard item.folder == .failed || item.folder == .conflict else {
             throw .notFiled(id: item.id, folder: item.folder)
         }
+        // A symbolic link is filed because spool never follows one: back in new/ it would only be filed again.
+        if (try? directory(item.folder).status(of: item.fileName))?.isSymbolicLink == true {
+            throw .unreadable(
+                id: item.id, why: "it is a symbolic link, which spool never follows, so it would only be filed "
+                    + "again; discard it, and drop the write itself as a file")
+        }
         var operation = item.operation
         if ifMatch != nil || body != nil {
             guard let current = operation, case var .object(members) = current.document else {

@@ -187,7 +187,9 @@ package struct PlanBuilder {
     /// due time goes into the plan.
     package mutating func dueKeys() -> Set<UInt64> {
         var keys: [(key: UInt64, head: Head)] = []
-        // A key whose first operation is on hold waits for `spool-ctl release`: no due time to wake for.
+        // A key whose first operation is on hold waits for `spool-ctl release`: no due time to wake for, but
+        // counted, so that a run does not say that nothing waits.
+        plan.heldKeys = heads.values.reduce(0) { $0 + ($1.held ? 1 : 0) }
         for (key, head) in heads where !held.contains(key) && !head.held {
             if parked.contains(key) {
                 // Not this run's any more, but a watcher must wake when it becomes due.

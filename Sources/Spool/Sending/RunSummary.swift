@@ -22,6 +22,8 @@ public struct RunSummary: Sendable, Equatable {
     public var coalesced = 0
     /// Earliest time, epoch seconds, at which a waiting operation becomes due; nil when none waits.
     public var nextDue: Int64?
+    /// Keys whose first operation is on hold at the end of the run: they wait for `spool-ctl release`.
+    public var heldKeys = 0
     /// How the run used the spool lock: what another worker on the spool waited for.
     public var lockUse = LockUse()
 
@@ -36,7 +38,10 @@ public struct RunSummary: Sendable, Equatable {
     public var line: String {
         var text = "\(attempts) sent: \(done) done, \(deferred) deferred, \(failed) failed, \(conflicts) conflict"
         if coalesced > 0 { text += ", \(coalesced) coalesced" }
-        text += "; " + (nextDue.map { "next at \(Timestamp.formatRFC3339($0))" } ?? "nothing else waits")
+        let held = heldKeys > 0 ? "\(heldKeys) key(s) held until 'spool-ctl release'" : nil
+        let next = nextDue.map { "next at \(Timestamp.formatRFC3339($0))" }
+        text += "; " + ([next, held].compactMap { $0 }.joined(separator: ", ") + (next == nil && held == nil
+            ? "nothing else waits" : ""))
         return text + "; " + lockUse.line
     }
 }

@@ -17,6 +17,8 @@ extension Worker {
         package var nextDue: Int64?
         /// The round left due operations for the next (more than `roundBudget`, or `laneBudget` keys).
         package var more = false
+        /// Keys whose first operation is on hold: they wait for `spool-ctl release`, not for a time.
+        package var heldKeys = 0
         /// Operations left out because their origin asked for a pause (`.origins`), by origin, with its end.
         package var heldByPause: [String: (until: Int64, count: Int)] = [:]
         /// Files under plain names were seen: one may be a producer still writing (left for a later run),

@@ -170,11 +170,12 @@ public final class Worker: Sendable {
         // The run's own use of the spool lock: housekeeping's before it is not counted.
         _ = spool.takeLockUse()
         var nextDue: Int64?
+        var heldKeys = 0
         while !isStopping {
             state.withLock { $0.completed.removeAll() }
             var plan = makePlan()
             saySetAside()
-            nextDue = plan.nextDue
+            (nextDue, heldKeys) = (plan.nextDue, plan.heldKeys)
             notePauses(plan)
             if plan.lanes.isEmpty { break }
             let before = state.withLock {
@@ -196,6 +197,7 @@ public final class Worker: Sendable {
         return state.withLock { run in
             var summary = run.summary
             summary.nextDue = [nextDue, run.resumeAt].compactMap { $0 }.min()
+            summary.heldKeys = heldKeys
             summary.lockUse = lockUse
             return summary
         }

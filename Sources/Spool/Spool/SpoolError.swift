@@ -38,16 +38,18 @@ public enum SpoolError: Error, CustomStringConvertible {
     }
 
     /// The sysexits code for this error: 75 when the fault passes (open files, memory, a network file system
-    /// out of reach), else 73 when the spool cannot be created, 66 when there is no spool to open, 74 otherwise.
+    /// out of reach), else 73 when the spool cannot be created, 66 when there is no spool at the path (nothing,
+    /// or something that is not a directory), 74 otherwise.
     public var exitCode: Int32 {
         switch self {
         case let .cannotCreate(_, error), let .cannotOpen(_, error), let .io(_, error), let .notWritable(_, error):
             if error.faultClass.passes { return ExitCode.temporaryFailure }
             if case .cannotCreate = self { return ExitCode.cannotCreate }
             return ExitCode.ioError
-        case .symbolicLink, .notADirectory, .otherFileSystem:
+        case .symbolicLink, .otherFileSystem:
             return ExitCode.ioError
-        case .noSuchSpool:
+        case .noSuchSpool, .notADirectory:
+            // Not a spool, whatever is or is not at the path: one status.
             return ExitCode.noInput
         }
     }

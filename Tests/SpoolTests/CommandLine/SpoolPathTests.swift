@@ -25,6 +25,16 @@ import Testing
         let half = try Command.run("spool-send", ["--spool", typo, "--once"])
         #expect(half.status == 66 && half.stderr.contains("is not a spool (it has no tmp/)"), "\(half.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: typo).isEmpty)
+
+        // A regular file is no spool either: the same status from every program.
+        let file = temporary.directory + "/file"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        for (program, arguments) in [("spool-send", ["--once"]), ("spool-ctl", ["list"]),
+                                     ("spool-enqueue", ["PUT", "http://127.0.0.1:9/a"])] {
+            let run = try Command.run(program, ["--spool", file] + arguments)
+            #expect(run.status == 66 && run.stderr.contains("\(file) exists but is not a directory"),
+                    "\(program): \(run.status) \(run.stderr)")
+        }
     }
 
     @Test func initAndProducersCreateTheSpool() throws {

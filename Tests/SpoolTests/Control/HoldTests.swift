@@ -109,4 +109,18 @@ import Testing
                 "\(arguments): \(result.status) \(result.stderr)")
         }
     }
+
+    /// A run's -v line does not say that nothing waits while a held write does.
+    @Test func aRunSaysWhatIsHeld() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let held = try spool.enqueue(["PUT", server.baseURL + "/held"])
+        #expect(try Command.run("spool-ctl", ["--spool", spool.path, "hold", held]).status == 0)
+        try spool.enqueue(["PUT", server.baseURL + "/sent"])
+        let run = try spool.send(["-v"])
+        #expect(run.stderr.contains("1 sent: 1 done, 0 deferred, 0 failed, 0 conflict; 1 key(s) held until "
+            + "'spool-ctl release'; spool lock"), "\(run.stderr)")
+        #expect(!run.stderr.contains("nothing else waits"), "\(run.stderr)")
+    }
 }

@@ -106,5 +106,10 @@ import Testing
         #expect(linkType == .typeSymbolicLink)
         #expect(spool.names("new").isEmpty)
         #expect(spool.names("cur").isEmpty)
+        // A filed link is not put back into new/, where it would only be filed again: the refusal says why.
+        let retry = try Command.run("spool-ctl", ["--spool", spool.path, "retry", "symlink-out"])
+        #expect(retry.status == 65 && retry.stderr.contains("it is a symbolic link, which spool never follows"),
+                "\(retry.status) \(retry.stderr)")
+        #expect(spool.names("new").isEmpty && spool.names("failed").contains("symlink-out"))
     }
 }
