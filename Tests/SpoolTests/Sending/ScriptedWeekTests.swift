@@ -36,8 +36,9 @@ struct ScriptedWeekTests {
             if Sanitizer.name == nil, [.outage, .maintenance, .pushBack].contains(origin.episode) {
                 // The origin takes all at once after its recovery: one run could drain it; a backoff or a
                 // Retry-After still running at that run's start leaves it to the next. A watcher's run holds an
-                // unreachable origin back until it ends, here when the producer stops.
-                let bound = origin.episode == .outage ? ScriptedWeek.producing - ScriptedWeek.recovery + 3 : 3
+                // unreachable origin back until it ends, here when the producer stops, and a key freed by the end
+                // of a pause waits for the next round, which a busy machine (the suite's other tests) lengthens.
+                let bound = ScriptedWeek.producing - ScriptedWeek.recovery + 3
                 if mode == "cron" {
                     #expect((drained?.runs ?? 99) <= 2, "\(origin.episode): drained \(String(describing: drained))")
                 } else {
