@@ -38,11 +38,15 @@ package struct ControlSession {
     /// The operation `argument` names (an id or a path), or nil once it has reported why not (none, or an I/O error).
     package mutating func find(_ argument: String) -> QueueItem? {
         do {
-            guard let item = try spool.locate(argument) else {
+            // An id, a path, or else the start of one id (as git takes a commit's).
+            guard let item = try spool.locate(argument) ?? spool.locate(prefix: argument) else {
                 report(.notFound(argument))
                 return nil
             }
             return item
+        } catch let ambiguous as AmbiguousID {
+            report(.ambiguous(ambiguous.description))
+            return nil
         } catch {
             report(.io(path: spool.path, error as? Errno ?? Errno(rawValue: EIO)))
             return nil

@@ -10,6 +10,8 @@ import SpoolTransport
 /// Why a `spool-ctl` action on one operation could not be done. Each description names the operation.
 public enum ControlError: Error, CustomStringConvertible {
     case notFound(String)
+    /// An id prefix that more than one id begins with, said with the ids.
+    case ambiguous(String)
     /// Listed in `from`, it moved before spool-ctl could move it: `to` is where it is now, nil when it left the
     /// spool (delivered, or discarded by someone else).
     case movedMeanwhile(id: String, from: Spool.Folder, to: Spool.Folder?)
@@ -28,6 +30,7 @@ public enum ControlError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .notFound(id): "no operation \(id) in the spool (give an id or a path such as spool/conflict/ID)"
+        case let .ambiguous(why): why
         case let .movedMeanwhile(id, from, nil):
             "\(id) left \(from.rawValue)/ while spool-ctl worked on it (delivered, or discarded by someone else)"
         case let .movedMeanwhile(id, from, to?) where to == from:
@@ -65,6 +68,7 @@ public enum ControlError: Error, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .notFound, .movedMeanwhile(_, _, nil): ExitCode.noInput
+        case .ambiguous: ExitCode.usage
         case .movedMeanwhile: ExitCode.temporaryFailure
         case .notFiled, .notWaiting, .unreadable, .notConflict, .noServerETag, .weakServerETag, .payloadNotEditable,
              .invalidEdit:

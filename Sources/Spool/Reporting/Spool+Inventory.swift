@@ -73,4 +73,36 @@ extension Spool {
         }
         return nil
     }
+
+    /// The operation whose id begins with `prefix` (as git takes a commit's), when exactly one does; nil when
+    /// none does. More than one is `AmbiguousID`, with the ids that match (at most ten).
+    public func locate(prefix: String, in folders: [Folder] = [.new, .cur, .failed, .conflict]) throws -> QueueItem? {
+        guard !prefix.isEmpty, !prefix.contains("/") else { return nil }
+        var matches: [(Folder, FileName, String)] = []
+        for folder in folders {
+            try forEachEntry(in: folder) { fileName, _ in
+                guard let name = fileName.string, !name.hasPrefix("."), !name.hasSuffix(".why") else { return }
+                let id = QueueName(fileName)?.id ?? name
+                if id.hasPrefix(prefix) { matches.append((folder, fileName, id)) }
+            }
+        }
+        let ids = Set(matches.map(\.2))
+        if ids.count > 1 { throw AmbiguousID(prefix: prefix, ids: ids.sorted()) }
+        guard let (folder, fileName, _) = matches.first else { return nil }
+        return item(folder, fileName, maxSize: Spool.defaultMaxDocumentSize * 64)
+    }
+}
+
+/// An id prefix that more than one operation's id begins with.
+public struct AmbiguousID: Error, CustomStringConvertible {
+    /// The prefix given.
+    public let prefix: String
+    /// The ids it matches, sorted.
+    public let ids: [String]
+
+    /// The message: the ids that match, at most ten, and how to choose.
+    public var description: String {
+        let shown = ids.prefix(10).joined(separator: ", ") + (ids.count > 10 ? ", ... (\(ids.count) in all)" : "")
+        return "\(prefix) is the start of more than one id: \(shown); give more of the id"
+    }
 }

@@ -201,4 +201,23 @@ import Testing
             #expect(result.stdout.contains("USAGE:") && result.stdout.contains("OPTIONS:"))
         }
     }
+
+    /// An id may be given by its start, as git takes a commit's: one match acts on it, several say which.
+    @Test func anIdMayBeGivenByAUniquePrefix() throws {
+        let spool = TemporarySpool()
+        let first = try spool.enqueue(["PUT", "http://127.0.0.1:9/a"])
+        let second = try spool.enqueue(["PUT", "http://127.0.0.1:9/b"])
+        let common = String(zip(first, second).prefix { $0 == $1 }.map(\.0))
+        let unique = String(first.prefix(common.count + 1))
+        let show = try Command.run("spool-ctl", ["--spool", spool.path, "show", unique])
+        #expect(show.status == 0 && show.lines.contains { $0.hasPrefix("id:") && $0.hasSuffix(first) }, "\(show.stderr)")
+        let hold = try Command.run("spool-ctl", ["--spool", spool.path, "hold", unique])
+        #expect(hold.status == 0 && hold.stdout.contains("\(first): held"), "\(hold.stdout)\(hold.stderr)")
+        let ambiguous = try Command.run("spool-ctl", ["--spool", spool.path, "show", common])
+        #expect(ambiguous.status == 64, "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("\(common) is the start of more than one id: ")
+            && ambiguous.stderr.contains(first) && ambiguous.stderr.contains(second), "\(ambiguous.stderr)")
+        let none = try Command.run("spool-ctl", ["--spool", spool.path, "show", "zzz"])
+        #expect(none.status == 66 && none.stderr.contains("no operation zzz"), "\(none.stderr)")
+    }
 }
