@@ -68,6 +68,8 @@ public enum UsageError: Error, CustomStringConvertible {
     case missingValue(String)
     case unexpectedValue(String)
     case unknownOption(String)
+    /// An unknown long option, and the known one it is nearest to.
+    case unknownOptionNear(String, String)
     case unexpectedArgument(String)
     case missingArgument(String)
     /// A required argument is missing, and what was given needs it: `needs` says why, and what to do.
@@ -83,6 +85,7 @@ public enum UsageError: Error, CustomStringConvertible {
         case let .missingValue(option): "missing value for '\(option)'"
         case let .unexpectedValue(option): "'\(option)' takes no value"
         case let .unknownOption(option): "unknown option '\(option)'"
+        case let .unknownOptionNear(option, near): "unknown option '\(option)'; did you mean '\(near)'?"
         case let .unexpectedArgument(argument): "unexpected argument '\(argument)'"
         case let .missingArgument(name): "missing expected argument '\(name)'"
         case let .missingArgumentFor(name, needs): "missing expected argument '\(name)': \(needs)"
@@ -91,6 +94,43 @@ public enum UsageError: Error, CustomStringConvertible {
         case let .conflicting(a, b): "'\(a)' and '\(b)' cannot be used together"
         case let .unsupported(option, why): "'\(option)' is not for a queued write: \(why)"
         }
+    }
+}
+
+extension UsageError {
+    /// The long option named in `help` nearest to the unknown `option`: at most two edits away, or a third of
+    /// its length for long ones (a typo, a letter left out or doubled); nil when none is that near.
+    public static func nearest(_ option: String, in help: String) -> String? {
+        guard option.hasPrefix("--"), option.count > 3 else { return nil }
+        var known: Set<String> = []
+        var word = ""
+        for character in help + " " {
+            if character.isLetter || character.isNumber || character == "-" {
+                word.append(character)
+            } else {
+                if word.hasPrefix("--"), word.count > 3 { known.insert(word) }
+                word = ""
+            }
+        }
+        let limit = max(2, option.count / 3)
+        let scored = known.map { ($0, editDistance(option, $0)) }.filter { $0.1 <= limit && $0.0 != option }
+        return scored.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+    }
+
+    /// Levenshtein distance between two short strings.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
     }
 }
 
@@ -171,6 +211,8 @@ public protocol ParsedCommand {
     init(parsing tokens: [String]) throws(UsageError)
     /// The help text to print instead of running, when `-h` was given.
     var helpText: String? { get }
+    /// Every help text of the command: the long options it names are what a mistyped one is matched against.
+    static var allHelp: String { get }
 }
 
 extension ParsedCommand {
@@ -179,6 +221,9 @@ extension ParsedCommand {
     public static func fromCommandLine() -> Self {
         let command: Self
         do { command = try Self(parsing: Array(CommandLine.arguments.dropFirst())) } catch {
+            if case let .unknownOption(option) = error, let near = UsageError.nearest(option, in: allHelp) {
+                Program.usageFailure(program, .unknownOptionNear(option, near), usage: usage)
+            }
             Program.usageFailure(program, error, usage: usage)
         }
         if let help = command.helpText {

@@ -191,4 +191,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
 
     /// The help text to print instead of running, when `-h` was given.
     public var helpText: String? { help }
+
+    /// Every subcommand's help: a mistyped option is matched against all their options.
+    public static var allHelp: String { helps.values.joined(separator: "\n") }
 }

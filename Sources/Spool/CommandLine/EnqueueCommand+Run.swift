@@ -92,6 +92,11 @@ extension EnqueueCommand {
                         path: Spool.defaultPath(option: self.spool, fallback: Spool.hostPath), create: false)
                 } else {
                     spool = try Spool(path: Spool.defaultPath(option: self.spool))
+                    if spool.wasCreated {
+                        Program.printError(
+                            "spool-enqueue: created the spool \(spool.path); spool-send sends from it with "
+                                + "--spool \(spool.path)\n")
+                    }
                 }
                 try spool.requireWritable()
             } catch {

@@ -205,4 +205,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
 
     /// The help text to print instead of running, when `-h` was given.
     public var helpText: String? { help ? EnqueueCommand.help : nil }
+
+    /// The help whose options a mistyped one is matched against.
+    public static var allHelp: String { EnqueueCommand.help }
 }

@@ -220,6 +220,9 @@ public struct SendCommand: ParsedCommand, Sendable {
     /// The help text to print instead of running, when `-h` was given.
     public var helpText: String? { help ? SendCommand.help : nil }
 
+    /// The help whose options a mistyped one is matched against.
+    public static var allHelp: String { SendCommand.help }
+
     /// Ends the program when a run met faults of the spool: 74, or 75 when they were all shortages that
     /// pass (sysexits). Each fault was logged when it happened; this says what the status means.
     public static func exitIfFaulted(_ faults: FaultReport) {

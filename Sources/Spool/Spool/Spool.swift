@@ -28,6 +28,9 @@ public final class Spool: Sendable {
     /// `new/` are write-and-search only and the other folders closed. Their descriptors are `O_PATH` ones,
     /// good for creating and renaming an entry but not for listing or syncing the folder.
     public let dropOnly: Bool
+    /// Whether opening it made the spool itself (a producer's first drop into a new path, or `init`): said once,
+    /// so that a mistyped `--spool` does not strand writes where no worker looks.
+    public let wasCreated: Bool
     /// The owner of the spool's folder: operations dropped by them or by root keep every right and share one
     /// order per key; anyone else's are their own (spool(5), A spool for many users).
     public let owner: UInt32
@@ -180,6 +183,7 @@ public final class Spool: Sendable {
         self.folderStatuses = folderStatuses
         self.dropOnly = dropOnly
         self.owner = owner
+        wasCreated = created
         takesProducerDrops = folderStatuses.count == Folder.allCases.count
             && folderStatuses[Folder.allCases.firstIndex(of: .new)!].mode & 0o022 != 0
         if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }

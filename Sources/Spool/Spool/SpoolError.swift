@@ -21,6 +21,9 @@ public enum SpoolError: Error, CustomStringConvertible {
         switch self {
         case let .symbolicLink(path): "\(path) is a symbolic link; give the real directory with --spool or SPOOL_DIR"
         case let .notADirectory(path): "\(path) exists but is not a directory; move it away or choose another spool"
+        case let .cannotCreate(path, error) where error == .noSuchFileOrDirectory:
+            "cannot create \(path): its parent \(SpoolError.parent(of: path)) does not exist (a spool is made one level "
+                + "deep: make the folders above it first)"
         case let .cannotCreate(path, error): "cannot create \(path): \(error)"
         case let .cannotOpen(path, error): "cannot open \(path): \(error)"
         case let .otherFileSystem(path, spool):
@@ -52,5 +55,11 @@ public enum SpoolError: Error, CustomStringConvertible {
             // Not a spool, whatever is or is not at the path: one status.
             return ExitCode.noInput
         }
+    }
+
+    /// The folder that holds `path`, as given (`.` for a bare name).
+    static func parent(of path: String) -> String {
+        guard let slash = path.dropLast(path.hasSuffix("/") ? 1 : 0).lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

@@ -72,4 +72,31 @@ import Testing
         let elsewhere = try Command.run("spool-ctl", ["list"], workingDirectory: "/")
         #expect(elsewhere.status == 66 && elsewhere.stderr.contains("no spool at spool"), "\(elsewhere.stderr)")
     }
+
+    /// The silences a new user meets: a producer that makes a spool says so, once, naming it; `init` under a
+    /// missing parent names the parent; a mistyped long option is answered with the nearest one.
+    @Test func firstStepsAreSaid() throws {
+        let temporary = TemporarySpool()
+        let made = temporary.directory + "/outbox"
+        let first = try Command.run("spool-enqueue", ["--spool", made, "PUT", "http://127.0.0.1:9/a"])
+        #expect(first.status == 0 && first.stderr == "spool-enqueue: created the spool \(made); spool-send sends "
+            + "from it with --spool \(made)\n", "\(first.stderr)")
+        let second = try Command.run("spool-enqueue", ["--spool", made, "PUT", "http://127.0.0.1:9/b"])
+        #expect(second.status == 0 && second.stderr.isEmpty, "said once: \(second.stderr)")
+        let deep = temporary.directory + "/missing/spool"
+        let initialized = try Command.run("spool-ctl", ["--spool", deep, "init"])
+        #expect(initialized.status == 73 && initialized.stderr.contains(
+            "cannot create \(deep): its parent \(temporary.directory)/missing does not exist"), "\(initialized.stderr)")
+        for (program, arguments, near) in [
+            ("spool-send", ["--concurency", "4"], "--concurrency"),
+            ("spool-enqueue", ["--idempotencykey", "k", "PUT", "http://127.0.0.1:9/a"], "--idempotency-key"),
+            ("spool-ctl", ["list", "--olderthan", "1h"], "--older-than"),
+        ] {
+            let run = try Command.run(program, ["--spool", temporary.path] + arguments)
+            #expect(run.status == 64 && run.stderr.contains("unknown option '\(arguments[arguments.firstIndex { $0.hasPrefix("--") && $0 != "--spool" }!])'; did you mean '\(near)'?"),
+                    "\(program): \(run.stderr)")
+        }
+        let far = try Command.run("spool-send", ["--spool", temporary.path, "--xyz"])
+        #expect(far.status == 64 && far.stderr.contains("unknown option '--xyz'\n"), "no guess when none is near")
+    }
 }
