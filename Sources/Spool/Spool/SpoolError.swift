@@ -22,8 +22,8 @@ public enum SpoolError: Error, CustomStringConvertible {
         case let .symbolicLink(path): "\(path) is a symbolic link; give the real directory with --spool or SPOOL_DIR"
         case let .notADirectory(path): "\(path) exists but is not a directory; move it away or choose another spool"
         case let .cannotCreate(path, error) where error == .noSuchFileOrDirectory:
-            "cannot create \(path): its parent \(SpoolError.parent(of: path)) does not exist (a spool is made one level "
-                + "deep: make the folders above it first)"
+            "cannot create \(path): its parent \(SpoolError.parent(of: path)) does not exist (a spool is made one "
+                + "level deep: make the folders above it first)"
         case let .cannotCreate(path, error): "cannot create \(path): \(error)"
         case let .cannotOpen(path, error): "cannot open \(path): \(error)"
         case let .otherFileSystem(path, spool):
