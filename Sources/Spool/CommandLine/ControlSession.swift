@@ -125,6 +125,12 @@ package struct ControlSession {
             return true
         }
         if widths == nil, rows.count > 1 { Program.printOut(ControlSession.table(rows)) }
+        // On a terminal an empty listing says so, as mailq's "Mail queue is empty"; a script reads nothing.
+        if widths == nil, rows.count == 1, isatty(STDOUT_FILENO) != 0 {
+            let filtered = command.origin != nil || command.olderThan != nil ? " that the filters select" : ""
+            Program.printOut(
+                which == "all" ? "the spool is empty\(filtered)\n" : "no operation in \(which)/\(filtered)\n")
+        }
     }
 
     /// Whether `list`'s filters keep `item`: `--origin` and `--older-than`.

@@ -99,4 +99,17 @@ import Testing
         let far = try Command.run("spool-send", ["--spool", temporary.path, "--xyz"])
         #expect(far.status == 64 && far.stderr.contains("unknown option '--xyz'\n"), "no guess when none is near")
     }
+
+    /// An empty listing on a terminal says so, as mailq does; piped, it prints nothing for a script to parse.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a tty"))
+    func anEmptyListOnATerminalSaysSo() throws {
+        let spool = TemporarySpool()
+        let list = Command.path("spool-ctl") + " --spool " + spool.path + " list"
+        let all = try Command.run("/usr/bin/script", ["-qec", list, "/dev/null"])
+        #expect(all.stdout.contains("the spool is empty"), "\(all.stdout)")
+        let failed = try Command.run("/usr/bin/script", ["-qec", list + " failed", "/dev/null"])
+        #expect(failed.stdout.contains("no operation in failed/"), "\(failed.stdout)")
+        let piped = try Command.run("spool-ctl", ["--spool", spool.path, "list"])
+        #expect(piped.status == 0 && piped.stdout.isEmpty, "\(piped.stdout)")
+    }
 }
