@@ -8,6 +8,8 @@ public enum EnqueueError: Error, CustomStringConvertible {
     case invalid(OperationError)
     case write(path: String, Errno)
     case queueFull(String)
+    /// The spool's file system keeps less free space than `--min-free` asks for.
+    case spaceLow(String)
     case otherFileSystem(path: String)
     /// The payload read from its input grew past `limit`.
     case payloadTooLarge(size: Int64, limit: Int64)
@@ -26,6 +28,8 @@ public enum EnqueueError: Error, CustomStringConvertible {
             }
         case let .queueFull(why):
             "the queue is full (\(why)); nothing was enqueued, try again after spool-send has caught up"
+        case let .spaceLow(why):
+            "the spool's file system is nearly full (\(why)); nothing was enqueued, try again when there is room"
         case let .otherFileSystem(path):
             "\(path) is on another mount than new/ (a bind mount?), so the rename into new/ cannot be atomic; nothing "
                 + "was enqueued"
@@ -42,7 +46,7 @@ public enum EnqueueError: Error, CustomStringConvertible {
         switch self {
         case .invalid, .payloadTooLarge: ExitCode.dataError
         case .payloadUnreadable: ExitCode.noInput
-        case .queueFull: ExitCode.temporaryFailure
+        case .queueFull, .spaceLow: ExitCode.temporaryFailure
         case .otherFileSystem: ExitCode.ioError
         case let .write(_, error): error.isTemporary ? ExitCode.temporaryFailure : ExitCode.ioError
         }

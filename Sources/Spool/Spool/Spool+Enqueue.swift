@@ -34,6 +34,7 @@ extension Spool {
                 field: "payload", value: operation.hasPayload ? "true" : "absent",
                 why: operation.hasPayload ? "needs the payload's input" : "must be true when a payload is given"))
         }
+        if let limits, let refusal = limits.freeSpaceRefusal(self, size: bytes.count) { throw .spaceLow(refusal) }
         if let limits, let refusal = limits.refusal(self, size: bytes.count) { throw .queueFull(refusal) }
         let (id, order) = UniqueName.next()
         let state = RetryState(
@@ -67,8 +68,9 @@ extension Spool {
             // its size is known only now, and the file system has already reserved its blocks.
             if payload != nil {
                 size = (try? fd.status().size) ?? size
-                if let limits, let refusal = limits.freeSpaceRefusal(self, size: 0)
-                    ?? (dropOnly ? limits.producerRefusal(waitingCounts(), size: size, counting: false) : nil)
+                if let limits, let refusal = limits.freeSpaceRefusal(self, size: 0) { throw .spaceLow(refusal) }
+                if let limits, dropOnly,
+                    let refusal = limits.producerRefusal(waitingCounts(), size: size, counting: false)
                 {
                     throw .queueFull(refusal)
                 }

@@ -53,6 +53,13 @@ import Testing
                               "PUT", "http://127.0.0.1:9/large"])
         #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stderr.contains("to keep (--min-free)"), "\(result.stderr)")
+        #expect(result.stderr.contains("the spool's file system is nearly full")
+            && !result.stderr.contains("queue is full"), "a disk nearly full is not a full queue: \(result.stderr)")
         #expect(spool.names("new").isEmpty && spool.names("tmp").isEmpty)
+        // Without a payload, the document alone is refused the same way once the margin is gone.
+        let document = try Command.run(
+            "spool-enqueue", ["--spool", spool.path, "--min-free", String(free * 2), "PUT", "http://127.0.0.1:9/a"])
+        #expect(document.status == 75 && document.stderr.contains("the spool's file system is nearly full")
+            && document.stderr.contains("(--min-free)"), "\(document.stderr)")
     }
 }
