@@ -143,7 +143,7 @@ package struct ControlSession {
     /// What `list` shows an operation does: its URL (with its payload's size, never its bytes), or its job.
     package static func target(_ operation: Operation) -> String {
         guard operation.handler == nil else { return operation.summary }
-        return operation.url + (operation.payload.map { " (payload \($0.length) bytes)" } ?? "")
+        return operation.url + (operation.payload.map { " (payload \(humanSize(Int($0.length))))" } ?? "")
     }
 
     /// One line of `list`; `waiting`: what its origin holds it back for, which then says when and why.
@@ -200,7 +200,10 @@ package struct ControlSession {
             rows.append(operation.handler == nil ? ["request:", operation.summary] : ["job:", operation.summary])
             if operation.key != operation.url { rows.append(["key:", operation.key]) }
             // A payload's size, never its bytes: it may be binary, and gigabytes long.
-            if let payload = operation.payload { rows.append(["payload:", "\(payload.length) bytes"]) }
+            if let payload = operation.payload {
+                let size = humanSize(Int(payload.length))
+                rows.append(["payload:", payload.length < 1024 ? size : "\(size) (\(payload.length) bytes)"])
+            }
         }
         if let problem = item.problem { rows.append(["problem:", problem]) }
         for (field, value) in item.reason.fields where !["id", "folder", "dropped-by"].contains(field) {

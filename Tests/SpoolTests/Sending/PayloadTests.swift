@@ -64,10 +64,10 @@ import Testing
              "--payload", "-"], stdin: try Data(contentsOf: URL(fileURLWithPath: file.path)))
         #expect(post.status == 0, "\(post.stderr)")
         let show = try Command.run("spool-ctl", ["--spool", spool.path, "show", put])
-        #expect(show.stdout.contains("payload:") && show.stdout.contains("\(3 << 20) bytes"), "\(show.stdout)")
+        #expect(show.stdout.contains("payload:") && show.stdout.contains("3 MiB (\(3 << 20) bytes)"), "\(show.stdout)")
         #expect(!show.stdout.contains(#"payload":true}"#) || show.stdout.utf8.count < 4096, "no payload bytes shown")
         let list = try Command.run("spool-ctl", ["--spool", spool.path, "list"])
-        #expect(list.stdout.contains("/put (payload \(3 << 20) bytes)"), "\(list.stdout)")
+        #expect(list.stdout.contains("/put (payload 3 MiB)"), "\(list.stdout)")
         try spool.send()
         #expect(server.wait { $0.filter { $0.event == "end" }.count == 2 })
         // Two keys, two lanes: they arrive in either order.
