@@ -53,6 +53,17 @@ public struct CurlWrite: Sendable {
         "-b": "--cookie", "--cookie": "--cookie", "-F": "--form", "--form": "--form",
     ]
 
+    /// curl's flags whose meaning a queued write keeps, or that are moot for it, taken and ignored so that a
+    /// script's `curl -sSf` becomes `spool-enqueue -sSf`: silence and error display apply to spool-enqueue
+    /// itself (it prints only the id, and always its errors), and a 4xx is filed in `failed/` as `-f` fails.
+    static let kept: Set<String> = ["-s", "--silent", "-S", "--show-error", "-f", "--fail", "--fail-with-body"]
+
+    /// Whether `token` is curl's short options bundled (`-sS`, `-sSf`, `-fsSd@file`): one dash, more than one
+    /// letter, and not a valued option with its value attached (`-d@file`).
+    static func isBundle(_ token: String) -> Bool {
+        token.count > 2 && token.hasPrefix("-") && !token.hasPrefix("--") && valued[String(token.prefix(2))] == nil
+    }
+
     /// curl's options that only matter to a live request, or that would put a secret or a path in the spool,
     /// with what to do instead.
     static let refused: [String: String] = [
@@ -62,14 +73,10 @@ public struct CurlWrite: Sendable {
         "--remote-name": "there is no answer to save: spool delivers later, and nobody reads the answer",
         "-i": "there is no answer to show", "--include": "there is no answer to show",
         "-w": "there is no answer to describe", "--write-out": "there is no answer to describe",
-        "-s": "spool-enqueue prints only the id; leave it out",
-        "--silent": "spool-enqueue prints only the id; leave it out",
-        "-S": "spool-enqueue prints only the id; leave it out", "--show-error": "errors are always shown; leave it out",
         "-v": "spool-send -v says what is sent", "--verbose": "spool-send -v says what is sent",
         "-L": "spool-send never follows redirects: queue the final URL",
         "--location": "spool-send never follows redirects: queue the final URL",
         "--retry": "spool-send retries with backoff by itself (spool-send(8), --max-attempts)",
-        "-f": "a refusal is filed in failed/ by itself", "--fail": "a refusal is filed in failed/ by itself",
         "-I": "spool queues writes; a HEAD has nobody to read its answer",
         "--head": "spool queues writes; a HEAD has nobody to read its answer",
         "-G": "spool queues writes; a GET has nobody to read its answer",

@@ -172,4 +172,21 @@ extension EnqueueCommand {
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return "application/octet-stream" }
         return types[path[path.index(after: dot)...].lowercased()] ?? "application/octet-stream"
     }
+
+    /// curl's short options bundled in one token, taken as curl takes them: each letter a flag, until one that
+    /// takes a value, which takes the rest of the token, or the next argument when nothing is left.
+    mutating func takeBundle(_ token: String, _ arguments: inout Arguments) throws(UsageError) {
+        for (index, letter) in token.dropFirst().enumerated() {
+            let flag = "-\(letter)"
+            if CurlWrite.kept.contains(flag) { continue }
+            if let canonical = CurlWrite.valued[flag] {
+                let rest = String(token.dropFirst(2 + index))
+                firstCurlOption = firstCurlOption ?? flag
+                try curl.take(canonical, rest.isEmpty ? try arguments.value(for: flag) : rest)
+                return
+            }
+            if let why = CurlWrite.refused[flag] { throw .unsupported(flag, why: why) }
+            throw .unknownOption(flag)
+        }
+    }
 }

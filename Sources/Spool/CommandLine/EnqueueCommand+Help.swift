@@ -88,6 +88,9 @@ extension EnqueueCommand {
           -T, --upload-file FILE  PUT FILE (- for standard input) as the payload, streamed; a URL ending
                                   in / gets the file's name.
           -A, --user-agent NAME   The User-Agent header.
+          -s, --silent, -S, --show-error, -f, --fail, --fail-with-body
+                                  Taken and ignored: spool-enqueue prints only the id and always its
+                                  errors, and a refusal is filed in failed/. Short options bundle (-sSf).
           -e, --referer URL       The Referer header.
           -b, --cookie NAME=VALUE A cookie for the Cookie header; repeat for more.
           -F, --form NAME=VALUE   A multipart/form-data part: a value, @FILE[;type=TYPE][;filename=NAME]

@@ -88,6 +88,10 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
             case .option("--json"):
                 firstCurlOption = firstCurlOption ?? "--json"
                 curl.takeJSON(try arguments.value(for: "--json"))
+            case let .option(name) where CurlWrite.kept.contains(name):
+                break
+            case let .option(name) where CurlWrite.isBundle(name):
+                try takeBundle(name, &arguments)
             case let .option(name) where CurlWrite.refused[name] != nil:
                 throw .unsupported(name, why: CurlWrite.refused[name]!)
             case let .option(name) where name == "--body" || name == "--body-file" || name == "--payload":
