@@ -149,14 +149,18 @@ extension ControlCommand {
             OVERVIEW: Move operations from failed/ or conflict/ back to new/ with no attempts, keeping their
             idempotency key; or clear the retry time of deferred operations in new/.
 
-            USAGE: spool-ctl [--spool DIR] retry ID... | --all-failed | --all-conflict [--if-match ETAG] [--now]
+            USAGE: spool-ctl [--spool DIR] retry ID... | --all-failed | --all-conflict [--origin ORIGIN]
+                                 [--older-than DURATION] [--if-match ETAG] [--now]
 
             ARGUMENTS:
-              ID                      An operation id, or a path such as spool/conflict/ID.
+              ID                      An operation id, the start of one, or a path such as
+                                      spool/conflict/ID; - reads ids from standard input, one a line.
 
             OPTIONS:
               --all-failed            Every operation in failed/.
               --all-conflict          Every operation in conflict/.
+              --origin ORIGIN         Only the filed operations to ORIGIN (both folders, or the one chosen).
+              --older-than DURATION   Only the filed operations enqueued more than DURATION ago.
               --if-match ETAG         Replace the stale version with ETAG (after looking at the server);
                                       the operation also gets a new idempotency key, being a new request.
               --now                   Clear the retry time of deferred operations in new/ (all, without IDs).
@@ -214,14 +218,18 @@ extension ControlCommand {
         "discard": """
             OVERVIEW: Remove operations for good, with their reasons. Asks first on a terminal.
 
-            USAGE: spool-ctl [--spool DIR] discard ID... | --all-failed | --all-conflict [--yes]
+            USAGE: spool-ctl [--spool DIR] discard ID... | --all-failed | --all-conflict [--origin ORIGIN]
+                                   [--older-than DURATION] [--yes]
 
             ARGUMENTS:
-              ID                      An operation id, or a path such as spool/failed/ID.
+              ID                      An operation id, the start of one, or a path such as
+                                      spool/failed/ID; - reads ids from standard input, one a line.
 
             OPTIONS:
               --all-failed            Every operation in failed/ (as postsuper deletes ALL).
               --all-conflict          Every operation in conflict/.
+              --origin ORIGIN         Only the filed operations to ORIGIN (both folders, or the one chosen).
+              --older-than DURATION   Only the filed operations enqueued more than DURATION ago.
               --yes                   Do not ask.
               -h, --help              Show help information.
 

@@ -71,7 +71,9 @@ public struct ControlCommand: ParsedCommand, Sendable {
                 guard chosen == "check" else { throw .unknownOption("--config") }
                 configurationPath = try arguments.value(for: "--config")
             case .option("--origin"):
-                guard ["list", "flush", "hold", "release"].contains(chosen) else { throw .unknownOption("--origin") }
+                guard ["list", "flush", "hold", "release", "retry", "discard"].contains(chosen) else {
+                    throw .unknownOption("--origin")
+                }
                 let text = try arguments.value(for: "--origin")
                 guard let origin = try? Operation.origin(of: text), ControlCommand.isBareOrigin(text) else {
                     throw .invalidValue(
@@ -95,7 +97,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
                 }
                 urlPrefix = value
             case .option("--older-than"):
-                guard chosen == "list" else { throw .unknownOption("--older-than") }
+                guard ["list", "retry", "discard"].contains(chosen) else { throw .unknownOption("--older-than") }
                 let text = try arguments.value(for: "--older-than")
                 guard let seconds = Timestamp.parseDuration(text) else {
                     throw .invalidValue(
@@ -170,10 +172,15 @@ public struct ControlCommand: ParsedCommand, Sendable {
             }
             if choices.count > 1 { throw .conflicting(choices[0], choices[1]) }
         case "retry", "discard":
-            let bulk = flags.contains("--all-failed") || flags.contains("--all-conflict")
-            if positionals.isEmpty && !bulk && !flags.contains("--now") { throw .missingArgument("ID") }
+            // The filters of list select among the filed operations, as the bulk flags do.
+            let bulk = flags.contains("--all-failed") || flags.contains("--all-conflict") || origin != nil
+                || olderThan != nil
+            if positionals.isEmpty && !bulk && !flags.contains("--now") {
+                throw .missingArgument("ID, --all-failed, --all-conflict, --origin ORIGIN or --older-than DURATION")
+            }
             if !positionals.isEmpty && bulk {
-                throw .conflicting("ID", flags.contains("--all-failed") ? "--all-failed" : "--all-conflict")
+                let chosen = ["--all-failed", "--all-conflict"].first { flags.contains($0) }
+                throw .conflicting("ID", chosen ?? (origin != nil ? "--origin" : "--older-than"))
             }
             // Each resource has its own version: one ETag over many operations would silently lift the
             // conflict protection of every write it does not belong to.

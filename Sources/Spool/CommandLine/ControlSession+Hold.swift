@@ -48,7 +48,7 @@ extension ControlSession {
             }
             for item in selected { act(item, &self) }
         } else {
-            for argument in command.positionals {
+            for argument in givenIDs {
                 if let item = find(argument) { act(item, &self) }
             }
         }

@@ -19,12 +19,13 @@ extension ControlSession {
         var acted = false
         if !bulk.isEmpty {
             ControlSession.forEachItem(spool, bulk) { item in
+                guard selected(item) else { return true }
                 retry(item)
                 acted = true
                 return true
             }
         }
-        for argument in command.positionals {
+        for argument in givenIDs {
             if let item = find(argument) {
                 retry(item)
                 acted = true
@@ -41,8 +42,25 @@ extension ControlSession {
     /// The folders `--all-failed` and `--all-conflict` name: acted on as the listing reads each operation,
     /// in bounded memory over any number of them.
     package var bulkFolders: [Spool.Folder] {
-        [("--all-failed", Spool.Folder.failed), ("--all-conflict", .conflict)].filter { command.flags.contains($0.0) }
-            .map(\.1)
+        let named = [("--all-failed", Spool.Folder.failed), ("--all-conflict", .conflict)]
+            .filter { command.flags.contains($0.0) }.map(\.1)
+        // list's filters alone select among every filed operation.
+        if named.isEmpty, command.origin != nil || command.olderThan != nil { return [.failed, .conflict] }
+        return named
+    }
+
+    /// The ids given: the arguments, where `-` stands for ids read from standard input, one a line (as
+    /// `postsuper -d -`), so that `spool-ctl list failed --json | jq -r .id | spool-ctl retry -` works.
+    package var givenIDs: [String] {
+        command.positionals.flatMap { argument -> [String] in
+            guard argument == "-" else { return [argument] }
+            var ids: [String] = []
+            while let line = readLine() {
+                let id = line.trimmingWhitespace()
+                if !id.isEmpty { ids.append(id) }
+            }
+            return ids
+        }
     }
 
     /// `retry` of one operation.
@@ -72,13 +90,15 @@ extension ControlSession {
                 return
             }
             ControlSession.forEachItem(spool, bulk) { item in
-                discard(item)
+                if selected(item) { discard(item) }
                 return true
             }
         }
-        for argument in command.positionals {
+        // Ids read from standard input leave no terminal to ask on: they were chosen already.
+        let asks = interactive && !command.positionals.contains("-")
+        for argument in givenIDs {
             guard let item = find(argument) else { continue }
-            if interactive && !ControlSession.confirm("discard \(item.id) from \(item.folder.rawValue)/?") { continue }
+            if asks && !ControlSession.confirm("discard \(item.id) from \(item.folder.rawValue)/?") { continue }
             discard(item)
         }
     }

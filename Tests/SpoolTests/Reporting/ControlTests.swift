@@ -220,4 +220,29 @@ import Testing
         let none = try Command.run("spool-ctl", ["--spool", spool.path, "show", "zzz"])
         #expect(none.status == 66 && none.stderr.contains("no operation zzz"), "\(none.stderr)")
     }
+
+    /// After an outage an operator retries exactly what list selects: by origin or age, or ids on standard
+    /// input (`-`, as postsuper -d -); a bulk discard by origin leaves the others.
+    @Test func bulkTriageTakesListsFiltersAndIdsOnStandardInput() throws {
+        let spool = TemporarySpool()
+        let a = "http://127.0.0.1:\(RefusedOriginTests.closedPort())"
+        var b = "http://127.0.0.1:\(RefusedOriginTests.closedPort())"
+        while b == a { b = "http://127.0.0.1:\(RefusedOriginTests.closedPort())" }
+        let fromA = try (0..<2).map { try spool.enqueue(["--max-attempts", "1", "PUT", a + "/\($0)"]) }
+        let fromB = try (0..<3).map { try spool.enqueue(["--max-attempts", "1", "PUT", b + "/\($0)"]) }
+        for _ in 0..<6 where !spool.names("new").isEmpty { try spool.send(["--flush"]) }
+        #expect(Set(spool.names("failed").filter { !$0.hasSuffix(".why") }) == Set(fromA + fromB))
+        let byOrigin = try Command.run("spool-ctl", ["--spool", spool.path, "retry", "--origin", a])
+        #expect(byOrigin.status == 0 && Set(spool.waiting().map(\.id)) == Set(fromA), "\(byOrigin.stdout)")
+        let young = try Command.run("spool-ctl", ["--spool", spool.path, "retry", "--older-than", "1h"])
+        #expect(young.status == 0 && young.stdout.isEmpty, "nothing filed is an hour old: \(young.stdout)")
+        let piped = try Command.run("spool-ctl", ["--spool", spool.path, "retry", "-"],
+                                    stdin: Data((fromB.prefix(2).joined(separator: "\n") + "\n").utf8))
+        #expect(piped.status == 0 && Set(spool.waiting().map(\.id)) == Set(fromA + fromB.prefix(2)), "\(piped.stderr)")
+        let discarded = try Command.run("spool-ctl", ["--spool", spool.path, "discard", "--origin", b, "--yes"])
+        #expect(discarded.status == 0 && discarded.stdout.contains("\(fromB[2]): discarded"), "\(discarded.stdout)")
+        #expect(spool.names("failed").isEmpty && spool.waiting().count == 4)
+        let both = try Command.run("spool-ctl", ["--spool", spool.path, "retry", fromA[0], "--origin", a])
+        #expect(both.status == 64 && both.stderr.contains("'ID' and '--origin' cannot be used together"), "\(both.stderr)")
+    }
 }
