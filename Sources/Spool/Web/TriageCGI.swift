@@ -33,7 +33,8 @@ public struct TriageCGI {
         let path = Spool.defaultPath(option: command.spool)
         let spool: Spool
         do { spool = try Spool(path: path, create: false) } catch {
-            return TriageCGI.error(500, "Internal Server Error", "The spool cannot be opened: \(error)")
+            let message = "The spool cannot be opened: \(error)" + TriageCGI.who(error)
+            return TriageCGI.error(500, "Internal Server Error", message)
         }
         var token: CSRFToken?
         if let secretPath = Environment.value("SPOOL_CGI_SECRET"), !secretPath.isEmpty {
@@ -105,8 +106,19 @@ public struct TriageCGI {
             }
             return CGIResponse(200, "OK", body: try page.overview())
         } catch {
-            return TriageCGI.error(500, "Internal Server Error", "The spool cannot be read: \(error)")
+            let message = "The spool cannot be read: \(error)" + TriageCGI.who(error)
+            return TriageCGI.error(500, "Internal Server Error", message)
         }
+    }
+
+    /// For a refusal by permissions: which user the page runs as, and what to do. A web server started as
+    /// root runs CGI programs as another user (python's http.server as nobody), which an operator following
+    /// the recipe does not see.
+    static func who(_ error: any Error) -> String {
+        guard "\(error)".contains("\(Errno.permissionDenied)") else { return "" }
+        return ". The page runs as \(UserDatabase.display(UserDatabase.effectiveUser)), which may not read the spool: "
+            + "run the web server (or its CGI programs) as the spool's owner or a member of its group, "
+            + "as spool-ctl(8) shows under cgi."
     }
 
     /// An id as the page writes it, held to the rule of ids (`OperationID`): no path, no reason file (`.why`),

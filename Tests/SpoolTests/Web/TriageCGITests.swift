@@ -212,4 +212,16 @@ func formToken(_ page: String, action: String? = nil) -> String? {
         #expect(CGIRequest.percentEncoded("a b/\"<") == "a%20b%2F%22%3C")
         #expect(HTML.escape(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
     }
+
+    /// A page that may not read the spool (a server started as root runs CGI programs as nobody) says which
+    /// user it runs as and what to do, not only "Permission denied".
+    @Test(.enabled(if: Nobody.unavailable == nil, "\(Nobody.unavailable ?? "")"))
+    func aPageThatMayNotReadTheSpoolSaysWhoItRunsAs() throws {
+        let spool = TemporarySpool()
+        #expect(chmod(spool.directory, 0o755) == 0 && chmod(spool.path, 0o700) == 0)
+        let page = try Nobody.run("spool-ctl", ["cgi"], environment: ["REQUEST_METHOD": "GET", "SPOOL_DIR": spool.path])
+        #expect(page.stdout.hasPrefix("Status: 500"), "\(page.stdout.prefix(200))")
+        #expect(page.stdout.contains("Permission denied. The page runs as nobody (uid 65534), which may not read the "
+            + "spool: run the web server (or its CGI programs) as the spool&#39;s owner"), "\(page.stdout)")
+    }
 }
