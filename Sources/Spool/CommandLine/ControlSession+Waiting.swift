@@ -4,6 +4,7 @@ import SpoolDocument
 import SpoolNames
 import SpoolQueue
 import SpoolReporting
+import SpoolSending
 import SpoolSystem
 
 /// Why a waiting write waits when its name does not say: its origin paused (by the server's `Retry-After`,
@@ -60,7 +61,9 @@ extension ControlSession {
         guard item.folder == .new else { return nil }
         if item.held { return (nil, "'spool-ctl release \(item.id)' (held)") }
         if let ahead { return (nil, "the write ahead of it in its key, \(ahead)") }
-        let queued = { (id: String) in (try? spool.locate(id, in: [.new, .cur])) != nil }
+        // One listing of new/ and cur/ for every dependency of the listing, as the sender's plan does.
+        let present = order.present
+        let queued = { (id: String) in ((try? present.lookup(id, in: spool)) ?? nil) != nil }
         if let dependency = item.operation?.dependsOn.first(where: queued) {
             return (nil, "its dependency \(dependency), still queued")
         }
@@ -92,6 +95,8 @@ extension ControlSession {
 /// that one. Eight bytes and an id per key, not per write.
 package struct KeyOrder {
     private var last: [UInt64: String] = [:]
+    /// Where each queued id is, listed once when a dependency is first asked about.
+    package let present = Worker.PresentIndex()
 
     /// An empty memory.
     package init() {}

@@ -14,20 +14,20 @@ extension OriginLimits {
         state.withLock { state in
             let index = windowIndex(origin, &state)
             let since = state.windows.values[index].unreachableSince
-            down(origin, cause: "unreachable", nowSeconds: Double(nowSeconds), &state)
             // Said by the sender's report of its blocks, not as an unavailable origin.
-            state.wentDown[origin] = nil
+            down(origin, cause: "unreachable", nowSeconds: Double(nowSeconds), told: false, &state)
             return since > 0 ? since : nil
         }
     }
 
-    /// `share`'s origin is down (`cause`) at `nowSeconds`: paused until its next probe, which goes alone.
-    func down(_ share: String, cause: String, nowSeconds: Double, _ state: inout State) {
+    /// `share`'s origin is down (`cause`) at `nowSeconds`: paused until its next probe, which goes alone;
+    /// when it was up, it goes into the run's report unless `told` is false (its caller says it).
+    func down(_ share: String, cause: String, nowSeconds: Double, told: Bool = true, _ state: inout State) {
         let origin = OriginLimits.origin(share, state)
         let index = windowIndex(origin, &state)
         let wasUp = state.windows.values[index].unreachableSince == 0
         let until = state.windows.values[index].down(nowSeconds: nowSeconds, cause: cause, backoff: probeBackoff)
-        if wasUp { state.wentDown[origin] = (cause, until) }
+        if wasUp, told { state.wentDown[origin] = (cause, until) }
         state.answered.remove(origin)
         state.answeredHashes.remove(OrderingKey.originHash(origin))
         state.anyUnreachable = true

@@ -74,15 +74,6 @@ package struct PlanBuilder {
         self.options = options
     }
 
-    /// `pauses` (origin, end) by the origin hash names carry.
-    package static func byHash(_ pauses: [(origin: String, until: Int64)])
-        -> [UInt32: (origin: String, until: Int64)]
-    {
-        Dictionary(
-            pauses.map { (OrderingKey.originHash($0.origin), $0) },
-            uniquingKeysWith: { a, b in a.until > b.until ? a : b })
-    }
-
     /// Notes one waiting operation of `lane` from its name: the key's earliest becomes its head, its highest
     /// priority kept, and the operation counted in `heldByPause` when its origin is paused.
     package mutating func note(

@@ -38,10 +38,11 @@ public struct RunSummary: Sendable, Equatable {
     public var line: String {
         var text = "\(attempts) sent: \(done) done, \(deferred) deferred, \(failed) failed, \(conflicts) conflict"
         if coalesced > 0 { text += ", \(coalesced) coalesced" }
-        let held = heldKeys > 0 ? "\(heldKeys) key(s) held until 'spool-ctl release'" : nil
-        let next = nextDue.map { "next at \(Timestamp.formatRFC3339($0))" }
-        text += "; " + ([next, held].compactMap { $0 }.joined(separator: ", ") + (next == nil && held == nil
-            ? "nothing else waits" : ""))
+        let waits = [
+            nextDue.map { "next at \(Timestamp.formatRFC3339($0))" },
+            heldKeys > 0 ? "\(heldKeys) key(s) held until 'spool-ctl release'" : nil,
+        ].compactMap { $0 }
+        text += "; " + (waits.isEmpty ? "nothing else waits" : waits.joined(separator: ", "))
         return text + "; " + lockUse.line
     }
 }

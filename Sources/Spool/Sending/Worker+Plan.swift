@@ -38,6 +38,9 @@ extension Worker {
         /// Each id's folder and file name, and the unfiled marker when they were listed; nil until the first
         /// `lookup` lists the folders.
         package let index = Locked<Listing?>(nil)
+
+        /// An index that lists on its first lookup.
+        package init() {}
         /// Where an id is: its folder and its file name there.
         package typealias Place = (folder: Spool.Folder, fileName: FileName)
         /// Every listed id's place, and the unfiled marker as it stood then.

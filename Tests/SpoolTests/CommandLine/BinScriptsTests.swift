@@ -34,9 +34,10 @@ import Testing
         try manager.createDirectory(atPath: root + "/Sources", withIntermediateDirectories: true)
         try manager.copyItem(atPath: Repository.root + "/bin", toPath: root + "/bin")
         try manager.createSymbolicLink(atPath: root + "/.build/release", withDestinationPath: Command.products)
+        // The stamp newer than every source, by its time, not by a wait: no build is started.
         #expect(manager.createFile(atPath: root + "/Package.swift", contents: Data()))
-        usleep(10_000)
         #expect(manager.createFile(atPath: root + "/.build/spool-built", contents: Data()))
+        try manager.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: root + "/Package.swift")
         let path = "\(root)/bin:" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         for name in Self.scripts where name.hasPrefix("spool-") && name != "spool-install" {
             let run = try Command.run("\(root)/bin/\(name)", ["--help"], environment: ["PATH": path], timeout: 60)

@@ -48,7 +48,7 @@ import Testing
         let cron = ["--min-backoff", "1", "--max-backoff", "2"]
         for _ in 0..<10 {
             lines += try spool.send(cron).stderr.split(separator: "\n")
-            usleep(300_000)
+            usleep(300_000)  // Cron's clock, compressed: a run every 0.3 s.
         }
         #expect(lines.count == 1 && lines.first?.contains("refused; nothing more is sent to it") == true,
                 "\(lines)")

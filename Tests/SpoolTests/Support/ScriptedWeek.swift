@@ -122,7 +122,7 @@ final class ScriptedWeek: @unchecked Sendable {
                     }
                 }
                 first = false
-                usleep(250_000)
+                usleep(250_000)  // The script's clock: a write per origin every quarter second.
             }
         }
         thread.start()
@@ -154,9 +154,10 @@ final class ScriptedWeek: @unchecked Sendable {
             && spool.names("new").isEmpty && spool.names("cur").isEmpty
     }
 
-    /// Notes the episodic origins whose backlog from before the recovery is all accepted now.
+    /// Notes the episodic origins whose backlog from before the recovery is all accepted now; called only
+    /// after the recovery.
     func noteDrained(runs: Int) {
-        guard elapsed >= ScriptedWeek.recovery else { return }
+        precondition(elapsed >= ScriptedWeek.recovery, "a backlog drains only after its origin recovered")
         let all = enqueued.withLock { $0 }
         for origin in origins where [.outage, .maintenance, .pushBack].contains(origin.episode) {
             guard drainedAfterRecovery[origin.episode] == nil else { continue }
@@ -178,12 +179,15 @@ final class ScriptedWeek: @unchecked Sendable {
             let run = try Command.run("spool-send", ["--spool", spool.path, "--once"] + ScriptedWeek.cron)
             #expect(run.status == 0, "\(run.stderr)")
             runs.append((at, run.stderr.split(separator: "\n")))
-            noteDrained(runs: runs.filter { $0.at >= ScriptedWeek.recovery }.count)
+            if elapsed >= ScriptedWeek.recovery {
+                noteDrained(runs: runs.filter { $0.at >= ScriptedWeek.recovery }.count)
+            }
             if elapsed > ScriptedWeek.producing, drained { break }
             let next = at + ScriptedWeek.tick
+            // Cron's clock: the next run at the next tick.
             if elapsed < next { usleep(UInt32((next - elapsed) * 1e6)) }
         }
-        while producer.isExecuting { usleep(10_000) }
+        #expect(eventually(within: 5) { producer.isFinished }, "the producer stops at its time")
     }
 
     /// Stops every server: their handlers hold the week.
@@ -203,11 +207,11 @@ final class ScriptedWeek: @unchecked Sendable {
         var outageServed = false
         while elapsed < deadline {
             if !outageServed, elapsed >= ScriptedWeek.recovery { try recoverOutage(); outageServed = true }
-            noteDrained(runs: 0)
+            if elapsed >= ScriptedWeek.recovery { noteDrained(runs: 0) }
             if elapsed > ScriptedWeek.producing, drained { break }
             usleep(50_000)
         }
-        while producer.isExecuting { usleep(10_000) }
+        #expect(eventually(within: 5) { producer.isFinished }, "the producer stops at its time")
         watcher.interrupt()
         watcher.waitUntilExit()
         return String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
