@@ -62,7 +62,7 @@ extension ControlCommand {
             OVERVIEW: List operations, oldest first: id, state, attempts, next attempt, method, URL, key, age, reason.
 
             USAGE: spool-ctl [--spool DIR] list [new|cur|failed|conflict|all] [--origin ORIGIN]
-                             [--older-than DURATION] [--json]
+                             [--older-than DURATION] [--last-error ERROR] [--json]
 
             ARGUMENTS:
               new|cur|failed|conflict|all   Which folder to list (default: all).
@@ -70,6 +70,8 @@ extension ControlCommand {
             OPTIONS:
               --origin ORIGIN         Only operations to ORIGIN (scheme://host[:port]).
               --older-than DURATION   Only operations enqueued at least DURATION ago (30m, 4h, 2d).
+              --last-error ERROR      Only operations whose last attempt ended with ERROR: an HTTP status
+                                      (503), a class of them (5xx) or a failure as list shows it (timeout).
               --json                  One JSON object per line, with stable field names, for jq.
               -h, --help              Show help information.
 
@@ -93,14 +95,19 @@ extension ControlCommand {
             them in their key, until 'spool-ctl release'. They stay in new/, with s=held in their name (ls shows
             it), their order, attempts and retry time kept. An operation being sent is refused (exit 75).
 
-            USAGE: spool-ctl [--spool DIR] hold ID... | --origin ORIGIN | --key KEY
+            USAGE: spool-ctl [--spool DIR] hold ID... | [--origin ORIGIN] [--key KEY] [--older-than DURATION]
+                                 [--last-error ERROR]
 
             ARGUMENTS:
-              ID                      An operation id, or a path such as spool/new/ID.
+              ID                      An operation id, the start of one, or a path such as
+                                      spool/new/ID; - reads ids from standard input, one a line.
 
             OPTIONS:
               --origin ORIGIN         Every waiting operation to ORIGIN (scheme://host[:port]).
               --key KEY               Every waiting operation with this ordering key.
+              --older-than DURATION   Only those enqueued at least DURATION ago (30m, 4h, 2d).
+              --last-error ERROR      Only those whose last attempt ended with ERROR: an HTTP status
+                                      (503), a class of them (5xx) or a failure as list shows it (timeout).
               -h, --help              Show help information.
 
             """,
@@ -108,14 +115,19 @@ extension ControlCommand {
             OVERVIEW: Take held operations off hold. They go in their place in their key
             at their next attempt time ('spool-ctl retry --now ID' or 'flush --origin' for at once).
 
-            USAGE: spool-ctl [--spool DIR] release ID... | --origin ORIGIN | --key KEY
+            USAGE: spool-ctl [--spool DIR] release ID... | [--origin ORIGIN] [--key KEY] [--older-than DURATION]
+                                 [--last-error ERROR]
 
             ARGUMENTS:
-              ID                      An operation id, or a path such as spool/new/ID.
+              ID                      An operation id, the start of one, or a path such as
+                                      spool/new/ID; - reads ids from standard input, one a line.
 
             OPTIONS:
               --origin ORIGIN         Every held operation to ORIGIN (scheme://host[:port]).
               --key KEY               Every held operation with this ordering key.
+              --older-than DURATION   Only those enqueued at least DURATION ago (30m, 4h, 2d).
+              --last-error ERROR      Only those whose last attempt ended with ERROR: an HTTP status
+                                      (503), a class of them (5xx) or a failure as list shows it (timeout).
               -h, --help              Show help information.
 
             """,
@@ -150,7 +162,7 @@ extension ControlCommand {
             idempotency key; or clear the retry time of deferred operations in new/.
 
             USAGE: spool-ctl [--spool DIR] retry ID... | --all-failed | --all-conflict [--origin ORIGIN]
-                                 [--older-than DURATION] [--if-match ETAG] [--now]
+                                 [--older-than DURATION] [--last-error ERROR] [--if-match ETAG] [--now]
 
             ARGUMENTS:
               ID                      An operation id, the start of one, or a path such as
@@ -161,6 +173,8 @@ extension ControlCommand {
               --all-conflict          Every operation in conflict/.
               --origin ORIGIN         Only the filed operations to ORIGIN (both folders, or the one chosen).
               --older-than DURATION   Only the filed operations enqueued more than DURATION ago.
+              --last-error ERROR      Only the filed operations whose last attempt ended with ERROR: an
+                                      HTTP status (404), a class of them (4xx) or a failure (timeout).
               --if-match ETAG         Replace the stale version with ETAG (after looking at the server);
                                       the operation also gets a new idempotency key, being a new request.
               --now                   Clear the retry time of deferred operations in new/ (all, without IDs).
@@ -219,7 +233,7 @@ extension ControlCommand {
             OVERVIEW: Remove operations for good, with their reasons. Asks first on a terminal.
 
             USAGE: spool-ctl [--spool DIR] discard ID... | --all-failed | --all-conflict [--origin ORIGIN]
-                                   [--older-than DURATION] [--yes]
+                                   [--older-than DURATION] [--last-error ERROR] [--yes]
 
             ARGUMENTS:
               ID                      An operation id, the start of one, or a path such as
@@ -230,6 +244,8 @@ extension ControlCommand {
               --all-conflict          Every operation in conflict/.
               --origin ORIGIN         Only the filed operations to ORIGIN (both folders, or the one chosen).
               --older-than DURATION   Only the filed operations enqueued more than DURATION ago.
+              --last-error ERROR      Only the filed operations whose last attempt ended with ERROR: an
+                                      HTTP status (404), a class of them (4xx) or a failure (timeout).
               --yes                   Do not ask.
               -h, --help              Show help information.
 

@@ -37,8 +37,10 @@ public struct ControlCommand: ParsedCommand, Sendable {
     public var key: String?
     /// `pending --url-prefix`: only writes whose URL starts so.
     public var urlPrefix: String?
-    /// `list --older-than`: only operations enqueued at least this many seconds ago.
+    /// `--older-than`: only operations enqueued at least this many seconds ago.
     public var olderThan: Int64?
+    /// `--last-error`: only operations whose last attempt ended so (`LastError`).
+    public var lastError: LastError?
     /// `check --auth-dir`: the auth profiles to validate.
     public var authDirectory: String?
     /// `check --handler-dir`: the handler directory to validate.
@@ -53,6 +55,17 @@ public struct ControlCommand: ParsedCommand, Sendable {
         "retry": ["--all-failed", "--all-conflict", "--now"], "discard": ["--all-failed", "--all-conflict", "--yes"],
         "flush": ["--yes"], "shape": [], "hold": [], "release": []
     ]
+
+    /// The subcommands that take list's filters: `--origin`, `--older-than`, `--last-error`.
+    package static let filtering: Set<String> = ["list", "retry", "discard", "hold", "release"]
+
+    /// Whether a filter of list's was given.
+    package var filtered: Bool { origin != nil || olderThan != nil || lastError != nil }
+
+    /// The first filter given, for messages.
+    package var firstFilter: String {
+        origin != nil ? "--origin" : olderThan != nil ? "--older-than" : "--last-error"
+    }
 
     /// Parses `spool-ctl`'s arguments.
     public init(parsing tokens: [String]) throws(UsageError) {
@@ -71,7 +84,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
                 guard chosen == "check" else { throw .unknownOption("--config") }
                 configurationPath = try arguments.value(for: "--config")
             case .option("--origin"):
-                guard ["list", "flush", "hold", "release", "retry", "discard"].contains(chosen) else {
+                guard chosen == "flush" || ControlCommand.filtering.contains(chosen ?? "") else {
                     throw .unknownOption("--origin")
                 }
                 let text = try arguments.value(for: "--origin")
@@ -96,8 +109,17 @@ public struct ControlCommand: ParsedCommand, Sendable {
                         option: "--url-prefix", value: value, expected: "the start of an http:// or https:// URL")
                 }
                 urlPrefix = value
+            case .option("--last-error"):
+                guard ControlCommand.filtering.contains(chosen ?? "") else { throw .unknownOption("--last-error") }
+                let text = try arguments.value(for: "--last-error")
+                guard let wanted = LastError(text) else {
+                    throw .invalidValue(
+                        option: "--last-error", value: text,
+                        expected: "an HTTP status (503), a class of them (5xx) or an error as list shows it (timeout)")
+                }
+                lastError = wanted
             case .option("--older-than"):
-                guard ["list", "retry", "discard"].contains(chosen) else { throw .unknownOption("--older-than") }
+                guard ControlCommand.filtering.contains(chosen ?? "") else { throw .unknownOption("--older-than") }
                 let text = try arguments.value(for: "--older-than")
                 guard let seconds = Timestamp.parseDuration(text) else {
                     throw .invalidValue(
@@ -157,12 +179,12 @@ public struct ControlCommand: ParsedCommand, Sendable {
             if let first = positionals.first { throw .unexpectedArgument(first) }
             if origin == nil { throw .missingArgument("--origin ORIGIN") }
         case "hold", "release":
-            // One way to choose: ids, or every waiting operation of an origin or of a key.
-            let ways = [!positionals.isEmpty, origin != nil, key != nil].filter { $0 }.count
-            if ways == 0 { throw .missingArgument("ID, --origin ORIGIN or --key KEY") }
-            if ways > 1 {
-                throw .conflicting(positionals.isEmpty ? "--origin" : "ID", key != nil ? "--key" : "--origin")
+            // One way to choose: ids, or the waiting operations the filters (and --key) select.
+            let filters = filtered || key != nil
+            if positionals.isEmpty && !filters {
+                throw .missingArgument("ID, --origin ORIGIN, --key KEY, --older-than DURATION or --last-error ERROR")
             }
+            if !positionals.isEmpty && filters { throw .conflicting("ID", key != nil ? "--key" : firstFilter) }
         case "show", "resolve":
             if positionals.isEmpty { throw .missingArgument("ID") }
             if positionals.count > 1 { throw .unexpectedArgument(positionals[1]) }
@@ -173,14 +195,14 @@ public struct ControlCommand: ParsedCommand, Sendable {
             if choices.count > 1 { throw .conflicting(choices[0], choices[1]) }
         case "retry", "discard":
             // The filters of list select among the filed operations, as the bulk flags do.
-            let bulk = flags.contains("--all-failed") || flags.contains("--all-conflict") || origin != nil
-                || olderThan != nil
+            let bulk = flags.contains("--all-failed") || flags.contains("--all-conflict") || filtered
             if positionals.isEmpty && !bulk && !flags.contains("--now") {
-                throw .missingArgument("ID, --all-failed, --all-conflict, --origin ORIGIN or --older-than DURATION")
+                throw .missingArgument(
+                    "ID, --all-failed, --all-conflict, --origin ORIGIN, --older-than DURATION or --last-error ERROR")
             }
             if !positionals.isEmpty && bulk {
                 let chosen = ["--all-failed", "--all-conflict"].first { flags.contains($0) }
-                throw .conflicting("ID", chosen ?? (origin != nil ? "--origin" : "--older-than"))
+                throw .conflicting("ID", chosen ?? firstFilter)
             }
             // Each resource has its own version: one ETag over many operations would silently lift the
             // conflict protection of every write it does not belong to.

@@ -19,7 +19,7 @@ extension ControlSession {
     /// `spool-ctl release`: lets the selected held operations go again, in their order.
     package mutating func release() { holdOrRelease(holding: false) }
 
-    /// The operations that `ID…`, `--origin` or `--key` select, held or released one by one.
+    /// The operations that `ID…`, `--key` or list's filters select, held or released one by one.
     package mutating func holdOrRelease(holding: Bool) {
         var changed = 0
         func act(_ item: QueueItem, _ session: inout ControlSession) {
@@ -36,17 +36,16 @@ extension ControlSession {
             }
         }
         if command.positionals.isEmpty {
-            let origin = command.origin, key = command.key
-            var selected: [QueueItem] = []
+            let key = command.key
+            var chosen: [QueueItem] = []
             // Collected first: each move renames within new/, which the listing must not see twice.
             ControlSession.forEachItem(spool, [.new]) { item in
-                guard let operation = item.operation, item.held != holding else { return true }
-                if let origin, operation.origin != origin { return true }
+                guard let operation = item.operation, item.held != holding, selected(item) else { return true }
                 if let key, operation.key != key { return true }
-                selected.append(item)
+                chosen.append(item)
                 return true
             }
-            for item in selected { act(item, &self) }
+            for item in chosen { act(item, &self) }
         } else {
             for argument in givenIDs {
                 if let item = find(argument) { act(item, &self) }

@@ -45,7 +45,7 @@ extension ControlSession {
         let named = [("--all-failed", Spool.Folder.failed), ("--all-conflict", .conflict)]
             .filter { command.flags.contains($0.0) }.map(\.1)
         // list's filters alone select among every filed operation.
-        if named.isEmpty, command.origin != nil || command.olderThan != nil { return [.failed, .conflict] }
+        if named.isEmpty, command.filtered { return [.failed, .conflict] }
         return named
     }
 

@@ -101,16 +101,17 @@ package struct ControlSession {
         if widths == nil, rows.count > 1 { Program.printOut(ControlSession.table(rows)) }
         // On a terminal an empty listing says so, as mailq's "Mail queue is empty"; a script reads nothing.
         if widths == nil, rows.count == 1, isatty(STDOUT_FILENO) != 0 {
-            let filtered = command.origin != nil || command.olderThan != nil ? " that the filters select" : ""
+            let filtered = command.filtered ? " that the filters select" : ""
             Program.printOut(
                 which == "all" ? "the spool is empty\(filtered)\n" : "no operation in \(which)/\(filtered)\n")
         }
     }
 
-    /// Whether `list`'s filters keep `item`: `--origin` and `--older-than`.
+    /// Whether `list`'s filters keep `item`: `--origin`, `--older-than` and `--last-error`.
     package func selected(_ item: QueueItem) -> Bool {
         if let origin = command.origin, item.operation?.origin != origin { return false }
         if let olderThan = command.olderThan, item.age(nowSeconds: nowSeconds) < olderThan { return false }
+        if let wanted = command.lastError, !wanted.matches(item.lastError) { return false }
         return true
     }
 

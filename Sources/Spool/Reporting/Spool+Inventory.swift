@@ -23,7 +23,9 @@ extension Spool {
             item.reason = reason(of: fileName.string ?? id, in: folder)
             if let attempts = item.reason["attempts"].flatMap({ Int($0) }) { item.attempts = attempts }
             if let order = item.reason["order"].flatMap({ Int64($0) }) { item.orderMicroseconds = order }
-            item.lastError = item.reason["last-error"]
+            // The last answer's status when one came (a 404 after timeouts was filed for the 404), else the
+            // token of the failure that ended it.
+            item.lastError = item.reason["status"] ?? item.reason["last-error"]
             // Filed under its bare id, a write the owner rewrote keeps its producer in its reason.
             if let owner = status?.owner, !isProducer(owner),
                let producer = item.reason["producer-uid"].flatMap(UInt32.init), isProducer(producer)

@@ -47,7 +47,8 @@ public enum AttemptDecision {
                             Outcome.Field(
                                 "reason", "gave up after \(attempts) attempts (max_attempts); last error: \(reason)")
                         ]
-                            + details + [Outcome.Field("attempts", "\(attempts)")]))
+                            + details
+                            + [Outcome.Field("attempts", "\(attempts)"), Outcome.Field("last-error", token)]))
             }
             var next = state
             next.attempts = attempts

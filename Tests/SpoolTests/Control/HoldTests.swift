@@ -99,13 +99,14 @@ import Testing
         for (arguments, status, message) in [
             (["hold", "in-flight"], 75, "is being sent"), (["hold", "filed-one"], 65, "not waiting in new/"),
             (["release", "nothing-here"], 66, "no operation nothing-here"),
-            (["hold"], 64, "ID, --origin ORIGIN or --key KEY"),
+            (["hold"], 64, "ID, --origin ORIGIN, --key KEY, --older-than DURATION or --last-error ERROR"),
             (["hold", "x", "--key", "k"], 64, "--key"),
-            (["release", "--origin", server.baseURL, "--key", "k"], 64, "--key")
+            // Filters combine: the held writes of this key to this origin, none here.
+            (["release", "--origin", server.baseURL, "--key", "k"], 0, "0 operation(s) released")
         ] {
             let result = try Command.run("spool-ctl", ["--spool", spool.path] + arguments)
             #expect(
-                result.status == Int32(status) && result.stderr.contains(message),
+                result.status == Int32(status) && (result.stderr + result.stdout).contains(message),
                 "\(arguments): \(result.status) \(result.stderr)")
         }
     }
