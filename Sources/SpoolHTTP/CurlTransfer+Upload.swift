@@ -32,6 +32,7 @@ extension CurlTransfer {
                 return Int(CCURL_READFUNC_ABORT)
             }
             uploaded += Int64(read)
+            onProgress?(uploaded)
             return read
         } catch {
             uploadProblem = "\(error)"

@@ -21,6 +21,8 @@ final class CurlTransfer: @unchecked Sendable {
     var checksReuse = false
     /// The request's `onConnected`, called from the same callback.
     var onConnected: (@Sendable () -> Void)?
+    /// The request's `onProgress`, told as the body file goes out (CurlTransfer+Upload.swift).
+    var onProgress: (@Sendable (Int64) -> Void)?
     private var retriedFresh = false
     /// The body streamed from a file, how much of it libcurl took, and why it could not have the rest
     /// (CurlTransfer+Upload.swift).
@@ -110,6 +112,7 @@ final class CurlTransfer: @unchecked Sendable {
         ccurl_setopt_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), CurlTransfer.onBody)
         pointer(CCURLOPT_WRITEDATA, context)
         onConnected = request.onConnected
+        onProgress = request.onProgress
         watchBeforeRequest(context, checkReuse: options.checksReuse)
         if let file = options.caFile { string(CCURLOPT_CAINFO, file) }
         if let file = options.certificateFile { string(CCURLOPT_SSLCERT, file) }

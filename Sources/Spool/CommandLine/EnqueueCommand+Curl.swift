@@ -178,7 +178,10 @@ extension EnqueueCommand {
     mutating func takeBundle(_ token: String, _ arguments: inout Arguments) throws(UsageError) {
         for (index, letter) in token.dropFirst().enumerated() {
             let flag = "-\(letter)"
-            if CurlWrite.kept.contains(flag) { continue }
+            if CurlWrite.kept.contains(flag) {
+                if flag == "-s" { silent = true }
+                continue
+            }
             if let canonical = CurlWrite.valued[flag] {
                 let rest = String(token.dropFirst(2 + index))
                 firstCurlOption = firstCurlOption ?? flag

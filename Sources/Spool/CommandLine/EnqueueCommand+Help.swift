@@ -89,13 +89,15 @@ extension EnqueueCommand {
                                   in / gets the file's name.
           -A, --user-agent NAME   The User-Agent header.
           -s, --silent, -S, --show-error, -f, --fail, --fail-with-body
-                                  Taken and ignored: spool-enqueue prints only the id and always its
-                                  errors, and a refusal is filed in failed/. Short options bundle (-sSf).
+                                  Taken as curl takes them: -s hides the progress meter of a payload's
+                                  copy (shown only on a terminal); spool-enqueue prints only the id and
+                                  always its errors, and a refusal is filed in failed/. Short options
+                                  bundle (-sSf).
           -e, --referer URL       The Referer header.
           -b, --cookie NAME=VALUE A cookie for the Cookie header; repeat for more.
           -F, --form NAME=VALUE   A multipart/form-data part: a value, @FILE[;type=TYPE][;filename=NAME]
                                   for a file, or <FILE for a value read from a file; repeat for more.
-          Refused, with what to do instead: -o, -O, -i, -w, -s, -S, -v, -L, --retry, -f, -I, -G, -k, -x,
+          Refused, with what to do instead: -o, -O, -i, -w, -v, -L, --retry, -I, -G, -k, -x,
           -m, --limit-rate; -u, --oauth2-bearer and -H 'Authorization: ...' (a secret must not enter the
           spool: --auth NAME). A body is kept in the document up to 64 KiB,
           and as its payload beyond.

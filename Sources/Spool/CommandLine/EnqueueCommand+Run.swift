@@ -73,13 +73,15 @@ extension EnqueueCommand {
         var opened: FileDescriptor?
         defer { opened?.close() }
         if let path = payload ?? curl.uploadFile {
+            // curl's meter, on a terminal only, and not with -s.
+            let progress = silent ? nil : ProgressMeter.forTerminal(verb: "copying")
             if path == "-" {
-                source = .input(FileDescriptor(rawValue: 0), source: "standard input")
+                source = .input(FileDescriptor(rawValue: 0), source: "standard input", progress: progress)
             } else {
                 do throws(Errno) { opened = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY) } catch {
                     throw .unreadableInput(path: path, error)
                 }
-                source = .input(opened!, source: path)
+                source = .input(opened!, source: path, progress: progress)
             }
         }
         return try group.whileRaised { () throws(EnqueueInputError) -> Enqueued in

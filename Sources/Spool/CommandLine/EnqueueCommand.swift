@@ -50,6 +50,8 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     public var givenLimits = Set<String>()
     /// `-h`.
     public var help = false
+    /// `-s`: no progress meter, as curl's.
+    public var silent = false
     /// The random end of a multipart boundary, made once so that the header and the body agree.
     public var boundarySuffix = String(UInt64.random(in: .min ... .max), radix: 16).leftPadded(to: 16)
 
@@ -89,7 +91,7 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
                 firstCurlOption = firstCurlOption ?? "--json"
                 curl.takeJSON(try arguments.value(for: "--json"))
             case let .option(name) where CurlWrite.kept.contains(name):
-                break
+                if name == "-s" || name == "--silent" { silent = true }
             case let .option(name) where CurlWrite.isBundle(name):
                 try takeBundle(name, &arguments)
             case let .option(name) where CurlWrite.refused[name] != nil:

@@ -185,6 +185,8 @@ public struct SendCommand: ParsedCommand, Sendable {
         }
         options.backoff = Backoff(minimum: options.backoff.minimum, maximum: options.backoff.maximum)
         options.log = Log(program: SendCommand.program, level: level)
+        // Uploads under way, as curl's meter shows them: said with -v, and only to a person at a terminal.
+        if level == .verbose { options.progress = ProgressMeter.forTerminal(verb: "uploading") }
         options.leaseSeconds = leaseSeconds ?? Spool.defaultLeaseSeconds(timeoutSeconds: transport.timeoutSeconds)
         if let lease = leaseSeconds, Double(lease) <= transport.timeoutSeconds {
             // A shorter lease would let another host take a claim whose request is still in flight.

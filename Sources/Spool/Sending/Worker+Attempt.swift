@@ -82,12 +82,14 @@ extension Worker {
                     return outcome
                 }
                 request.bodyFile = BodyFile(descriptor: payload!.rawValue, offset: span.offset, length: span.length)
+                request.onProgress = options.uploadProgress(claimed.id, length: span.length)
             }
             state.withLock { $0.summary.attempts += 1 }
             log.detail("sending \(claimed.id): \(operation.method) \(operation.url)")
             guard let transport else { preconditionFailure("Worker.run needs a transport") }
             let keeper = payload.map { keepClaimAlive($0) }
             let result = await transport.send(request)
+            if request.onProgress != nil { options.progress?.finish(claimed.id) }
             keeper?.cancel()
             if case .failure(.bodyUnreadable) = result, let span = operation.payload,
                case let .refused(outcome) = openPayload(claimed, span) {

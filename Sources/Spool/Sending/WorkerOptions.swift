@@ -37,11 +37,20 @@ public struct WorkerOptions: Sendable {
     public var fetchesOnConflict = true
     /// Messages.
     public var log = Log.silent
+    /// The meter `-v` shows uploads on, when standard error is a terminal.
+    public var progress: ProgressMeter?
     /// spool.conf(5), with the command line's transport options as its defaults.
     public var configuration = SpoolConfiguration()
 
     /// The defaults of `spool-send`.
     public init() {}
+
+    /// The engine's callback for the upload of `id`'s `length` bytes: the meter's, when there is one.
+    func uploadProgress(_ id: String, length: Int64) -> (@Sendable (Int64) -> Void)? {
+        guard let progress else { return nil }
+        progress.start(id, total: length)
+        return { progress.update(id, done: $0) }
+    }
 }
 
 /// The project's version, sent in `User-Agent`.

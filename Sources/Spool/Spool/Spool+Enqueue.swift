@@ -56,8 +56,8 @@ extension Spool {
             do throws(Errno) { try fd.writeAll(bytes) } catch { throw .write(path: stage, error) }
             switch payload {
             case nil: break
-            case let .input(input, source):
-                try copyPayload(from: (input, source), to: fd, at: stage, limit: maxPayload)
+            case let .input(input, source, progress):
+                try copyPayload(from: (input, source), to: fd, at: stage, limit: maxPayload, progress: progress)
             case let .bytes(bytes):
                 guard Int64(bytes.count) <= maxPayload else {
                     throw .payloadTooLarge(size: Int64(bytes.count), limit: maxPayload)
@@ -106,8 +106,9 @@ extension Spool {
 
 /// Where a payload being enqueued comes from.
 public enum PayloadSource: Sendable {
-    /// An open input (a file, standard input) read to its end; `source` names it in messages.
-    case input(FileDescriptor, source: String)
+    /// An open input (a file, standard input) read to its end; `source` names it in messages; `progress`
+    /// shows the copy on a terminal.
+    case input(FileDescriptor, source: String, progress: ProgressMeter? = nil)
     /// Bytes already in memory (a body a command line built).
     case bytes([UInt8])
 }
@@ -115,10 +116,14 @@ public enum PayloadSource: Sendable {
 extension Spool {
     /// Copies a payload from its input to the file being enqueued, in pieces, refusing past `limit` bytes.
     func copyPayload(from payload: (input: FileDescriptor, source: String), to fd: FileDescriptor, at path: String,
-                     limit: Int64) throws(EnqueueError) {
+                     limit: Int64, progress: ProgressMeter? = nil) throws(EnqueueError) {
         let capacity = 256 * 1024
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
+        // A regular file's size is the whole to come; a pipe's is not known.
+        let status = try? payload.input.status()
+        progress?.start(path, total: status.flatMap { $0.isRegularFile ? Int64($0.size) : nil })
+        defer { progress?.finish(path) }
         var copied: Int64 = 0
         while true {
             let count: Int
@@ -131,6 +136,7 @@ extension Spool {
             do throws(Errno) { try fd.writeAll(Array(UnsafeRawBufferPointer(start: buffer, count: count))) } catch {
                 throw .write(path: path, error)
             }
+            progress?.update(path, done: copied)
         }
     }
 }

@@ -36,6 +36,6 @@ public struct Log: Sendable {
     private func write(_ message: () -> String, at needed: Level) {
         guard !program.isEmpty, level >= needed else { return }
         let line = Array("\(program): \(message().replacingControlCharacters())\n".utf8)
-        try? FileDescriptor(rawValue: STDERR_FILENO).writeAll(line)
+        ProgressMeter.printing(line)
     }
 }

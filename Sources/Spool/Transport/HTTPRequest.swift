@@ -23,6 +23,9 @@ public struct HTTPRequest: Sendable {
     /// out (after TCP and any proxy and TLS handshakes), maybe more than once: an origin's probe waits
     /// for this, not for the answer, so a slow server delays the lanes behind it by a handshake at most.
     public var onConnected: (@Sendable () -> Void)?
+    /// Called by the engine, on its own thread, with the bytes of `bodyFile` sent so far, as they go out
+    /// (less again when it rewinds to send anew): `spool-send -v`'s progress meter on a terminal.
+    public var onProgress: (@Sendable (Int64) -> Void)?
     /// How much of the answer's body to keep (a few KiB for a reason; more for the server's version of a
     /// conflicting resource).
     public var keptBodyBytes = 4096
