@@ -7,13 +7,13 @@ import SpoolTransport
 /// (`CurlEngine`), each a multi handle driven by one thread that is also the executor of the lanes given to
 /// it. One engine is what curl itself runs; more let a machine's cores share the lanes' file work and TLS.
 /// The engine never touches the spool; it only answers `send`.
-public final class CurlTransport: Transport, Sendable {
+package final class CurlTransport: Transport, Sendable {
     /// The engines, one thread each; lanes are dealt out to them in turn.
     private let engines: [CurlEngine]
 
     /// An engine with these settings: `settings.threads` threads, which share `connectionsPerOrigin` between
     /// them. Their threads start with the first request.
-    public init(settings: TransportSettings) {
+    package init(settings: TransportSettings) {
         CurlTransport.initializeOnce
         let count = max(1, settings.threads)
         let connections = max(1, settings.connectionsPerOrigin)
@@ -30,17 +30,17 @@ public final class CurlTransport: Transport, Sendable {
     private static let initializeOnce: Void = { _ = curl_global_init(CCURL_GLOBAL_ALL) }()
 
     /// libcurl's version line, for `-v` and the benchmark.
-    public static var version: String { String(cString: curl_version()) }
+    package static var version: String { String(cString: curl_version()) }
 
     /// The name of the engines' threads (at most 15 bytes, Linux's limit).
-    public static let threadName = "spool-http"
+    package static let threadName = "spool-http"
 
     /// How many threads send: one per engine.
-    public var threads: Int { engines.count }
+    package var threads: Int { engines.count }
 
     /// Sends `request` and waits for its answer or its transport failure: on the engine whose thread the
     /// caller runs on, so that a lane's request crosses no thread; from elsewhere, on the first.
-    public func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportError> {
+    package func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportError> {
         let engine = engines.first(where: \.isCurrent) ?? engines[0]
         return await withCheckedContinuation { continuation in
             guard let transfer = CurlTransfer(request, engine.settings, continuation) else {
@@ -52,7 +52,7 @@ public final class CurlTransport: Transport, Sendable {
     }
 
     /// The thread lane `slot` runs on: the engines in turn.
-    public func laneExecutor(slot: Int) -> (any TaskExecutor)? {
+    package func laneExecutor(slot: Int) -> (any TaskExecutor)? {
         engines[slot % engines.count]
     }
 }

@@ -17,7 +17,7 @@ let fuzzTarget: @Sendable ([UInt8]) -> Void = {
 
 /// libFuzzer's call for one input: runs its bytes (none when `data` is nil) through `fuzzTarget`.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+package func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzTarget(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
     return 0
 }
@@ -33,7 +33,7 @@ func runFuzzerDriver(
 /// The entry SwiftPM links an executable target with (it renames `main` to `<target>_main`): it hands over
 /// to libFuzzer.
 @_cdecl("spool_fuzz_main")
-public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+package func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     var (count, vector) = (argc, argv)
     return runFuzzerDriver(&count, &vector) { data, size in fuzzOneInput(data, size) }
 }

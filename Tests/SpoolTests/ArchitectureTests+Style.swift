@@ -27,4 +27,19 @@ extension ArchitectureTests {
         }
         #expect(found.isEmpty, "lines longer than 120 characters: \(found)")
     }
+
+    /// The package ships programs, not a library: nothing outside it links a module of its, so no declaration
+    /// is `public`; `package` is what crosses a module. A `public` would claim an API that nobody promised.
+    @Test func noDeclarationIsPublic() throws {
+        var found: [String] = []
+        for (path, text) in try Self.sources("Sources") {
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                if code.split(whereSeparator: { !$0.isLetter }).contains("public") {
+                    found.append("\(path):\(index + 1)")
+                }
+            }
+        }
+        #expect(found.isEmpty, "public declarations: \(found)")
+    }
 }

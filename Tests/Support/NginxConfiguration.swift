@@ -1,8 +1,8 @@
 /// The nginx configuration the tests and spool-bench start nginx with: one worker, in the foreground, every
 /// file under `directory`, an access log in `logFormat`, and one server block.
-public enum NginxConfiguration {
+package enum NginxConfiguration {
     /// The text of nginx.conf.
-    public static func text(directory: String, server: String, logFormat: String, logOptions: String = "",
+    package static func text(directory: String, server: String, logFormat: String, logOptions: String = "",
                             http: String = "") -> String {
         """
         worker_processes 1;

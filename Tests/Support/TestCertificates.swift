@@ -3,20 +3,20 @@ import Foundation
 /// A private CA made with openssl for this test (or benchmark) run, and what it signed: a server certificate for
 /// 127.0.0.1, ::1 and localhost, and a client certificate for mutual TLS. Nothing outside the run
 /// trusts it, so without `--cacert` a server using it cannot be verified.
-public struct TestCertificates: Sendable {
+package struct TestCertificates: Sendable {
     /// Where the files are.
-    public let directory: String
+    package let directory: String
     /// The CA certificate, to trust.
-    public var caFile: String { directory + "/ca.pem" }
+    package var caFile: String { directory + "/ca.pem" }
     /// The server certificate and its key.
-    public var serverCertificate: String { directory + "/server.pem" }
-    public var serverKey: String { directory + "/server.key" }
+    package var serverCertificate: String { directory + "/server.pem" }
+    package var serverKey: String { directory + "/server.key" }
     /// The client certificate and its key, for mutual TLS.
-    public var clientCertificate: String { directory + "/client.pem" }
-    public var clientKey: String { directory + "/client.key" }
+    package var clientCertificate: String { directory + "/client.pem" }
+    package var clientKey: String { directory + "/client.key" }
 
     /// Made once per test process; nil, with the reason printed, when openssl is missing.
-    public static let shared: TestCertificates? = {
+    package static let shared: TestCertificates? = {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
             print("skipped: TLS tests need /usr/bin/openssl (Debian's openssl)")
             return nil

@@ -6,20 +6,20 @@ import Synchronization
 /// A real HTTP/1.1 server on 127.0.0.1 with keep-alive, run by the tests (and by spool-bench when nginx is
 /// missing) in their own process.
 /// It records every request it receives, so tests assert what the server saw, not only the spool.
-public final class TestServer: @unchecked Sendable {
-    public struct Request: Sendable {
-        public let method: String
-        public let path: String
-        public let headers: [String: String]
-        public let body: Data
-        public let received: Date
+package final class TestServer: @unchecked Sendable {
+    package struct Request: Sendable {
+        package let method: String
+        package let path: String
+        package let headers: [String: String]
+        package let body: Data
+        package let received: Date
         /// CLOCK_MONOTONIC at arrival, nanoseconds.
-        public let monotonic: UInt64
-        public var text: String { String(decoding: body, as: UTF8.self) }
-        public func header(_ name: String) -> String? { headers[name.lowercased()] }
+        package let monotonic: UInt64
+        package var text: String { String(decoding: body, as: UTF8.self) }
+        package func header(_ name: String) -> String? { headers[name.lowercased()] }
     }
 
-    public enum Reply: Sendable {
+    package enum Reply: Sendable {
         case respond(Int, [String: String], String)
         /// Close the connection without answering (the "lost response").
         case close
@@ -27,9 +27,9 @@ public final class TestServer: @unchecked Sendable {
         case delayed(Double, Int)
     }
 
-    public typealias Handler = @Sendable (Request) -> Reply
+    package typealias Handler = @Sendable (Request) -> Reply
 
-    public let port: UInt16
+    package let port: UInt16
     private let listener: Int32
     private let handler: Handler
     private let log = Locked<[Request]>([])
@@ -38,14 +38,14 @@ public final class TestServer: @unchecked Sendable {
     private let accepted = Atomic<Int>(0)
 
     /// Connections accepted so far.
-    public var connectionCount: Int { accepted.load(ordering: .relaxed) }
+    package var connectionCount: Int { accepted.load(ordering: .relaxed) }
 
     /// Every request received so far, in arrival order.
-    public var requests: [Request] { log.withLock { $0 } }
+    package var requests: [Request] { log.withLock { $0 } }
 
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    public init(port requested: UInt16 = 0, handler: @escaping Handler) throws {
+    package init(port requested: UInt16 = 0, handler: @escaping Handler) throws {
         _ = TestServer.ignoreBrokenPipes
         self.handler = handler
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -75,13 +75,13 @@ public final class TestServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Writing to a socket or pipe whose reader is gone gets EPIPE, not a dead process.
-    public static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+    package static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     /// Monotonic arrival time of each request, in nanoseconds, for latency measurements.
-    public var arrivals: [UInt64] { log.withLock { $0.map(\.monotonic) } }
+    package var arrivals: [UInt64] { log.withLock { $0.map(\.monotonic) } }
 
     /// Stops listening and closes every connection.
-    public func stop() {
+    package func stop() {
         if stopped.exchange(true, ordering: .relaxed) { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
@@ -89,7 +89,7 @@ public final class TestServer: @unchecked Sendable {
     }
 
     /// A port with nothing listening: bound once, then closed.
-    public static func deadPort() -> UInt16 {
+    package static func deadPort() -> UInt16 {
         let server = try! TestServer { _ in .close }
         let port = server.port
         server.stop()
@@ -196,7 +196,7 @@ public final class TestServer: @unchecked Sendable {
     }
 
     /// CLOCK_MONOTONIC in nanoseconds.
-    public static func monotonicNow() -> UInt64 {
+    package static func monotonicNow() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)

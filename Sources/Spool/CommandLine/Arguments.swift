@@ -12,7 +12,7 @@ import SpoolTransport
 
 /// A command line read one token at a time, in the conventions of swift-argument-parser:
 /// `--name value` or `--name=value`, `--` ends options.
-public struct Arguments {
+package struct Arguments {
     /// The tokens not read yet.
     package var tokens: ArraySlice<String>
     /// The value an `--option=value` token carried, until `value(for:)` takes it; nil when there is none.
@@ -21,12 +21,12 @@ public struct Arguments {
     package var optionsEnded = false
 
     /// The process's arguments without the program name.
-    public init(_ tokens: [String] = Array(CommandLine.arguments.dropFirst())) {
+    package init(_ tokens: [String] = Array(CommandLine.arguments.dropFirst())) {
         self.tokens = tokens[...]
     }
 
     /// The next token: an option name (with any `=value` split off and kept for `value(for:)`), or a positional.
-    public mutating func next() -> Token? {
+    package mutating func next() -> Token? {
         guard let token = tokens.popFirst() else { return nil }
         if optionsEnded || !token.hasPrefix("-") || token == "-" { return .positional(token) }
         if token == "--" {
@@ -42,7 +42,7 @@ public struct Arguments {
     }
 
     /// The value of the option just read.
-    public mutating func value(for option: String) throws(UsageError) -> String {
+    package mutating func value(for option: String) throws(UsageError) -> String {
         if let value = pendingValue {
             pendingValue = nil
             return value
@@ -52,19 +52,19 @@ public struct Arguments {
     }
 
     /// Throws when the option just read was given `=value` although it takes none.
-    public mutating func noValue(for option: String) throws(UsageError) {
+    package mutating func noValue(for option: String) throws(UsageError) {
         if pendingValue != nil { throw .unexpectedValue(option) }
     }
 
     /// One command-line token.
-    public enum Token: Equatable {
+    package enum Token: Equatable {
         case option(String)
         case positional(String)
     }
 }
 
 /// A command line that does not fit the command's usage. `main` prints it with a hint and exits 64.
-public enum UsageError: Error, CustomStringConvertible {
+package enum UsageError: Error, CustomStringConvertible {
     case missingValue(String)
     case unexpectedValue(String)
     case unknownOption(String)
@@ -80,7 +80,7 @@ public enum UsageError: Error, CustomStringConvertible {
     case unsupported(String, why: String)
 
     /// The message printed after `error:`, in swift-argument-parser's words.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .missingValue(option): "missing value for '\(option)'"
         case let .unexpectedValue(option): "'\(option)' takes no value"
@@ -100,7 +100,7 @@ public enum UsageError: Error, CustomStringConvertible {
 extension UsageError {
     /// The long option named in `help` nearest to the unknown `option`: at most two edits away, or a third of
     /// its length for long ones (a typo, a letter left out or doubled); nil when none is that near.
-    public static func nearest(_ option: String, in help: String) -> String? {
+    package static func nearest(_ option: String, in help: String) -> String? {
         guard option.hasPrefix("--"), option.count > 3 else { return nil }
         var known: Set<String> = []
         var word = ""
@@ -135,7 +135,7 @@ extension UsageError {
 }
 
 /// Process-level helpers shared by the three commands.
-public enum Program {
+package enum Program {
     /// While set, what `printOut` and `printError` say is kept here instead of written: the triage page runs
     /// spool-ctl's own subcommands and shows the person what they said.
     package static let transcript = Locked<String?>(nil)
@@ -150,7 +150,7 @@ public enum Program {
     }
 
     /// Writes `text` to standard output.
-    public static func printOut(_ text: String) {
+    package static func printOut(_ text: String) {
         if kept(text) { return }
         do { try FileDescriptor(rawValue: STDOUT_FILENO).writeAll(Array(text.utf8)) } catch
             where error == Errno(rawValue: EPIPE)
@@ -162,25 +162,25 @@ public enum Program {
     }
 
     /// Writes `text` to standard error.
-    public static func printError(_ text: String) {
+    package static func printError(_ text: String) {
         if kept(text) { return }
         try? FileDescriptor(rawValue: STDERR_FILENO).writeAll(Array(text.utf8))
     }
 
     /// Prints `program: error: message` and exits with `code`.
-    public static func fail(_ program: String, _ message: String, code: Int32) -> Never {
+    package static func fail(_ program: String, _ message: String, code: Int32) -> Never {
         printError("\(program): error: \(message)\n")
         exit(code)
     }
 
     /// Prints a usage error with a hint to try `--help`, and exits 64.
-    public static func usageFailure(_ program: String, _ error: UsageError, usage: String) -> Never {
+    package static func usageFailure(_ program: String, _ error: UsageError, usage: String) -> Never {
         printError("\(program): error: \(error)\nUsage: \(usage)\n  See '\(program) --help' for more information.\n")
         exit(ExitCode.usage)
     }
 
     /// The path of another of the package's programs, installed beside this one.
-    public static func siblingExecutable(_ name: String) -> String {
+    package static func siblingExecutable(_ name: String) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return name }
@@ -190,10 +190,10 @@ public enum Program {
     }
 
     /// The value of an environment variable, nil when unset or empty.
-    public static func environment(_ name: String) -> String? { Environment.value(name) }
+    package static func environment(_ name: String) -> String? { Environment.value(name) }
 
     /// Reads a whole file (following links: it is the user's own input, not a queue entry), or standard input for `-`.
-    public static func readInput(_ path: String, limit: Int) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
+    package static func readInput(_ path: String, limit: Int) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
         if path == "-" { return try FileDescriptor(rawValue: STDIN_FILENO).readAll(limit: limit) }
         let fd = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY)
         defer { fd.close() }
@@ -202,7 +202,7 @@ public enum Program {
 }
 
 /// A command whose arguments parse into a value, in swift-argument-parser's manner written by hand.
-public protocol ParsedCommand {
+package protocol ParsedCommand {
     /// The program name in messages.
     static var program: String { get }
     /// One-line usage for errors.
@@ -218,7 +218,7 @@ public protocol ParsedCommand {
 extension ParsedCommand {
     /// Parses the process's arguments, printing help to standard output (exit 0) or a usage error with a
     /// hint to standard error (exit 64) as needed.
-    public static func fromCommandLine() -> Self {
+    package static func fromCommandLine() -> Self {
         let command: Self
         do { command = try Self(parsing: Array(CommandLine.arguments.dropFirst())) } catch {
             if case let .unknownOption(option) = error, let near = UsageError.nearest(option, in: allHelp) {

@@ -12,7 +12,7 @@ import SpoolTransport
 /// The help texts of `spool-ctl`, apart from its logic.
 extension ControlCommand {
     /// The help text of the command (key "") and of each subcommand.
-    public static let helps: [String: String] = [
+    package static let helps: [String: String] = [
         "": """
             OVERVIEW: Look at and act on the operations in a spool (like mailq, postqueue and postsuper).
 

@@ -11,42 +11,42 @@ import SpoolSystem
 import SpoolTransport
 
 /// The command line of `spool-ctl`: which subcommand, on which operations, with which flags.
-public struct ControlCommand: ParsedCommand, Sendable {
+package struct ControlCommand: ParsedCommand, Sendable {
     /// The program name in messages.
-    public static let program = "spool-ctl"
+    package static let program = "spool-ctl"
     /// One-line usage for errors.
-    public static let usage =
+    package static let usage =
         "spool-ctl [--spool DIR] "
         + "init|list|shape|show|stats|retry|flush|hold|release|resolve|discard|pending|check|cgi [OPTIONS]"
 
     /// `--spool`, if given.
-    public var spool: String?
+    package var spool: String?
     /// The subcommand.
-    public var subcommand = ""
+    package var subcommand = ""
     /// Its arguments (ids, a folder).
-    public var positionals: [String] = []
+    package var positionals: [String] = []
     /// Its flags (`--json`, `--yes`, …).
-    public var flags = Set<String>()
+    package var flags = Set<String>()
     /// `retry --if-match`.
-    public var ifMatch: String?
+    package var ifMatch: String?
     /// `check --config`: the spool.conf(5) to validate.
-    public var configurationPath: String?
+    package var configurationPath: String?
     /// `--origin`: the one origin `flush` and `list` act on, as `Operation.origin` writes it.
-    public var origin: String?
+    package var origin: String?
     /// `hold --key` and `release --key`: the ordering key whose waiting operations to act on.
-    public var key: String?
+    package var key: String?
     /// `pending --url-prefix`: only writes whose URL starts so.
-    public var urlPrefix: String?
+    package var urlPrefix: String?
     /// `--older-than`: only operations enqueued at least this many seconds ago.
-    public var olderThan: Int64?
+    package var olderThan: Int64?
     /// `--last-error`: only operations whose last attempt ended so (`LastError`).
-    public var lastError: LastError?
+    package var lastError: LastError?
     /// `check --auth-dir`: the auth profiles to validate.
-    public var authDirectory: String?
+    package var authDirectory: String?
     /// `check --handler-dir`: the handler directory to validate.
-    public var handlerDirectory: String?
+    package var handlerDirectory: String?
     /// The help text asked for with `-h`, if any.
-    public var help: String?
+    package var help: String?
 
     /// The flags each subcommand takes, by subcommand; any other is an unknown option.
     package static let allowedFlags: [String: Set<String>] = [
@@ -68,7 +68,7 @@ public struct ControlCommand: ParsedCommand, Sendable {
     }
 
     /// Parses `spool-ctl`'s arguments.
-    public init(parsing tokens: [String]) throws(UsageError) {
+    package init(parsing tokens: [String]) throws(UsageError) {
         var arguments = Arguments(tokens)
         var chosen: String?
         while let token = arguments.next() {
@@ -219,8 +219,8 @@ public struct ControlCommand: ParsedCommand, Sendable {
     }
 
     /// The help text to print instead of running, when `-h` was given.
-    public var helpText: String? { help }
+    package var helpText: String? { help }
 
     /// Every subcommand's help: a mistyped option is matched against all their options.
-    public static var allHelp: String { helps.values.joined(separator: "\n") }
+    package static var allHelp: String { helps.values.joined(separator: "\n") }
 }

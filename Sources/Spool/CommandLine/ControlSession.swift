@@ -247,7 +247,7 @@ package struct ControlSession {
 
 extension ControlCommand {
     /// Carries out the command on its spool and returns the exit status.
-    public func run() -> Int32 {
+    package func run() -> Int32 {
         let spool: Spool
         let path = Spool.defaultPath(option: self.spool)
         // Only `init` makes a spool: a reader pointed at a mistyped path says so instead of making one.

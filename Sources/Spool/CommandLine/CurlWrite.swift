@@ -5,9 +5,9 @@ import SpoolSystem
 /// The options of curl that describe a write, read with curl's meaning, so that `curl` in a script can become
 /// `spool-enqueue`: the method, headers and body they make, gathered while the command line is parsed and
 /// turned into an operation document once it is whole (`EnqueueCommand+Curl.swift`).
-public struct CurlWrite: Sendable {
+package struct CurlWrite: Sendable {
     /// One piece of a body, as the option that gave it.
-    public enum Piece: Sendable, Equatable {
+    package enum Piece: Sendable, Equatable {
         /// `-d/--data`: `@file` read with CR and LF removed, else as is.
         case data(String)
         /// `--data-binary`: `@file` read as it is, else as is.
@@ -19,25 +19,25 @@ public struct CurlWrite: Sendable {
     }
 
     /// `-X/--request`.
-    public var method: String?
+    package var method: String?
     /// `-H/--header` lines in order: a value, an empty value (`Name;`), or nil to remove the header (`Name:`).
-    public var headers: [(name: String, value: String?)] = []
+    package var headers: [(name: String, value: String?)] = []
     /// `-d`, `--data-binary`, `--data-raw`, `--data-urlencode` pieces, joined with `&`.
-    public var data: [Piece] = []
+    package var data: [Piece] = []
     /// `--json` pieces, joined as they are.
-    public var json: [Piece] = []
+    package var json: [Piece] = []
     /// `-F/--form` parts: `name=value`, `name=@file[;type=…][;filename=…]`, `name=<file`.
-    public var forms: [String] = []
+    package var forms: [String] = []
     /// `-T/--upload-file`: a file, or `-` for standard input, streamed as the payload.
-    public var uploadFile: String?
+    package var uploadFile: String?
     /// `-A/--user-agent`, `-e/--referer`, and `-b/--cookie` pairs.
-    public var userAgent: String?
+    package var userAgent: String?
     /// `-e/--referer`: the Referer header.
-    public var referer: String?
+    package var referer: String?
     /// `-b/--cookie` `NAME=VALUE` pairs in order, joined into one Cookie header.
-    public var cookies: [String] = []
+    package var cookies: [String] = []
     /// Whether any of these options was given.
-    public var isUsed: Bool {
+    package var isUsed: Bool {
         method != nil || !headers.isEmpty || !data.isEmpty || !json.isEmpty || !forms.isEmpty || uploadFile != nil
             || userAgent != nil
             || referer != nil || !cookies.isEmpty
@@ -136,7 +136,7 @@ public struct CurlWrite: Sendable {
     mutating func takeJSON(_ value: String) { json.append(.binary(value)) }
 
     /// The method curl would use: `-X`, else PUT for `-T`, POST for a body, else GET.
-    public var impliedMethod: String {
+    package var impliedMethod: String {
         method ?? (uploadFile != nil ? "PUT" : (!data.isEmpty || !json.isEmpty || !forms.isEmpty) ? "POST" : "GET")
     }
 

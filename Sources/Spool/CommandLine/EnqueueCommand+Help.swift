@@ -12,7 +12,7 @@ import SpoolTransport
 /// The help text of `spool-enqueue`, apart from its logic.
 extension EnqueueCommand {
     /// The help text.
-    public static let help = """
+    package static let help = """
         OVERVIEW: Queue one HTTP write, or one job for a handler, in a spool, durably, and print its id.
 
         The operation is written to tmp/, fsynced, renamed into new/, and new/ is fsynced:

@@ -9,7 +9,7 @@ extension EnqueueCommand {
     /// This command with the limits that hold for its caller: set-group-ID, the administrator's, which its
     /// options and variables only tighten, and the host's producer policy; else the policy of the spool.conf
     /// `SPOOL_CONFIG` names, if it can be read. Throws when the host's files exist but cannot be used.
-    public func withLimitsInForce() throws(ConfigurationError) -> EnqueueCommand {
+    package func withLimitsInForce() throws(ConfigurationError) -> EnqueueCommand {
         if Environment.isSecure {
             let configuration = try EnqueueCommand.administratorConfiguration()
             return tightened(by: configuration).keepingToPolicy(of: configuration)
@@ -24,7 +24,7 @@ extension EnqueueCommand {
     /// This command with each limit the administrator's (`configuration`'s, else the built-in default), or the
     /// caller's where the caller gave a tighter one: a larger `--min-free`, a smaller `--max-queue`,
     /// `--max-payload` or `--max-size`.
-    public func tightened(by configuration: SpoolConfiguration) -> EnqueueCommand {
+    package func tightened(by configuration: SpoolConfiguration) -> EnqueueCommand {
         var command = self
         let defaults = QueueLimits()
         let minFree = configuration.minFreeBytes ?? defaults.minFreeBytes
@@ -41,7 +41,7 @@ extension EnqueueCommand {
     /// The administrator's settings a set-group-ID spool-enqueue keeps to: the host's spool.conf(5) and the
     /// producer policy it names, whatever `SPOOL_CONFIG` says, or none when it does not exist. A file that
     /// exists but cannot be used stops the enqueue (exit 78): a limit is never guessed.
-    public static func administratorConfiguration() throws(ConfigurationError) -> SpoolConfiguration {
+    package static func administratorConfiguration() throws(ConfigurationError) -> SpoolConfiguration {
         let bytes: [UInt8]
         do { bytes = try SpoolConfiguration.readAdministratorFile(SpoolConfiguration.hostPath) } catch {
             if case .unreadable(_, .noSuchFileOrDirectory) = error { return SpoolConfiguration() }
@@ -57,7 +57,7 @@ extension EnqueueCommand {
 
     /// This command with its caller's limits in the producer policy of `configuration` (`queue`, `bytes`),
     /// which hold where the caller drops into a spool many users share.
-    public func keepingToPolicy(of configuration: SpoolConfiguration) -> EnqueueCommand {
+    package func keepingToPolicy(of configuration: SpoolConfiguration) -> EnqueueCommand {
         var command = self
         let rights = configuration.producerPolicy.rights(of: UserDatabase.user(UserDatabase.effectiveUser))
         command.limits.producerMaxWaiting = rights.maxWaiting

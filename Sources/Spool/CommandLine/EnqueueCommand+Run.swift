@@ -11,7 +11,7 @@ import SpoolSystem
 import SpoolTransport
 
 /// Why `spool-enqueue` queued nothing. Each description names the input or path.
-public enum EnqueueInputError: Error, CustomStringConvertible {
+package enum EnqueueInputError: Error, CustomStringConvertible {
     case unreadableInput(path: String, Errno)
     case inputTooLarge(path: String, limit: Int)
     case notJSON(path: String, JSONError)
@@ -20,7 +20,7 @@ public enum EnqueueInputError: Error, CustomStringConvertible {
     case enqueue(EnqueueError)
 
     /// The message `spool-enqueue` prints after `error:`, naming the input or path.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unreadableInput(path, error): "cannot read \(path): \(error)"
         case let .inputTooLarge(path, limit): "\(path) is larger than \(limit) bytes"
@@ -32,7 +32,7 @@ public enum EnqueueInputError: Error, CustomStringConvertible {
     }
 
     /// The sysexits code: 66 for an input that cannot be read, 65 for bad data, else the spool's.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case .unreadableInput: ExitCode.noInput
         case .inputTooLarge, .notJSON, .invalid: ExitCode.dataError
@@ -64,7 +64,7 @@ extension EnqueueCommand {
     /// Builds the operation and enqueues it durably, or folds it into what waits on its key (a `merge`, a
     /// DELETE of a queued create); returns which. `group` is the drop group set aside at start, taken only
     /// to open the spool and place the operation.
-    public func run(group: GroupPrivilege = .none) throws(EnqueueInputError) -> Enqueued {
+    package func run(group: GroupPrivilege = .none) throws(EnqueueInputError) -> Enqueued {
         let operation: Operation
         // Every file the caller names is opened as the caller, before the drop group is taken.
         let (built, builtPayload) = try document()

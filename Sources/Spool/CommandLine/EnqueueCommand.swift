@@ -11,57 +11,57 @@ import SpoolSystem
 import SpoolTransport
 
 /// The command line of `spool-enqueue`: the operation to build (or the document to read) and the limits.
-public struct EnqueueCommand: ParsedCommand, Sendable {
+package struct EnqueueCommand: ParsedCommand, Sendable {
     /// The program name in messages.
-    public static let program = "spool-enqueue"
+    package static let program = "spool-enqueue"
     /// One-line usage for errors.
-    public static let usage =
+    package static let usage =
         "spool-enqueue [--spool DIR] [METHOD] URL [OPTIONS] | --handler NAME [OPTIONS] [--] [ARG...] | --document "
             + "FILE|-"
 
     /// `--spool`, if given.
-    public var spool: String?
+    package var spool: String?
     /// METHOD and URL, or a handler's arguments.
-    public var positionals: [String] = []
+    package var positionals: [String] = []
     /// curl's options that describe the write: `-X`, `-H`, `-d` and the other bodies, `-T`, `-A`, `-e`, `-b`.
-    public var curl = CurlWrite()
+    package var curl = CurlWrite()
     /// The first of curl's options given, as it was spelled, for messages.
-    public var firstCurlOption: String?
+    package var firstCurlOption: String?
     /// `--body TEXT`.
-    public var body: String?
+    package var body: String?
     /// `--body-file FILE`.
-    public var bodyFile: String?
+    package var bodyFile: String?
     /// `--document FILE`: a whole operation document.
-    public var jsonInput: String?
+    package var jsonInput: String?
     /// `--payload FILE|-`: the body, copied into the spool after the document's line.
-    public var payload: String?
+    package var payload: String?
     /// `--max-payload`: the largest payload copied, in bytes.
-    public var maxPayload = Spool.defaultMaxPayloadSize
+    package var maxPayload = Spool.defaultMaxPayloadSize
     /// Document fields from the other options, by document name.
-    public var fields: [String: JSON] = [:]
+    package var fields: [String: JSON] = [:]
     /// `--depends-on` ids.
-    public var dependsOn: [JSON] = []
+    package var dependsOn: [JSON] = []
     /// `--max-size`.
-    public var maxSize = Spool.defaultMaxDocumentSize
+    package var maxSize = Spool.defaultMaxDocumentSize
     /// `--max-queue`, `--min-free` and their variables.
-    public var limits = QueueLimits()
+    package var limits = QueueLimits()
     /// The limits the caller set (`--max-queue`, `--min-free`, `--max-payload`, `--max-size`, or a variable):
     /// set-group-ID, only these may tighten the administrator's (`tightened(by:)`).
-    public var givenLimits = Set<String>()
+    package var givenLimits = Set<String>()
     /// `-h`.
-    public var help = false
+    package var help = false
     /// `-s`: no progress meter, as curl's.
-    public var silent = false
+    package var silent = false
     /// The random end of a multipart boundary, made once so that the header and the body agree.
-    public var boundarySuffix = String(UInt64.random(in: .min ... .max), radix: 16).leftPadded(to: 16)
+    package var boundarySuffix = String(UInt64.random(in: .min ... .max), radix: 16).leftPadded(to: 16)
 
     /// Parses `spool-enqueue`'s arguments; times like `+10m` count from now.
-    public init(parsing tokens: [String]) throws(UsageError) {
+    package init(parsing tokens: [String]) throws(UsageError) {
         try self.init(parsing: tokens, nowSeconds: Timestamp.nowSeconds())
     }
 
     /// Parses `spool-enqueue`'s arguments; times like `+10m` count from `nowSeconds`.
-    public init(parsing tokens: [String], nowSeconds: Int64) throws(UsageError) {
+    package init(parsing tokens: [String], nowSeconds: Int64) throws(UsageError) {
         var arguments = Arguments(tokens)
         var explicitLimits = Set<String>()
         func time(_ option: String) throws(UsageError) -> JSON {
@@ -210,8 +210,8 @@ public struct EnqueueCommand: ParsedCommand, Sendable {
     }
 
     /// The help text to print instead of running, when `-h` was given.
-    public var helpText: String? { help ? EnqueueCommand.help : nil }
+    package var helpText: String? { help ? EnqueueCommand.help : nil }
 
     /// The help whose options a mistyped one is matched against.
-    public static var allHelp: String { EnqueueCommand.help }
+    package static var allHelp: String { EnqueueCommand.help }
 }

@@ -11,7 +11,7 @@ import SpoolTransport
 
 extension SendCommand {
     /// The text of `spool-send --help`.
-    public static let help = """
+    package static let help = """
         OVERVIEW: Deliver the HTTP writes and handler jobs queued in a spool: in order per key, with backoff,
         once in effect.
 

@@ -13,7 +13,7 @@ import SpoolTransport
 extension SendCommand {
     /// The light front's question, from file names alone (after housekeeping): returns when the sender is
     /// needed (something is due, or `--watch`); exits when nothing is due or a fault settles the status.
-    public func exitUnlessSenderNeeded() {
+    package func exitUnlessSenderNeeded() {
         if watch { return }
         let worker = Worker(spool: openSpool(), options: options)
         worker.housekeeping()
@@ -31,7 +31,7 @@ extension SendCommand {
     /// Sends what is due through `transport`, once or (with `--watch`) until stopped, and returns the run's
     /// exit status, its message printed. The caller exits once this function's state is released, so that a
     /// leak checker finds nothing still held at exit.
-    public func send(_ spool: Spool, through transport: any Transport) async -> Int32 {
+    package func send(_ spool: Spool, through transport: any Transport) async -> Int32 {
         let wakeup: Wakeup
         do { wakeup = try Wakeup(watching: watch ? "\(spool.path)/new" : nil) } catch {
             Program.printError("\(SendCommand.program): error: cannot watch \(spool.path)/new: \(error)\n")

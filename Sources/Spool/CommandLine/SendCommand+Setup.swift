@@ -16,7 +16,7 @@ extension SendCommand {
     /// Reads spool.conf(5) from `--config` or `SPOOL_CONFIG`, if either names one; exits 78 (EX_CONFIG) when
     /// it cannot be used, before anything is moved. The command line's `--cacert`, `--proxy`, `--noproxy` and
     /// `--http1.1` go over its `[default]` section; an origin's own section goes over them.
-    public mutating func loadConfiguration() {
+    package mutating func loadConfiguration() {
         var configuration = SpoolConfiguration()
         if let path = SpoolConfiguration.defaultPath(option: configurationPath) {
             do { configuration = try SpoolConfiguration.load(path: path) } catch {
@@ -56,7 +56,7 @@ extension SendCommand {
     /// or an auth profile cannot be used, or a profile names no origin: otherwise every https operation would
     /// spend an attempt on a TLS error, and a profile bound to nothing would wait for a line nobody is told to
     /// add. A profile that cannot be read at all is left to send time, where only its operations wait.
-    public func requireUsableProfiles() {
+    package func requireUsableProfiles() {
         var problem = TLSFileCheck.firstProblem(
             in: options.configuration, path: SpoolConfiguration.defaultPath(option: configurationPath)
         )?.description
@@ -78,7 +78,7 @@ extension SendCommand {
 
     /// Makes sure the open-file limit leaves room for `concurrency` requests, raising the soft limit up to
     /// the hard one if needed; exits 75 when even that is too low, before anything is moved.
-    public func requireDescriptors() {
+    package func requireDescriptors() {
         let needed = SendCommand.descriptorsNeeded(concurrency: options.concurrency, threads: transport.threads)
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < needed else {
@@ -98,13 +98,13 @@ extension SendCommand {
     /// Descriptors a sender needs: the spool's folders and lock, the runtime's own, and per request a
     /// connection, a document and, while connecting, libcurl's resolver socketpair and a second address
     /// family's attempt; and per sending thread the socketpair that wakes its multi handle.
-    public static func descriptorsNeeded(concurrency: Int, threads: Int) -> rlim_t {
+    package static func descriptorsNeeded(concurrency: Int, threads: Int) -> rlim_t {
         rlim_t(32 + 4 * concurrency + 2 * threads)
     }
 
     /// Opens the spool named on the command line, or exits 66/74 with the reason: the sender never makes a
     /// spool, so a mistyped `--spool` in a cron line fails every run instead of watching an empty one.
-    public func openSpool() -> Spool {
+    package func openSpool() -> Spool {
         do {
             let opened = try Spool(path: Spool.defaultPath(option: spool), create: false)
             try opened.requireWritable()

@@ -12,45 +12,45 @@ import SpoolTransport
 
 /// The command line of `spool-send`, shared by its two halves: the light front that decides whether
 /// anything is due, and `spool-send-http`, which sends.
-public struct SendCommand: ParsedCommand, Sendable {
+package struct SendCommand: ParsedCommand, Sendable {
     /// The program name in messages.
-    public static let program = "spool-send"
+    package static let program = "spool-send"
     /// One-line usage for errors.
-    public static let usage =
+    package static let usage =
         "spool-send [--spool DIR] [--once | --watch] [--flush] [--concurrency N] [--timeout SECONDS] [...]"
 
     /// `--spool`, if given.
-    public var spool: String?
+    package var spool: String?
     /// `--watch` rather than `--once`.
-    public var watch = false
+    package var watch = false
     /// Options for the worker.
-    public var options = WorkerOptions()
+    package var options = WorkerOptions()
     /// How the HTTP engine connects.
-    public var transport = TransportSettings()
+    package var transport = TransportSettings()
     /// `--auth-dir`, if given.
-    public var authDirectory: String?
+    package var authDirectory: String?
     /// `--handler-dir`, if given.
-    public var handlerDirectory: String?
+    package var handlerDirectory: String?
     /// `--config`, if given.
-    public var configurationPath: String?
+    package var configurationPath: String?
     /// `--lease`, if given: seconds after which another host's claim is presumed dead.
-    public var leaseSeconds: Int64?
+    package var leaseSeconds: Int64?
     /// Whether `--max-payload` was given: it goes over spool.conf's `max-payload`.
-    public var maxPayloadGiven = false
+    package var maxPayloadGiven = false
     /// `--poll`: with `--watch`, look at `new/` at least this often (another host's drops raise no inotify
     /// event here).
-    public var pollSeconds: Int64?
+    package var pollSeconds: Int64?
     /// `--threads`: how many threads send; nil for one, at most one per lane.
-    public var threads: Int?
+    package var threads: Int?
     /// `--warn-after`, if given: goes under spool.conf's origin sections, over its `[default]`.
-    public var warnAfterSeconds: Int64?
+    package var warnAfterSeconds: Int64?
     /// `-v` / `-q`.
-    public var level = Log.Level.normal
+    package var level = Log.Level.normal
     /// `-h` / `--help`.
-    public var help = false
+    package var help = false
 
     /// Parses `spool-send`'s arguments.
-    public init(parsing tokens: [String]) throws(UsageError) {
+    package init(parsing tokens: [String]) throws(UsageError) {
         var arguments = Arguments(tokens)
         var mode: String?
         func seconds(_ option: String, _ text: String) throws(UsageError) -> Int64 {
@@ -220,14 +220,14 @@ public struct SendCommand: ParsedCommand, Sendable {
     }
 
     /// The help text to print instead of running, when `-h` was given.
-    public var helpText: String? { help ? SendCommand.help : nil }
+    package var helpText: String? { help ? SendCommand.help : nil }
 
     /// The help whose options a mistyped one is matched against.
-    public static var allHelp: String { SendCommand.help }
+    package static var allHelp: String { SendCommand.help }
 
     /// Ends the program when a run met faults of the spool: 74, or 75 when they were all shortages that
     /// pass (sysexits). Each fault was logged when it happened; this says what the status means.
-    public static func exitIfFaulted(_ faults: FaultReport) {
+    package static func exitIfFaulted(_ faults: FaultReport) {
         guard !faults.isEmpty else { return }
         Program.fail(program, faults.summary, code: faults.exitCode)
     }

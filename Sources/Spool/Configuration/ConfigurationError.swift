@@ -6,7 +6,7 @@ import SpoolTransport
 
 /// Why spool.conf(5) cannot be used. spool-send refuses to start on any of them (EX_CONFIG, 78) rather
 /// than guess; each names the file and, where there is one, the line and the key.
-public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
+package enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case unreadable(path: String, Errno)
     case notRegular(path: String)
     case writableByOthers(path: String, mode: mode_t)
@@ -21,7 +21,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case badPolicyLine(path: String, line: Int, why: String)
 
     /// The message naming the file and, where there is one, the line and the key, and what is wrong.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unreadable(path, error): "cannot read the configuration \(path): \(error)"
         case let .notRegular(path): "the configuration \(path) is not a regular file (links are not followed)"

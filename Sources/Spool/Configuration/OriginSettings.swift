@@ -5,42 +5,42 @@ import SpoolTransport
 
 /// What spool.conf(5) says about one origin (or, for `[default]`, about every origin): each setting nil
 /// where the file says nothing.
-public struct OriginSettings: Sendable, Equatable {
+package struct OriginSettings: Sendable, Equatable {
     /// Requests in flight to the origin at most (`max-concurrency`); the window grows up to this.
-    public var maxConcurrency: Int?
+    package var maxConcurrency: Int?
     /// Requests in flight to the origin at first (`initial-concurrency`), before answers grow the window.
-    public var initialConcurrency: Int?
+    package var initialConcurrency: Int?
     /// Requests per second at most (`rate`, written as curl's `--rate`: `10/s`, `600/m`, `1000/h`, `5000/d`).
-    public var rate: Double?
+    package var rate: Double?
     /// Requests that may go at once before `rate` spaces them (`burst`).
-    public var burst: Int?
+    package var burst: Int?
     /// A CA bundle trusted for the origin (`cacert`).
-    public var caFile: String?
+    package var caFile: String?
     /// The proxy to reach the origin through (`proxy`).
-    public var proxy: String?
+    package var proxy: String?
     /// Hosts reached without the proxy (`noproxy`).
-    public var noProxy: String?
+    package var noProxy: String?
     /// The HTTP version to ask for (`http-version`).
-    public var version: TransportSettings.Version?
+    package var version: TransportSettings.Version?
     /// Report an operation still waiting this many seconds after its enqueue, once (`warn-after`).
-    public var warnAfterSeconds: Int64?
+    package var warnAfterSeconds: Int64?
     /// Bytes per second a body is sent to the origin at most (`max-rate`, as curl's `--limit-rate`).
-    public var maxSendBytesPerSecond: Int64?
+    package var maxSendBytesPerSecond: Int64?
     /// Whether a write to the origin landing in `conflict/` makes one GET of its resource (`fetch-on-conflict`).
-    public var fetchesOnConflict: Bool?
+    package var fetchesOnConflict: Bool?
 
     /// No settings.
-    public init() {}
+    package init() {}
 
     /// The part of these settings the HTTP engine needs.
-    public var route: Route {
+    package var route: Route {
         Route(
             caFile: caFile, proxy: proxy, noProxy: noProxy, version: version,
             maxSendBytesPerSecond: maxSendBytesPerSecond)
     }
 
     /// These settings, with `fallback`'s where these have none.
-    public func over(_ fallback: OriginSettings) -> OriginSettings {
+    package func over(_ fallback: OriginSettings) -> OriginSettings {
         var merged = self
         merged.maxConcurrency = maxConcurrency ?? fallback.maxConcurrency
         merged.initialConcurrency = initialConcurrency ?? fallback.initialConcurrency

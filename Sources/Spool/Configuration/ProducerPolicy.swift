@@ -11,20 +11,20 @@ import SpoolSystem
 /// or `*` for any. A producer's rights are the union of the lines that match them; once an `origin` line
 /// matches, only the origins it names are open to them. `WHO queue COUNT` and `WHO bytes SIZE` limit the
 /// writes (and their bytes) a producer may have waiting at once; of several lines, the largest holds.
-public struct ProducerPolicy: Sendable, Equatable {
+package struct ProducerPolicy: Sendable, Equatable {
     /// What a line grants.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         case origin, auth, handler, queue, bytes
     }
 
     /// Whom a line is for.
-    public enum Who: Sendable, Equatable {
+    package enum Who: Sendable, Equatable {
         case user(String)
         case group(String)
         case everyone
 
         /// Whether `user` is the one, or in the group, this names.
-        public func matches(_ user: SystemUser) -> Bool {
+        package func matches(_ user: SystemUser) -> Bool {
             switch self {
             case let .user(name): user.name == name
             case let .group(name): user.groups.contains(name)
@@ -34,22 +34,22 @@ public struct ProducerPolicy: Sendable, Equatable {
     }
 
     /// One line of the file.
-    public struct Rule: Sendable, Equatable {
+    package struct Rule: Sendable, Equatable {
         /// Whom it is for.
-        public var who: Who
+        package var who: Who
         /// What it grants.
-        public var kind: Kind
+        package var kind: Kind
         /// The names granted; nil for any (`*`).
-        public var names: Set<String>?
+        package var names: Set<String>?
     }
 
     /// A set of names, or any name.
-    public struct Allowed: Sendable, Equatable {
+    package struct Allowed: Sendable, Equatable {
         /// The names; nil for any.
-        public var names: Set<String>?
+        package var names: Set<String>?
 
         /// Whether `name` is in it.
-        public func contains(_ name: String) -> Bool { names?.contains(name) ?? true }
+        package func contains(_ name: String) -> Bool { names?.contains(name) ?? true }
 
         mutating func add(_ more: Set<String>?) {
             guard let current = names else { return }
@@ -58,22 +58,22 @@ public struct ProducerPolicy: Sendable, Equatable {
     }
 
     /// What one producer may name.
-    public struct Rights: Sendable, Equatable {
+    package struct Rights: Sendable, Equatable {
         /// The producer.
-        public var user: SystemUser
+        package var user: SystemUser
         /// Origins their requests may go to; nil when no line limits them (any origin).
-        public var origins: Allowed?
+        package var origins: Allowed?
         /// Auth profiles they may name.
-        public var profiles = Allowed(names: [])
+        package var profiles = Allowed(names: [])
         /// Handlers they may name.
-        public var handlers = Allowed(names: [])
+        package var handlers = Allowed(names: [])
         /// The most writes they may have waiting at once; nil for no limit.
-        public var maxWaiting: Int64?
+        package var maxWaiting: Int64?
         /// The most bytes (documents and payloads) they may have waiting at once; nil for no limit.
-        public var maxBytes: Int64?
+        package var maxBytes: Int64?
 
         /// Why `operation` is outside these rights, or nil when it is within them.
-        public func refusal(_ operation: Operation, policyPath: String?) -> String? {
+        package func refusal(_ operation: Operation, policyPath: String?) -> String? {
             let source = policyPath.map { "the producer policy \($0)" } ?? "no producer policy (spool(5), PRODUCERS)"
             let what: String
             if let handler = operation.handler {
@@ -91,13 +91,13 @@ public struct ProducerPolicy: Sendable, Equatable {
     }
 
     /// The lines, in file order.
-    public var rules: [Rule]
+    package var rules: [Rule]
 
     /// A policy of these lines; none gives the default.
-    public init(rules: [Rule] = []) { self.rules = rules }
+    package init(rules: [Rule] = []) { self.rules = rules }
 
     /// What `user` may name under this policy.
-    public func rights(of user: SystemUser) -> Rights {
+    package func rights(of user: SystemUser) -> Rights {
         var rights = Rights(user: user)
         var limits: [Kind: [Int64?]] = [:]
         for rule in rules where rule.who.matches(user) {
@@ -121,12 +121,12 @@ public struct ProducerPolicy: Sendable, Equatable {
 
     /// Reads and parses the file at `path`, held to spool.conf's rules (regular, not a link, written by its
     /// owner only).
-    public static func load(path: String) throws(ConfigurationError) -> ProducerPolicy {
+    package static func load(path: String) throws(ConfigurationError) -> ProducerPolicy {
         try parse(String(decoding: SpoolConfiguration.readAdministratorFile(path), as: UTF8.self), path: path)
     }
 
     /// Parses the text of a policy file; `path` is only for messages.
-    public static func parse(_ text: String, path: String) throws(ConfigurationError) -> ProducerPolicy {
+    package static func parse(_ text: String, path: String) throws(ConfigurationError) -> ProducerPolicy {
         var rules: [Rule] = []
         // Split as bytes: in Swift "\r\n" is one Character, which a split at "\n" would not cut.
         for (index, raw) in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {

@@ -7,43 +7,43 @@ import SpoolTransport
 /// spool.conf(5): the administrator's settings per origin, in sections (`[default]`,
 /// `[https://api.example.com]`) of `key = value` lines, read strictly: an unknown key or a bad value is an
 /// error naming the file, the line and the key, never a guess.
-public struct SpoolConfiguration: Sendable, Equatable {
+package struct SpoolConfiguration: Sendable, Equatable {
     /// The `[default]` section: what every origin gets unless its own section says otherwise.
-    public var defaults = OriginSettings()
+    package var defaults = OriginSettings()
     /// One section per origin, keyed by the origin as `Operation.origin` writes it.
-    public var origins: [String: OriginSettings] = [:]
+    package var origins: [String: OriginSettings] = [:]
 
     /// The keys a section may set.
-    public static let keys = [
+    package static let keys = [
         "max-concurrency", "initial-concurrency", "rate", "burst", "cacert", "proxy", "noproxy", "http-version",
         "warn-after", "handler-dir", "max-rate", "max-payload", "fetch-on-conflict",
         "producers", "max-queue", "min-free"
     ]
 
     /// The handler directory (`handler-dir`, in `[default]` only): where the programs that jobs name live.
-    public var handlerDirectory: String?
+    package var handlerDirectory: String?
     /// The producer policy file (`producers`, in `[default]` only): who may cause what in a shared spool.
-    public var producerPolicyPath: String?
+    package var producerPolicyPath: String?
     /// That file's rules, read by `load`; the default policy when no file is named.
-    public var producerPolicy = ProducerPolicy()
+    package var producerPolicy = ProducerPolicy()
     /// The largest payload sent (`max-payload`, in `[default]` only), unless `--max-payload` says otherwise.
-    public var maxPayload: Int64?
+    package var maxPayload: Int64?
     /// The most operations waiting in `new/` before a set-group-ID spool-enqueue refuses (`max-queue`, in
     /// `[default]` only): its caller may lower it, never raise it.
-    public var maxQueue: Int?
+    package var maxQueue: Int?
     /// The least free space a set-group-ID spool-enqueue leaves (`min-free`, in `[default]` only; 0: no
     /// check): its caller may raise it, never lower it.
-    public var minFreeBytes: Int?
+    package var minFreeBytes: Int?
 
     /// Where a set-group-ID spool-enqueue reads the administrator's limits: the host's file, whatever its
     /// caller names.
-    public static let hostPath = "/etc/spool/spool.conf"
+    package static let hostPath = "/etc/spool/spool.conf"
 
     /// No settings: what spool-send uses without `--config` or `SPOOL_CONFIG`.
-    public init() {}
+    package init() {}
 
     /// The settings for `origin`: its section's, then `[default]`'s.
-    public func settings(for origin: String) -> OriginSettings {
+    package func settings(for origin: String) -> OriginSettings {
         // Asked for every request: an origin without a section of its own, the usual case, has the defaults
         // as they are, neither merged nor, without any section, hashed.
         guard !origins.isEmpty, let specific = origins[origin] else { return defaults }
@@ -51,13 +51,13 @@ public struct SpoolConfiguration: Sendable, Equatable {
     }
 
     /// The file named by `--config`, else `SPOOL_CONFIG`; none by default.
-    public static func defaultPath(option: String?) -> String? {
+    package static func defaultPath(option: String?) -> String? {
         option ?? Environment.value("SPOOL_CONFIG")
     }
 
     /// Reads and parses the file at `path`: a regular file (not a link) that group and others cannot write,
     /// since it decides where requests go and whom they trust.
-    public static func load(path: String) throws(ConfigurationError) -> SpoolConfiguration {
+    package static func load(path: String) throws(ConfigurationError) -> SpoolConfiguration {
         var configuration = try parse(String(decoding: readAdministratorFile(path), as: UTF8.self), path: path)
         if let policy = configuration.producerPolicyPath {
             configuration.producerPolicy = try ProducerPolicy.load(path: policy)
@@ -88,7 +88,7 @@ public struct SpoolConfiguration: Sendable, Equatable {
     }
 
     /// Parses the text of a configuration file; `path` is only for messages.
-    public static func parse(_ text: String, path: String) throws(ConfigurationError) -> SpoolConfiguration {
+    package static func parse(_ text: String, path: String) throws(ConfigurationError) -> SpoolConfiguration {
         var configuration = SpoolConfiguration()
         var section: (name: String, settings: OriginSettings, keys: Set<String>)?
         var seen: Set<String> = []

@@ -7,36 +7,36 @@ import SpoolTransport
 /// A TLS file an administrator named (`--cacert`, `cacert` in spool.conf(5), `cacert`, `cert` or `key` in an
 /// auth profile) that cannot serve. Found before anything is sent, so that spool-send exits 78 naming the
 /// file instead of spending an attempt on every https operation with `e=tls`; `spool-ctl check` reports it.
-public struct UnusableTLSFile: Error, Equatable, CustomStringConvertible {
+package struct UnusableTLSFile: Error, Equatable, CustomStringConvertible {
     /// What the file is for.
-    public enum Role: String, Sendable {
+    package enum Role: String, Sendable {
         case caFile = "CA file"
         case certificate = "client certificate"
         case key = "private key"
     }
 
     /// The file's path.
-    public let path: String
+    package let path: String
     /// What it is for.
-    public let role: Role
+    package let role: Role
     /// Where it is named, for the message: `--cacert`, `spool.conf [https://api.example]`, `auth profile P`.
-    public let namedBy: String
+    package let namedBy: String
     /// What is wrong with it.
-    public let why: String
+    package let why: String
 
     /// The message naming the file, its role, where it was named, and why it cannot be used.
-    public var description: String { "the \(role.rawValue) \(path) (named by \(namedBy)) cannot be used: \(why)" }
+    package var description: String { "the \(role.rawValue) \(path) (named by \(namedBy)) cannot be used: \(why)" }
 }
 
 /// The checks of TLS files: readable, a regular file, and holding what its role needs in PEM, as libcurl
 /// reads it. The files are the administrator's own, outside the spool, so links are followed
 /// (`/etc/ssl/certs/ca-certificates.crt` is one).
-public enum TLSFileCheck {
+package enum TLSFileCheck {
     /// The most of a file that is read to find its PEM block: a CA bundle of every public CA is ~220 KiB.
     package static let readLimit = 16 << 20
 
     /// Why `path` cannot serve as `role`, or nil when it can.
-    public static func check(_ path: String, _ role: UnusableTLSFile.Role, namedBy: String) -> UnusableTLSFile? {
+    package static func check(_ path: String, _ role: UnusableTLSFile.Role, namedBy: String) -> UnusableTLSFile? {
         func unusable(_ why: String) -> UnusableTLSFile {
             UnusableTLSFile(path: path, role: role, namedBy: namedBy, why: why)
         }
@@ -67,7 +67,7 @@ public enum TLSFileCheck {
 
     /// The first unusable file among those spool.conf(5) and the command line name: the default CA file and
     /// each origin section's own.
-    public static func firstProblem(in configuration: SpoolConfiguration, path: String?) -> UnusableTLSFile? {
+    package static func firstProblem(in configuration: SpoolConfiguration, path: String?) -> UnusableTLSFile? {
         if let file = configuration.defaults.caFile,
             let problem = check(
                 file, .caFile,
@@ -83,7 +83,7 @@ public enum TLSFileCheck {
     }
 
     /// The unusable files an auth profile names.
-    public static func problems(in profile: Credentials.Profile, name: String) -> [UnusableTLSFile] {
+    package static func problems(in profile: Credentials.Profile, name: String) -> [UnusableTLSFile] {
         let named = "auth profile \(name)"
         return [
             (profile.tls.caFile, UnusableTLSFile.Role.caFile), (profile.tls.certificateFile, .certificate),

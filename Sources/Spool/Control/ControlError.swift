@@ -8,7 +8,7 @@ import SpoolSystem
 import SpoolTransport
 
 /// Why a `spool-ctl` action on one operation could not be done. Each description names the operation.
-public enum ControlError: Error, CustomStringConvertible {
+package enum ControlError: Error, CustomStringConvertible {
     case notFound(String)
     /// An id prefix that more than one id begins with, said with the ids.
     case ambiguous(String)
@@ -27,7 +27,7 @@ public enum ControlError: Error, CustomStringConvertible {
     case io(path: String, Errno)
 
     /// The message `spool-ctl` prints after `error:`, naming the operation and, where there is one, what to do.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .notFound(id): "no operation \(id) in the spool (give an id or a path such as spool/conflict/ID)"
         case let .ambiguous(why): why
@@ -65,7 +65,7 @@ public enum ControlError: Error, CustomStringConvertible {
 
     /// The sysexits code: 66 not found, 65 bad document, 75 in flight, moved meanwhile or a fault that passes,
     /// 74 I/O.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case .notFound, .movedMeanwhile(_, _, nil): ExitCode.noInput
         case .ambiguous: ExitCode.usage

@@ -16,7 +16,7 @@ extension Spool {
     ///
     /// Every step leaves the operation in exactly one place: the new document replaces the old one in its
     /// folder by rename before the operation moves.
-    public func retry(_ item: QueueItem, ifMatch: String? = nil, body: JSON? = nil) throws(ControlError) -> FileName {
+    package func retry(_ item: QueueItem, ifMatch: String? = nil, body: JSON? = nil) throws(ControlError) -> FileName {
         guard item.folder == .failed || item.folder == .conflict else {
             throw .notFiled(id: item.id, folder: item.folder)
         }
@@ -72,14 +72,14 @@ extension Spool {
 
     /// Clears the retry time of a deferred operation in `new/`, so the next run sends it. Returns its new name,
     /// or nil when it was not deferred.
-    public func sendNow(_ item: QueueItem) throws(ControlError) -> FileName? {
+    package func sendNow(_ item: QueueItem) throws(ControlError) -> FileName? {
         guard item.folder == .new, let target = Spool.dueNow(item.fileName) else { return nil }
         try restate(item, as: target)
         return target
     }
 
     /// Removes an operation (and its reason) for good. Refuses one that a worker is sending.
-    public func discard(_ item: QueueItem) throws(ControlError) {
+    package func discard(_ item: QueueItem) throws(ControlError) {
         if item.folder == .cur, let claim = item.claim {
             throw .inFlight(id: item.id, pid: claim.owner.pid, host: claim.owner.host)
         }
@@ -89,7 +89,7 @@ extension Spool {
     /// Puts a waiting operation on hold (`s=held` in its name): no run sends it, nor what follows it in its
     /// key, until `release`. A name not yet admitted gets the state admission would give it. Returns the new
     /// name, or nil when it was on hold already.
-    public func hold(_ item: QueueItem) throws(ControlError) -> FileName? {
+    package func hold(_ item: QueueItem) throws(ControlError) -> FileName? {
         try requireWaiting(item)
         var name = QueueName(id: item.id, state: QueueName(item.fileName)?.state)
         if name.state == nil {
@@ -107,7 +107,7 @@ extension Spool {
 
     /// Takes an operation off hold, its order stamp, attempts and retry time kept, so it goes in its place in
     /// its key. Returns the new name, or nil when it was not on hold.
-    public func release(_ item: QueueItem) throws(ControlError) -> FileName? {
+    package func release(_ item: QueueItem) throws(ControlError) -> FileName? {
         try requireWaiting(item)
         guard var name = QueueName(item.fileName), name.state?.held == true else { return nil }
         name.state!.held = false

@@ -3,12 +3,12 @@ import SpoolSystem
 import SpoolTransport
 
 /// Standard base64 (RFC 4648, with padding) for `body_base64`.
-public enum Base64 {
+package enum Base64 {
     /// The 64 digits in order of their value, as ASCII bytes (RFC 4648, table 1).
     package static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Decodes standard base64; whitespace is not allowed. Returns nil when the text is not base64.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         var table = [UInt8](repeating: 0xFF, count: 256)
         for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
         let input = Array(text.utf8)
@@ -38,7 +38,7 @@ public enum Base64 {
     }
 
     /// Encodes bytes as standard base64 with padding.
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var i = 0

@@ -7,34 +7,34 @@ import SpoolTransport
 /// `cacert = FILE`, `cert = FILE`, `key = FILE` lines naming TLS files (curl's option names), so that no
 /// secret is ever written into the spool, and `origin = URL` lines naming the only origins its secrets may be
 /// sent to, as curl's `.netrc` binds a password to its `machine`: whoever can drop a write names its URL.
-public struct Credentials: Sendable {
+package struct Credentials: Sendable {
     /// The auth directory.
-    public let directory: String
+    package let directory: String
 
     /// Profiles read from `directory`.
-    public init(directory: String) { self.directory = directory }
+    package init(directory: String) { self.directory = directory }
 
     /// The auth directory named by `--auth-dir`, else `SPOOL_AUTH_DIR`. There is no default inside the spool:
     /// producers can write there. Without one, operations naming a profile are deferred with a warning.
-    public static func defaultDirectory(option: String?) -> String? {
+    package static func defaultDirectory(option: String?) -> String? {
         option ?? Environment.value("SPOOL_AUTH_DIR")
     }
 
     /// What an auth profile adds to a request.
-    public struct Profile: Sendable {
+    package struct Profile: Sendable {
         /// Headers, in the profile's order.
-        public var headers: [(name: String, value: String)] = []
+        package var headers: [(name: String, value: String)] = []
         /// TLS files for the request.
-        public var tls = TLSFiles()
+        package var tls = TLSFiles()
         /// The origins (`Operation.origin(of:)`'s form) the profile may be sent to; none: it is sent nowhere.
-        public var origins: [String] = []
+        package var origins: [String] = []
         /// An empty profile: what an operation without `auth` gets.
-        public init() {}
+        package init() {}
     }
 
     /// Profile `name`, read now, for a request to `origin`; throws when it cannot be used, names no origin, or
     /// does not name this one.
-    public func profile(_ name: String, for origin: String) throws(CredentialError) -> Profile {
+    package func profile(_ name: String, for origin: String) throws(CredentialError) -> Profile {
         let profile = try profile(name)
         let path = "\(directory)/\(name)"
         guard !profile.origins.isEmpty else { throw .noOrigin(path: path, example: origin) }
@@ -45,7 +45,7 @@ public struct Credentials: Sendable {
     }
 
     /// Profile `name`, read now, or why it cannot be used.
-    public func profile(_ name: String) throws(CredentialError) -> Profile {
+    package func profile(_ name: String) throws(CredentialError) -> Profile {
         let path = "\(directory)/\(name)"
         let dir: FileDescriptor
         do { dir = try FileDescriptor.currentDirectory.open(FileName(directory), O_RDONLY | O_DIRECTORY) } catch {
@@ -65,7 +65,7 @@ public struct Credentials: Sendable {
     /// Reads nothing else: the key file it names is checked by `profile(_:)`.
     /// A header whose name is not a token or whose value holds a control character is refused, so that a
     /// profile can never add a line break, and with it a header of its own, to a request.
-    public static func parse(_ bytes: [UInt8], path: String) throws(CredentialError) -> Profile {
+    package static func parse(_ bytes: [UInt8], path: String) throws(CredentialError) -> Profile {
         var profile = Profile()
         // Split as bytes: in Swift "\r\n" is one Character, which a split at "\n" would not cut.
         for (number, bytes) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
@@ -95,7 +95,7 @@ public struct Credentials: Sendable {
 
     /// The names of the profiles in the directory (its entries but hidden ones), sorted; empty when it
     /// cannot be listed.
-    public func profileNames() -> [String] {
+    package func profileNames() -> [String] {
         guard let dir = try? FileDescriptor.currentDirectory.open(FileName(directory), O_RDONLY | O_DIRECTORY) else {
             return []
         }
@@ -104,7 +104,7 @@ public struct Credentials: Sendable {
     }
 
     /// Every profile that can be read, with its name.
-    public func readableProfiles() -> [(name: String, profile: Profile)] {
+    package func readableProfiles() -> [(name: String, profile: Profile)] {
         profileNames().compactMap { name in (try? profile(name)).map { (name, $0) } }
     }
 
@@ -159,7 +159,7 @@ public struct Credentials: Sendable {
 }
 
 /// Why a credential profile cannot be used. Messages name the file, never its contents.
-public enum CredentialError: Error, CustomStringConvertible {
+package enum CredentialError: Error, CustomStringConvertible {
     case noDirectory(profile: String)
     case unreadable(path: String, Errno)
     case notRegular(path: String)
@@ -172,7 +172,7 @@ public enum CredentialError: Error, CustomStringConvertible {
     case wrongOrigin(profile: String, path: String, origin: String, allowed: [String])
 
     /// The message naming the profile's file, never its contents, and what is wrong with it.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .noDirectory(profile):
             "the operation uses auth profile \"\(profile)\" but no auth directory is set (--auth-dir or SPOOL_AUTH_DIR)"

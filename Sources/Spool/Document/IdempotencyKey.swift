@@ -3,9 +3,9 @@ import SpoolSystem
 import SpoolTransport
 
 /// Idempotency keys (draft-ietf-httpapi-idempotency-key-header): the same key on every attempt of one write.
-public enum IdempotencyKey {
+package enum IdempotencyKey {
     /// A new random key in UUID form, from the system's random source.
-    public static func random() -> String {
+    package static func random() -> String {
         var g = SystemRandomNumberGenerator()
         let a = g.next() as UInt64, b = g.next() as UInt64
         let hex = String(a, radix: 16).leftPadded(to: 16) + String(b, radix: 16).leftPadded(to: 16)
@@ -18,7 +18,7 @@ public enum IdempotencyKey {
     /// its id and enqueue order stamp (kept in the name across retries and by `spool-ctl retry`), and what it
     /// sends (method, URL, body), so that it is the same on every attempt and different for another write
     /// under the same name, in this spool or another.
-    public static func derived(id: String, orderMicroseconds: Int64, method: String, url: String, body: [UInt8]?)
+    package static func derived(id: String, orderMicroseconds: Int64, method: String, url: String, body: [UInt8]?)
         -> String
     {
         let identity = OrderingKey.hash(id + "\u{0}" + String(orderMicroseconds))

@@ -6,7 +6,7 @@ extension JSON {
     /// This value with `patch` applied as a JSON Merge Patch (RFC 7396, section 2): an object patch sets its
     /// members, removes those it sets to null and merges nested objects; any other patch replaces the whole.
     /// Applying the same patch twice gives what applying it once gave.
-    public func mergePatched(with patch: JSON) -> JSON {
+    package func mergePatched(with patch: JSON) -> JSON {
         guard case let .object(changes) = patch else { return patch }
         var members: [(key: String, value: JSON)]
         if case let .object(existing) = self { members = existing } else { members = [] }

@@ -3,7 +3,7 @@ import SpoolSystem
 import SpoolTransport
 
 /// A JSON value that keeps object member order and numbers' exact text, so producers' fields survive a round trip.
-public enum JSON: Equatable, Sendable {
+package enum JSON: Equatable, Sendable {
     case null
     case bool(Bool)
     /// A number as it was written (or as spool wrote it), never rounded through a Double.
@@ -14,7 +14,7 @@ public enum JSON: Equatable, Sendable {
     case object([(key: String, value: JSON)])
 
     /// Equal when of the same kind and contents: objects member by member in order, numbers by their text.
-    public static func == (lhs: JSON, rhs: JSON) -> Bool {
+    package static func == (lhs: JSON, rhs: JSON) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case let (.bool(a), .bool(b)): a == b
@@ -28,13 +28,13 @@ public enum JSON: Equatable, Sendable {
     }
 
     /// The member named `key` of an object, or nil.
-    public subscript(key: String) -> JSON? {
+    package subscript(key: String) -> JSON? {
         guard case let .object(members) = self else { return nil }
         return members.first { $0.key == key }?.value
     }
 
     /// A word for the value's type, for messages.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"
@@ -46,7 +46,7 @@ public enum JSON: Equatable, Sendable {
     }
 
     /// The compact JSON text of this value.
-    public var text: String {
+    package var text: String {
         var out = ""
         write(to: &out)
         return out
@@ -54,7 +54,7 @@ public enum JSON: Equatable, Sendable {
 
     /// The JSON text of this value indented by two spaces a level, one member or item a line: what a person
     /// reads and diffs.
-    public var prettyText: String {
+    package var prettyText: String {
         var out = ""
         writePretty(to: &out, indent: "")
         return out
@@ -86,7 +86,7 @@ public enum JSON: Equatable, Sendable {
     }
 
     /// Appends the compact JSON text of this value.
-    public func write(to out: inout String) {
+    package func write(to out: inout String) {
         switch self {
         case .null: out += "null"
         case let .bool(b): out += b ? "true" : "false"
@@ -130,13 +130,13 @@ public enum JSON: Equatable, Sendable {
     }
 
     /// Parses a complete JSON text. Rejects invalid UTF-8, duplicate keys and nesting deeper than `maxDepth`.
-    public static func parse(_ bytes: [UInt8], maxDepth: Int = 64) throws(JSONError) -> JSON {
+    package static func parse(_ bytes: [UInt8], maxDepth: Int = 64) throws(JSONError) -> JSON {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         return try parser.parseDocument()
     }
 
     /// Parses a complete JSON text from a string.
-    public static func parse(_ text: String) throws(JSONError) -> JSON {
+    package static func parse(_ text: String) throws(JSONError) -> JSON {
         try parse(Array(text.utf8))
     }
 }

@@ -3,7 +3,7 @@ import SpoolSystem
 import SpoolTransport
 
 /// Why a JSON text could not be read, with the byte offset where it went wrong.
-public enum JSONError: Error, Equatable, CustomStringConvertible {
+package enum JSONError: Error, Equatable, CustomStringConvertible {
     case invalidUTF8(offset: Int)
     case unexpectedEnd
     case unexpectedCharacter(offset: Int)
@@ -14,7 +14,7 @@ public enum JSONError: Error, Equatable, CustomStringConvertible {
     case trailingText(offset: Int)
 
     /// The message, with the byte offset where the text went wrong when there is one.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .invalidUTF8(offset): "invalid UTF-8 at byte \(offset)"
         case .unexpectedEnd: "truncated JSON (the text ends in the middle of a value)"

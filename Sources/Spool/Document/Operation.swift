@@ -6,65 +6,65 @@ import SpoolTransport
 ///
 /// The document itself is never rewritten by the worker: retry state lives in the file name,
 /// so fields a producer added for its own use survive untouched.
-public struct Operation: Sendable {
+package struct Operation: Sendable {
     /// The HTTP method, as given; `RUN` for a handler job.
-    public let method: String
+    package let method: String
     /// The target URL; `handler:NAME` for a handler job.
-    public let url: String
+    package let url: String
     /// The URL's scheme, host and port, lower-cased: `http://example.com:8080`; `handler:NAME` for a handler
     /// job, so that a handler that cannot run stops its jobs as an unreachable origin stops its requests.
-    public let origin: String
+    package let origin: String
     /// The handler a job names instead of a method and URL: a plain name in the handler directory.
-    public let handler: String?
+    package let handler: String?
     /// The handler's arguments.
-    public let arguments: [String]
+    package let arguments: [String]
     /// Extra request headers in document order.
-    public let headers: [(name: String, value: String)]
+    package let headers: [(name: String, value: String)]
     /// Headers spool would add that the write is sent without (`"Name": null`, curl's `-H 'Name:'`).
-    public let removedHeaders: [String]
+    package let removedHeaders: [String]
     /// The request body, decoded from `body` or `body_base64`; nil when neither is given.
-    public let body: [UInt8]?
+    package let body: [UInt8]?
     /// Whether `body` was a JSON value other than a string (sent as JSON text).
-    public let bodyIsJSON: Bool
+    package let bodyIsJSON: Bool
     /// Whether the body is the file's payload (`"payload": true`): every byte after the document's line,
     /// streamed from the spool when sent, never held in memory.
-    public let hasPayload: Bool
+    package let hasPayload: Bool
     /// Where the payload lies in the operation's file, set by the reader that found it there.
-    public var payload: PayloadSpan?
+    package var payload: PayloadSpan?
     /// The user id owning the operation's file, set by the reader that found it: who dropped it, which a
     /// producer cannot forge (a file's owner is whoever created it).
-    public var dropper: UInt32?
+    package var dropper: UInt32?
     /// The document's `idempotency_key`, if any.
-    public let idempotencyKey: String?
+    package let idempotencyKey: String?
     /// The document's `if_match`, if any.
-    public let ifMatch: String?
+    package let ifMatch: String?
     /// The ordering key: `key`, or the URL.
-    public let key: String
+    package let key: String
     /// Ids of operations that must be done first.
-    public let dependsOn: [String]
+    package let dependsOn: [String]
     /// Whether a newer operation with the same key may replace this one before it is first tried.
-    public let coalesce: Bool
+    package let coalesce: Bool
     /// Whether this write's JSON body is merged (RFC 7396) into the newest never-attempted write waiting on its
     /// key, instead of being queued, when there is one.
-    public let merge: Bool
+    package let merge: Bool
     /// Whether this write creates its key's resource: a later DELETE of the key finding it never attempted
     /// cancels it and what waits behind it.
-    public let creates: Bool
+    package let creates: Bool
     /// Earliest first attempt, epoch seconds.
-    public let notBefore: Int64?
+    package let notBefore: Int64?
     /// After this instant the operation fails instead of being sent, epoch seconds.
-    public let expiresAt: Int64?
+    package let expiresAt: Int64?
     /// Attempts after which the operation fails.
-    public let maxAttempts: Int?
+    package let maxAttempts: Int?
     /// Among due lanes, higher goes first (-10 to 10, default 0); never reorders one key's operations.
-    public let priority: Int
+    package let priority: Int
     /// Credential profile to apply at send time.
-    public let auth: String?
+    package let auth: String?
     /// The whole document, unknown fields included.
-    public let document: JSON
+    package let document: JSON
 
     /// What the operation does, for people: `METHOD URL`, or the handler and its arguments.
-    public var summary: String {
+    package var summary: String {
         guard let handler else { return "\(method) \(url)" }
         return (["handler", handler] + arguments.map(Operation.shellQuoted)).joined(separator: " ")
     }
@@ -95,28 +95,28 @@ public struct Operation: Sendable {
     ]
 
     /// RFC 9110's methods and PATCH (RFC 5789): a lower-case spelling of one of them is refused.
-    public static let standardMethods: Set<String> = [
+    package static let standardMethods: Set<String> = [
         "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"
     ]
     /// Methods that only read: queued only with `allow_get`, as nobody is there to read the answer.
-    public static let readMethods: Set<String> = ["GET", "HEAD", "OPTIONS"]
+    package static let readMethods: Set<String> = ["GET", "HEAD", "OPTIONS"]
     /// Methods that make no sense later and elsewhere: a tunnel and a loop-back of the request.
-    public static let neverQueuedMethods: Set<String> = ["CONNECT", "TRACE"]
+    package static let neverQueuedMethods: Set<String> = ["CONNECT", "TRACE"]
 
     /// The accepted range of `max_attempts`.
-    public static let maxAttemptsRange = 1...1000
+    package static let maxAttemptsRange = 1...1000
     /// The accepted range of `priority`.
-    public static let priorityRange = -10...10
+    package static let priorityRange = -10...10
 
     /// Reads and checks an operation document.
-    public init(bytes: [UInt8]) throws(OperationError) {
+    package init(bytes: [UInt8]) throws(OperationError) {
         let json: JSON
         do { json = try JSON.parse(bytes) } catch { throw .notJSON(error) }
         try self.init(document: json)
     }
 
     /// Checks an already parsed operation document.
-    public init(document: JSON) throws(OperationError) {
+    package init(document: JSON) throws(OperationError) {
         guard case .object = document else { throw .notAnObject(found: document.typeName) }
         self.document = document
         let fields = OperationFields(document: document)
@@ -164,7 +164,7 @@ public struct Operation: Sendable {
 
     /// The origin (`scheme://host[:port]`, lower-cased, default port omitted) of an `http` or `https` URL,
     /// or an error saying what is wrong with it.
-    public static func origin(of url: String) throws(OperationError) -> String {
+    package static func origin(of url: String) throws(OperationError) -> String {
         // Bytes read in place, not Characters and no copy: this runs for every operation read.
         var text = url, why = ""
         guard let origin = text.withUTF8({ origin(parsing: $0, why: &why) }) else { throw .invalidURL(url, why: why) }
@@ -265,12 +265,12 @@ public struct Operation: Sendable {
 }
 
 /// Where an operation's payload lies in its file: after the document's line, to the end.
-public struct PayloadSpan: Sendable, Equatable {
+package struct PayloadSpan: Sendable, Equatable {
     /// The byte where the payload starts: just after the first newline.
-    public var offset: Int64
+    package var offset: Int64
     /// Its length in bytes.
-    public var length: Int64
+    package var length: Int64
 
     /// A span of `length` bytes from `offset`.
-    public init(offset: Int64, length: Int64) { (self.offset, self.length) = (offset, length) }
+    package init(offset: Int64, length: Int64) { (self.offset, self.length) = (offset, length) }
 }

@@ -3,7 +3,7 @@ import SpoolSystem
 import SpoolTransport
 
 /// Why a document is not a valid operation. Each description names the field and says what is expected.
-public enum OperationError: Error, Equatable, CustomStringConvertible {
+package enum OperationError: Error, Equatable, CustomStringConvertible {
     case notJSON(JSONError)
     case notAnObject(found: String)
     case missingField(String)
@@ -24,7 +24,7 @@ public enum OperationError: Error, Equatable, CustomStringConvertible {
     case tooLarge(size: Int, limit: Int)
 
     /// The message naming the field at fault, where there is one, and what is expected of it.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .notJSON(error): "not valid JSON: \(error)"
         case let .notAnObject(found): "the document must be a JSON object, found \(found)"

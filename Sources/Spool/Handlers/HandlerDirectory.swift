@@ -7,22 +7,22 @@ import SpoolTransport
 /// The admin's handler directory (`--handler-dir`): the only programs a job can name. It lives outside the
 /// spool, since whoever writes to `new/` must never choose what runs, and is checked at each use the way
 /// auth profiles are.
-public struct HandlerDirectory: Sendable, Equatable {
+package struct HandlerDirectory: Sendable, Equatable {
     /// The directory's path.
-    public let path: String
+    package let path: String
 
     /// The handler directory at `path`, made absolute: it is checked here and run from `/`.
-    public init(path: String) { self.path = FileName.absolutePath(path) }
+    package init(path: String) { self.path = FileName.absolutePath(path) }
 
     /// The directory named by `--handler-dir`, else `SPOOL_HANDLER_DIR`, else spool.conf's `handler-dir`.
     /// There is no default: no program runs unless the admin names a place for them.
-    public static func defaultPath(option: String?, configured: String?) -> String? {
+    package static func defaultPath(option: String?, configured: String?) -> String? {
         option ?? Environment.value("SPOOL_HANDLER_DIR") ?? configured
     }
 
     /// The path of handler `name`, once it is known to be a regular executable file that neither it nor its
     /// directory lets group or others change. `name` is a valid handler name (checked with the document).
-    public func program(_ name: String) throws(HandlerError) -> String {
+    package func program(_ name: String) throws(HandlerError) -> String {
         let program = "\(path)/\(name)"
         let directory: FileDescriptor
         do { directory = try FileDescriptor.currentDirectory.open(FileName(path), O_RDONLY | O_DIRECTORY) } catch {

@@ -6,7 +6,7 @@ import SpoolTransport
 
 /// Why a handler cannot be run. Such a job is never run and never filed: it waits (`e=handler`) until the
 /// operator fixes the handler directory, as with an auth profile.
-public enum HandlerError: Error, Equatable, CustomStringConvertible {
+package enum HandlerError: Error, Equatable, CustomStringConvertible {
     case noDirectory(handler: String)
     case unreadable(path: String, Errno)
     case notADirectory(path: String)
@@ -20,7 +20,7 @@ public enum HandlerError: Error, Equatable, CustomStringConvertible {
     case cannotStart(path: String, Errno)
 
     /// The reason a waiting job shows and `spool-ctl check` prints: the path at fault and how to fix it.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .noDirectory(handler):
             "the job names handler \"\(handler)\" but no handler directory is set (--handler-dir, SPOOL_HANDLER_DIR or "

@@ -8,9 +8,9 @@ import SpoolTransport
 /// One run of a handler: started directly (no shell) in a process group of its own, fed the job's body on
 /// standard input, its output kept up to a bound, and stopped at its deadline: SIGTERM to the group, then
 /// SIGKILL when the handler has gone or after `graceSeconds`.
-public struct HandlerProcess: Sendable {
+package struct HandlerProcess: Sendable {
     /// How a run ended.
-    public enum Ending: Sendable, Equatable {
+    package enum Ending: Sendable, Equatable {
         case exited(Int32)
         case signaled(Int32)
         /// Past its deadline: stopped by spool-send.
@@ -20,19 +20,19 @@ public struct HandlerProcess: Sendable {
     }
 
     /// What the run left.
-    public struct Result: Sendable, Equatable {
+    package struct Result: Sendable, Equatable {
         /// How the run ended.
-        public var ending: Ending
+        package var ending: Ending
         /// The end of what it wrote to standard output, and how much it wrote.
-        public var output: OutputTail
+        package var output: OutputTail
         /// The end of what it wrote to standard error, and how much it wrote.
-        public var errors: OutputTail
+        package var errors: OutputTail
     }
 
     /// Seconds between SIGTERM and SIGKILL.
-    public static let graceSeconds = 5.0
+    package static let graceSeconds = 5.0
     /// The longest a run lasts past its timeout: the grace, then as long again for SIGKILL to take.
-    public static let longestOverrunSeconds = 2 * graceSeconds
+    package static let longestOverrunSeconds = 2 * graceSeconds
 
     /// The path of the handler, run directly.
     package let program: String
@@ -46,7 +46,7 @@ public struct HandlerProcess: Sendable {
     package let timeoutSeconds: Double
 
     /// A run of `program` with `arguments` (argv[0] is the program), `environment` (`NAME=value`) and `input`.
-    public init(program: String, arguments: [String], environment: [String], input: [UInt8], timeoutSeconds: Double) {
+    package init(program: String, arguments: [String], environment: [String], input: [UInt8], timeoutSeconds: Double) {
         self.program = program
         self.arguments = arguments
         self.environment = environment
@@ -55,7 +55,7 @@ public struct HandlerProcess: Sendable {
     }
 
     /// Runs it to its end; blocks the calling thread. Throws only when it could not be started.
-    public func run() throws(Errno) -> Result {
+    package func run() throws(Errno) -> Result {
         let pipes = try HandlerProcess.pipes(3)
         let (stdin, stdout, stderr) = (pipes[0], pipes[1], pipes[2])
         let pid: Int32

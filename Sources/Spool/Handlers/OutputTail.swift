@@ -4,17 +4,17 @@ import SpoolSystem
 import SpoolTransport
 
 /// The last bytes a handler wrote to one stream, and how many it wrote in all: bounded whatever it prints.
-public struct OutputTail: Sendable, Equatable {
+package struct OutputTail: Sendable, Equatable {
     /// Bytes kept: the end of the stream.
-    public static let limit = 64 * 1024
+    package static let limit = 64 * 1024
 
     /// The last `limit` bytes or fewer.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     /// Every byte written, kept or not.
-    public private(set) var total = 0
+    package private(set) var total = 0
 
     /// An empty stream.
-    public init() {}
+    package init() {}
 
     /// Adds what was read, dropping the oldest bytes past the limit.
     package mutating func append(_ chunk: ArraySlice<UInt8>) {
@@ -25,7 +25,7 @@ public struct OutputTail: Sendable, Equatable {
     }
 
     /// The last `lines` lines, at most `maxBytes` bytes, as text: what a reason file shows.
-    public func lastLines(_ lines: Int, maxBytes: Int = 1024) -> String {
+    package func lastLines(_ lines: Int, maxBytes: Int = 1024) -> String {
         var end = bytes.endIndex
         while end > bytes.startIndex, bytes[end - 1] == 0x0A { end -= 1 }
         var start = end, seen = 0

@@ -1,20 +1,20 @@
 import SpoolSystem
 
 /// Rules for operation ids: the stable part of a queue file's name, before any `:` retry state.
-public enum OperationID {
+package enum OperationID {
     /// Longest id accepted: a 255-byte file name must hold the id, the retry state (up to about 95 bytes)
     /// and the claim (up to about 65 bytes with a host name cut to 32).
-    public static let maxLength = 96
+    package static let maxLength = 96
 
     /// Whether `id` may name an operation: 1 to 96 printable ASCII characters, none of `/ : @ \`,
     /// no leading dot (hidden files are ignored), not ending in `.why` (the reason sidecar).
-    public static func isValid(_ id: String) -> Bool {
+    package static func isValid(_ id: String) -> Bool {
         isValid(bytes: Array(id.utf8)[...])
     }
 
     /// The same rule on raw bytes: the one place it is written.
     @inline(__always)
-    public static func isValid<Bytes: BidirectionalCollection>(bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
+    package static func isValid<Bytes: BidirectionalCollection>(bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
         guard let first = bytes.first, bytes.count <= maxLength, first != UInt8(ascii: ".") else { return false }
         if bytes.count >= 4, bytes.suffix(4).elementsEqual(".why".utf8) { return false }
         return bytes.allSatisfy(isIDByte)
@@ -22,13 +22,13 @@ public enum OperationID {
 
     /// Whether `byte` may appear in an id: printable ASCII other than `/ : @ \`.
     @inline(__always)
-    public static func isIDByte(_ byte: UInt8) -> Bool {
+    package static func isIDByte(_ byte: UInt8) -> Bool {
         byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "/") && byte != UInt8(ascii: ":")
             && byte != UInt8(ascii: "@") && byte != UInt8(ascii: "\\")
     }
 
     /// The reason `name` cannot be an id, for the `failed/` reason.
-    public static func whyInvalid(_ name: FileName) -> String {
+    package static func whyInvalid(_ name: FileName) -> String {
         guard let text = name.string else { return "the file name is not valid UTF-8" }
         if text.utf8.count > maxLength { return "the file name is longer than \(maxLength) bytes" }
         if text.hasSuffix(".why") { return "the file name ends in .why, which is reserved for reasons" }
@@ -40,7 +40,7 @@ public enum OperationID {
     }
 
     /// A valid id derived from any name, for filing a badly named entry in `failed/`.
-    public static func sanitized(_ name: FileName) -> String {
+    package static func sanitized(_ name: FileName) -> String {
         var bytes = name.bytes.prefix(maxLength - 12).map { isIDByte($0) ? $0 : UInt8(ascii: "_") }
         if bytes.first == UInt8(ascii: ".") || bytes.isEmpty { bytes.insert(UInt8(ascii: "_"), at: 0) }
         var id = String(decoding: bytes, as: UTF8.self)
@@ -54,54 +54,54 @@ public enum OperationID {
 ///
 /// Keeping it in the name lets a worker order and skip waiting operations from a directory listing alone,
 /// without opening them, and lets an operator read it with `ls`.
-public struct RetryState: Equatable, Sendable {
+package struct RetryState: Equatable, Sendable {
     /// Enqueue order: microseconds since the epoch when enqueued (a foreign file's modification time).
-    public var orderMicroseconds: Int64
+    package var orderMicroseconds: Int64
     /// Hash of the ordering key (`OrderingKey.hash`).
-    public var keyHash: UInt64
+    package var keyHash: UInt64
     /// Attempts made so far.
-    public var attempts: Int = 0
+    package var attempts: Int = 0
     /// Epoch seconds before which the operation is not sent; 0 when due now.
-    public var dueSeconds: Int64 = 0
+    package var dueSeconds: Int64 = 0
     /// A short token for the last error (`503`, `refused`, `timeout`), if any.
-    public var lastError: String? = nil
+    package var lastError: String? = nil
     /// The document's `priority` (-10 to 10), so that the planner orders lanes from names alone.
-    public var priority = 0
+    package var priority = 0
     /// `OrderingKey.originHash` of the operation's origin, so that `spool-ctl shape` groups by origin from
     /// names alone; 0 when the name does not say (written before names carried it).
-    public var originHash: UInt32 = 0
+    package var originHash: UInt32 = 0
     /// Put on hold by `spool-ctl hold`: no run sends it, nor anything after it in its key, until released.
-    public var held = false
+    package var held = false
     /// The producer whose write this is, when the spool's owner rewrote it (`resolve`, `retry --if-match`)
     /// and so owns its file: believed of a file of the owner or root only (`Spool.dropper(owner:name:)`).
-    public var producer: UInt32? = nil
+    package var producer: UInt32? = nil
 
     /// The last error of a claim given back by recovery or from a worker's stranded claims: it may have been
     /// sent (the server may have it), though no attempt was counted.
-    public static let interruptedToken = "interrupted"
+    package static let interruptedToken = "interrupted"
 
     /// The last error of a filed operation put back by `spool-ctl retry` or `resolve`: it may have been sent
     /// before it was filed (a 409 was an answer; a timeout may have been applied), though its attempts start
     /// again from none.
-    public static let retriedToken = "retried"
+    package static let retriedToken = "retried"
 
     /// Whether this operation may have reached the server though it counts no attempt (`interruptedToken`,
     /// `retriedToken`): no later write is merged into it, and a DELETE does not cancel it.
-    public var mayHaveBeenSent: Bool {
+    package var mayHaveBeenSent: Bool {
         attempts > 0 || lastError == Self.interruptedToken || lastError == Self.retriedToken
     }
 
     /// This state, for a claim returned to `new/` by another way than its attempt's end: it says that the
     /// operation may have been sent (`interruptedToken`) when no earlier attempt says so already. Its
     /// attempts stay, so a handler's job cut short by a crash runs again with the same `SPOOL_ATTEMPT`.
-    public var interrupted: RetryState {
+    package var interrupted: RetryState {
         var state = self
         if state.attempts == 0, state.lastError == nil { state.lastError = Self.interruptedToken }
         return state
     }
 
     /// A state for an operation that was never tried.
-    public init(
+    package init(
         orderMicroseconds: Int64, keyHash: UInt64, priority: Int = 0, attempts: Int = 0, dueSeconds: Int64 = 0,
         lastError: String? = nil
     ) {
@@ -115,7 +115,7 @@ public struct RetryState: Equatable, Sendable {
 
     /// Reads the bytes after the `:`: comma-separated `o=`, `k=`, `h=`, `p=`, `a=`, `t=`, `e=`, `s=`, `u=` fields,
     /// `o` and `k` required.
-    public init?(bytes: ArraySlice<UInt8>) {
+    package init?(bytes: ArraySlice<UInt8>) {
         var orderMicroseconds: Int64?, keyHash: UInt64?
         var i = bytes.startIndex
         while true {
@@ -209,7 +209,7 @@ public struct RetryState: Equatable, Sendable {
     }
 
     /// The text written after the `:`.
-    public var text: String {
+    package var text: String {
         var out = "o=\(orderMicroseconds),k=\(OrderingKey.hex(keyHash))"
         if originHash != 0 { out += ",h=" + String(originHash, radix: 16).leftPadded(to: 8) }
         if priority != 0 { out += ",p=\(priority)" }
@@ -222,16 +222,16 @@ public struct RetryState: Equatable, Sendable {
     }
 
     /// Whether `token` can be stored as `e=`: 1 to 32 of `a-z 0-9 -`.
-    public static func isErrorToken(_ token: some StringProtocol) -> Bool {
+    package static func isErrorToken(_ token: some StringProtocol) -> Bool {
         !token.isEmpty && token.utf8.count <= 32
             && token.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
     }
 }
 
 /// The hash of an ordering key that queue file names carry.
-public enum OrderingKey {
+package enum OrderingKey {
     /// 64-bit FNV-1a of the key's UTF-8 bytes. A collision only makes two keys share one order, never reorders one.
-    public static func hash(_ key: String) -> UInt64 {
+    package static func hash(_ key: String) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in key.utf8 {
             h ^= UInt64(byte)
@@ -241,13 +241,13 @@ public enum OrderingKey {
     }
 
     /// A 32-bit hash of an origin for `h=`, never 0 (which means absent): the 64-bit hash's halves folded.
-    public static func originHash(_ origin: String) -> UInt32 {
+    package static func originHash(_ origin: String) -> UInt32 {
         let h = hash(origin)
         return max(1, UInt32(truncatingIfNeeded: h ^ (h >> 32)))
     }
 
     /// 16 lower-case hex digits.
-    public static func hex(_ hash: UInt64) -> String {
+    package static func hex(_ hash: UInt64) -> String {
         String(hash, radix: 16).leftPadded(to: 16)
     }
 }

@@ -3,27 +3,27 @@ import SpoolSystem
 
 /// What names a worker process in its claims: host, pid and the kernel's start time for that pid,
 /// so that a reused pid is not mistaken for the original owner.
-public struct ProcessIdentity: Equatable, Sendable {
+package struct ProcessIdentity: Equatable, Sendable {
     /// The host name, with characters that could break a file name replaced by `_`.
-    public let host: String
+    package let host: String
     /// The process id.
-    public let pid: Int32
+    package let pid: Int32
     /// Start time in clock ticks since boot, from `/proc/PID/stat`.
-    public let startTicks: UInt64
+    package let startTicks: UInt64
 
     /// Builds an identity from its parts.
-    public init(host: String, pid: Int32, startTicks: UInt64) {
+    package init(host: String, pid: Int32, startTicks: UInt64) {
         self.host = host
         self.pid = pid
         self.startTicks = startTicks
     }
 
     /// This process.
-    public static let current = ProcessIdentity(
+    package static let current = ProcessIdentity(
         host: hostName(), pid: getpid(), startTicks: startTicks(of: getpid()) ?? 0)
 
     /// The host name made safe for file names.
-    public static func hostName() -> String {
+    package static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         gethostname(&buffer, buffer.count - 1)
         return safeHostName(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
@@ -56,7 +56,7 @@ public struct ProcessIdentity: Equatable, Sendable {
 
     /// The start time of `pid` in clock ticks since boot, or nil when no such process exists or it cannot be
     /// known.
-    public static func startTicks(of pid: Int32) -> UInt64? {
+    package static func startTicks(of pid: Int32) -> UInt64? {
         if case let .running(ticks) = lookUp(pid) { return ticks }
         return nil
     }
@@ -91,7 +91,7 @@ public struct ProcessIdentity: Equatable, Sendable {
     /// Whether this identity's process is still running: same host, pid present, same start time. On another
     /// host, or when `/proc` cannot tell (not mounted: this process's own start time was not found), it
     /// cannot be known, and callers fall back to a lease: a live claim is never taken for a dead one.
-    public var isAlive: Bool? {
+    package var isAlive: Bool? {
         // A start time of 0: its maker could not read its own in /proc either.
         guard host == ProcessIdentity.current.host, ProcessIdentity.current.startTicks != 0, startTicks != 0 else {
             return nil
@@ -105,20 +105,20 @@ public struct ProcessIdentity: Equatable, Sendable {
 }
 
 /// Who holds an operation in `cur/` and since when: the text after `@` in `ID:STATE@HOST,PID,START,SINCE`.
-public struct Claim: Equatable, Sendable {
+package struct Claim: Equatable, Sendable {
     /// The claiming process.
-    public let owner: ProcessIdentity
+    package let owner: ProcessIdentity
     /// Epoch seconds when the claim was made.
-    public let since: Int64
+    package let since: Int64
 
     /// A claim by `owner` made at `since`.
-    public init(owner: ProcessIdentity, since: Int64) {
+    package init(owner: ProcessIdentity, since: Int64) {
         self.owner = owner
         self.since = since
     }
 
     /// Reads the text after `@`; nil when it is not a claim.
-    public init?(text: Substring) {
+    package init?(text: Substring) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 4, !parts[0].isEmpty, let pid = Int32(parts[1]), let start = UInt64(parts[2]),
             let since = Int64(parts[3])
@@ -130,7 +130,7 @@ public struct Claim: Equatable, Sendable {
     }
 
     /// The text written after `@`.
-    public var text: String { "\(owner.host),\(owner.pid),\(owner.startTicks),\(since)" }
+    package var text: String { "\(owner.host),\(owner.pid),\(owner.startTicks),\(since)" }
 }
 
 extension Claim {

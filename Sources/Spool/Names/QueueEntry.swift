@@ -4,19 +4,19 @@ import SpoolSystem
 ///
 /// A class: queues of thousands are sorted and passed between lanes, and moving one reference is far
 /// cheaper than copying a name, an id and a state each time.
-public final class QueueEntry: Sendable, Equatable {
+package final class QueueEntry: Sendable, Equatable {
     /// The entry's file name in its folder.
-    public let fileName: FileName
+    package let fileName: FileName
     /// The name taken apart; its state is never nil.
-    public let name: QueueName
+    package let name: QueueName
     /// The retry state.
-    public let state: RetryState
+    package let state: RetryState
     /// The lane it belongs to: its key hash, set apart by its producer where producers drop
     /// (`Spool.laneKey`).
-    public let laneKey: UInt64
+    package let laneKey: UInt64
 
     /// An entry for a parsed name, which must carry a retry state; in its key hash's lane unless told.
-    public init(fileName: FileName, name: QueueName, laneKey: UInt64? = nil) {
+    package init(fileName: FileName, name: QueueName, laneKey: UInt64? = nil) {
         self.fileName = fileName
         self.name = name
         self.state = name.state!
@@ -24,11 +24,11 @@ public final class QueueEntry: Sendable, Equatable {
     }
 
     /// The operation id.
-    public var id: String { name.id }
+    package var id: String { name.id }
 
     /// Enqueue order: order stamp, then id. Inlinable: sorting a large queue calls it a million times.
     @inlinable
-    public static func precedes(_ a: QueueEntry, _ b: QueueEntry) -> Bool {
+    package static func precedes(_ a: QueueEntry, _ b: QueueEntry) -> Bool {
         if a.state.orderMicroseconds != b.state.orderMicroseconds {
             return a.state.orderMicroseconds < b.state.orderMicroseconds
         }
@@ -36,7 +36,7 @@ public final class QueueEntry: Sendable, Equatable {
     }
 
     /// Equal when the file names and the parsed names are; the lane key is not compared.
-    public static func == (a: QueueEntry, b: QueueEntry) -> Bool {
+    package static func == (a: QueueEntry, b: QueueEntry) -> Bool {
         a.fileName == b.fileName && a.name == b.name
     }
 }

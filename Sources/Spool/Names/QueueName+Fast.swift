@@ -3,25 +3,25 @@ import SpoolSystem
 extension QueueName {
     /// The few facts a planner needs from a queue file name, read straight from its bytes without allocating:
     /// the same grammar as `QueueName(_:)`, for the passes that touch every file of a large queue.
-    public struct Facts: Equatable, Sendable {
+    package struct Facts: Equatable, Sendable {
         /// The ordering key's hash.
-        public var keyHash: UInt64
+        package var keyHash: UInt64
         /// The enqueue order stamp.
-        public var orderMicroseconds: Int64
+        package var orderMicroseconds: Int64
         /// Epoch seconds before which it is not sent; 0 when due now.
-        public var dueSeconds: Int64
+        package var dueSeconds: Int64
         /// Whether the name carries a claim (`@…`).
-        public var claimed: Bool
+        package var claimed: Bool
         /// The priority (`p=`), 0 when absent.
-        public var priority: Int
+        package var priority: Int
         /// The origin's hash (`h=`), 0 when absent.
-        public var originHash: UInt32
+        package var originHash: UInt32
         /// On hold (`s=held`).
-        public var held: Bool
+        package var held: Bool
 
         /// Reads `ID:o=…,k=…[,h=…][,p=…][,a=…][,t=…][,e=…][,s=held][,u=…][@…]`; nil for any other name (a plain
         /// name, or one that only the full parser can judge), which callers then hand to `QueueName`.
-        public init?(_ name: UnsafeBufferPointer<UInt8>) {
+        package init?(_ name: UnsafeBufferPointer<UInt8>) {
             guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon > 0, colon <= OperationID.maxLength else {
                 return nil
             }
@@ -93,7 +93,7 @@ extension QueueName {
 
     /// The `o=` stamp that a waiting or claimed name's state starts with, the rest unjudged: enough to sort a
     /// listing, whose rows then read the name in full. Nil when the state does not start with `o=DIGITS`.
-    public static func orderStamp(_ name: UnsafeBufferPointer<UInt8>) -> Int64? {
+    package static func orderStamp(_ name: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard let colon = name.lastIndex(of: UInt8(ascii: ":")), colon + 3 < name.count,
               name[colon + 1] == UInt8(ascii: "o"), name[colon + 2] == UInt8(ascii: "=") else { return nil }
         let digits = name[(colon + 3)...].prefix { $0 >= 0x30 && $0 <= 0x39 }

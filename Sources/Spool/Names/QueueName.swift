@@ -1,23 +1,23 @@
 import SpoolSystem
 
 /// A queue file's name taken apart: `ID`, `ID:STATE` in `new/`, `ID:STATE@CLAIM` in `cur/`.
-public struct QueueName: Equatable, Sendable {
+package struct QueueName: Equatable, Sendable {
     /// The operation id.
-    public var id: String
+    package var id: String
     /// Retry state; nil for a file a producer dropped under a plain name that no worker has admitted yet.
-    public var state: RetryState?
+    package var state: RetryState?
     /// The claim, for names in `cur/`.
-    public var claim: Claim?
+    package var claim: Claim?
 
     /// A name from its parts.
-    public init(id: String, state: RetryState?, claim: Claim? = nil) {
+    package init(id: String, state: RetryState?, claim: Claim? = nil) {
         self.id = id
         self.state = state
         self.claim = claim
     }
 
     /// Parses a directory entry's name; nil when it is neither a valid id nor a valid id with state.
-    public init?(_ name: FileName) {
+    package init?(_ name: FileName) {
         // Byte-wise: this runs for every file of a large queue in every round.
         let bytes = name.bytes
         guard let colon = bytes.lastIndex(of: UInt8(ascii: ":")) else {
@@ -40,7 +40,7 @@ public struct QueueName: Equatable, Sendable {
     }
 
     /// The file name for these parts.
-    public var fileName: FileName {
+    package var fileName: FileName {
         var text = id
         if let state { text += ":" + state.text }
         if let claim { text += "@" + claim.text }

@@ -6,12 +6,12 @@ import SpoolSystem
 /// The leading time is also the enqueue order. Within one process it never repeats or goes backwards
 /// (each id takes at least the previous microsecond plus one), so two operations enqueued one after the
 /// other by one process are never reordered, even if the clock is stepped back.
-public enum UniqueName {
+package enum UniqueName {
     /// The last order stamp given (microseconds since the epoch) and how many ids this process has made.
     package static let state = Locked<(last: Int64, sequence: Int)>((0, 0))
 
     /// A new id and its enqueue order stamp (microseconds since the epoch).
-    public static func next(host: String = ProcessIdentity.current.host) -> (id: String, order: Int64) {
+    package static func next(host: String = ProcessIdentity.current.host) -> (id: String, order: Int64) {
         let (micros, sequence) = state.withLock { state -> (Int64, Int) in
             state.last = max(Timestamp.nowMicroseconds(), state.last + 1)
             state.sequence += 1

@@ -9,24 +9,24 @@ import SpoolTransport
 /// A conflict as a person compares it: my write beside the server's version that spool-send fetched
 /// (`ServerVersion`), each as text (JSON pretty-printed), their diff, and the ETags that say which
 /// versions they are. What `spool-ctl show` and the triage page print; never sent anywhere.
-public struct ConflictVersions: Sendable {
+package struct ConflictVersions: Sendable {
     /// My write's body as text.
-    public var mine: String
+    package var mine: String
     /// The version my write was made against: its `If-Match`, if it had one.
-    public var mineETag: String?
+    package var mineETag: String?
     /// My body as JSON, when it is JSON.
-    public var mineJSON: JSON?
+    package var mineJSON: JSON?
     /// The server's version as text; nil when none was fetched.
-    public var theirs: String?
+    package var theirs: String?
     /// The server's version's ETag: the fetched one, else the one its conflict answer carried.
-    public var theirsETag: String?
+    package var theirsETag: String?
     /// The server's version as JSON, when it is JSON.
-    public var theirsJSON: JSON?
+    package var theirsJSON: JSON?
     /// What to know about the server's version: why there is none, that it was cut, a status other than 200.
-    public var theirsNote: String?
+    package var theirsNote: String?
 
     /// The versions of a conflict from its operation (nil when unreadable) and its reason read with its body.
-    public init(operation: Operation?, reason: FilingReason) {
+    package init(operation: Operation?, reason: FilingReason) {
         mineETag = operation?.ifMatch
         if let operation, let payload = operation.payload {
             mine = "(a payload of \(payload.length) bytes, in the spool file; not shown)"
@@ -51,7 +51,7 @@ public struct ConflictVersions: Sendable {
 
     /// The server's version's ETag in a conflict's reason: the fetched one, else the one the conflict answer
     /// carried. Its fields only: no need to read the kept body.
-    public static func serverETag(_ reason: FilingReason) -> String? { reason["theirs-etag"] ?? reason["etag"] }
+    package static func serverETag(_ reason: FilingReason) -> String? { reason["theirs-etag"] ?? reason["etag"] }
 
     /// Bytes as a person reads them: pretty JSON, else the text, else a note that they are not text.
     static func text(_ bytes: [UInt8]) -> (String, JSON?) {
@@ -63,13 +63,13 @@ public struct ConflictVersions: Sendable {
     }
 
     /// Whether both versions are JSON: `--edit` then starts from a merge view.
-    public var bothJSON: Bool { mineJSON != nil && theirsJSON != nil }
+    package var bothJSON: Bool { mineJSON != nil && theirsJSON != nil }
 
     /// The diff from the server's version to mine: what keeping mine would change on the server.
-    public var diff: UnifiedDiff { UnifiedDiff(old: theirs ?? "", new: mine) }
+    package var diff: UnifiedDiff { UnifiedDiff(old: theirs ?? "", new: mine) }
 
     /// `diff -u` text with both versions' ETags in its labels.
-    public var diffText: String {
+    package var diffText: String {
         diff.text(
             oldLabel: "theirs" + (theirsETag.map { " (ETag \($0))" } ?? ""),
             newLabel: "mine" + (mineETag.map { " (made against \($0))" } ?? ""))
@@ -77,7 +77,7 @@ public struct ConflictVersions: Sendable {
 
     /// My body with each differing run shown both ways between git's conflict markers, for an editor:
     /// the person keeps a side (or writes a third) and deletes the markers.
-    public var mergeView: String {
+    package var mergeView: String {
         var out = "", mineRun: [String] = [], theirsRun: [String] = []
         func flush() {
             guard !mineRun.isEmpty || !theirsRun.isEmpty else { return }

@@ -7,55 +7,55 @@ import SpoolSystem
 import SpoolTransport
 
 /// One operation as `spool-ctl` shows it: where it is, its retry state, its request and, when filed, why.
-public struct QueueItem: Sendable {
+package struct QueueItem: Sendable {
     /// The operation id.
-    public var id: String
+    package var id: String
     /// The folder it is in: new, cur, failed or conflict.
-    public var folder: Spool.Folder
+    package var folder: Spool.Folder
     /// Its file name in that folder.
-    public var fileName: FileName
+    package var fileName: FileName
     /// Attempts made so far.
-    public var attempts: Int
+    package var attempts: Int
     /// Epoch seconds of the next attempt, when deferred.
-    public var dueSeconds: Int64?
+    package var dueSeconds: Int64?
     /// Short token of the last error, if any.
-    public var lastError: String?
+    package var lastError: String?
     /// Enqueue order stamp, microseconds since the epoch.
-    public var orderMicroseconds: Int64
+    package var orderMicroseconds: Int64
     /// The claim, for operations in `cur/`.
-    public var claim: Claim?
+    package var claim: Claim?
     /// The document, when it could be read and checked.
-    public var operation: Operation?
+    package var operation: Operation?
     /// Why the document could not be read, if it could not.
-    public var problem: String?
+    package var problem: String?
     /// The `ID.why` fields, for filed operations.
-    public var reason: FilingReason
+    package var reason: FilingReason
     /// Size of the file in bytes.
-    public var size: Int
+    package var size: Int
     /// Who dropped it: its file's owner (nil when the file could not be looked at).
-    public var dropper: UInt32? = nil
+    package var dropper: UInt32? = nil
     /// What a waiting write waits for beyond its own retry time (its origin's pause, its origin unreachable),
     /// when `spool-ctl` looked (`ControlSession.originWait`).
-    public var waitsFor: String? = nil
+    package var waitsFor: String? = nil
 
     /// The dropper as `list` shows it: a login name, else the user id.
-    public var dropperName: String? {
+    package var dropperName: String? {
         dropper.map { UserDatabase.name(of: $0) ?? String($0) }
     }
 
     /// The one-line reason: the `reason` field of `ID.why`, else the problem with the document.
-    public var reasonLine: String? {
+    package var reasonLine: String? {
         reason["reason"] ?? problem
     }
 
     /// Seconds since enqueue at `nowSeconds`.
-    public func age(nowSeconds: Int64) -> Int64 { max(0, nowSeconds - orderMicroseconds / 1_000_000) }
+    package func age(nowSeconds: Int64) -> Int64 { max(0, nowSeconds - orderMicroseconds / 1_000_000) }
 
     /// Whether `spool-ctl hold` put it on hold.
-    public var held: Bool { folder == .new && QueueName(fileName)?.state?.held == true }
+    package var held: Bool { folder == .new && QueueName(fileName)?.state?.held == true }
 
     /// A display form: `pending`, `deferred`, `held`, `sending`, `failed`, `conflict`.
-    public func stateWord(nowSeconds: Int64) -> String {
+    package func stateWord(nowSeconds: Int64) -> String {
         switch folder {
         case .new: held ? "held" : (dueSeconds ?? 0) > nowSeconds ? "deferred" : "pending"
         case .cur: "sending"
@@ -64,7 +64,7 @@ public struct QueueItem: Sendable {
     }
 
     /// One JSON object with stable field names, for `--json` (one per line, for jq).
-    public func json(nowSeconds: Int64, full: Bool = false) -> JSON {
+    package func json(nowSeconds: Int64, full: Bool = false) -> JSON {
         func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
         var members: [(key: String, value: JSON)] = [
             ("id", .string(id)),

@@ -11,13 +11,13 @@ import SpoolTransport
 /// files spool.conf(5) names, each auth profile (its mode, its lines, the files it names) and each program in
 /// the handler directory. Each problem is one line naming the file, so that an admin fixes it before the
 /// first operation needs it.
-public struct SetupCheck: Sendable {
+package struct SetupCheck: Sendable {
     /// Everything found, as `SpoolCheck.Finding`s; empty when all is usable.
-    public private(set) var findings: [SpoolCheck.Finding] = []
+    package private(set) var findings: [SpoolCheck.Finding] = []
 
     /// Checks the TLS files of `configuration` (read from `path`), the profiles in `credentials` and the
     /// programs in `handlers`, each when given.
-    public init(
+    package init(
         configuration: SpoolConfiguration?, path: String?, credentials: Credentials?, handlers: HandlerDirectory?
     ) {
         if let configuration, let problem = TLSFileCheck.firstProblem(in: configuration, path: path) {

@@ -46,8 +46,9 @@ extension Spool {
     }
 
     /// Finds an operation by id, or by a path such as `spool/conflict/ID` or a full name `ID:STATE` as `ls` shows it.
-    public func locate(_ argument: String, in folders: [Folder] = [.new, .cur, .failed, .conflict]) throws -> QueueItem?
-    {
+    package func locate(
+        _ argument: String, in folders: [Folder] = [.new, .cur, .failed, .conflict]
+    ) throws -> QueueItem? {
         var text = Substring(argument)
         var wanted = folders
         if let slash = text.lastIndex(of: "/") {
@@ -78,7 +79,7 @@ extension Spool {
 
     /// The operation whose id begins with `prefix` (as git takes a commit's), when exactly one does; nil when
     /// none does. More than one is `AmbiguousID`, with the ids that match (at most ten).
-    public func locate(prefix: String, in folders: [Folder] = [.new, .cur, .failed, .conflict]) throws -> QueueItem? {
+    package func locate(prefix: String, in folders: [Folder] = [.new, .cur, .failed, .conflict]) throws -> QueueItem? {
         guard !prefix.isEmpty, !prefix.contains("/") else { return nil }
         var matches: [(Folder, FileName, String)] = []
         for folder in folders {
@@ -96,14 +97,14 @@ extension Spool {
 }
 
 /// An id prefix that more than one operation's id begins with.
-public struct AmbiguousID: Error, CustomStringConvertible {
+package struct AmbiguousID: Error, CustomStringConvertible {
     /// The prefix given.
-    public let prefix: String
+    package let prefix: String
     /// The ids it matches, sorted.
-    public let ids: [String]
+    package let ids: [String]
 
     /// The message: the ids that match, at most ten, and how to choose.
-    public var description: String {
+    package var description: String {
         let shown = ids.prefix(10).joined(separator: ", ") + (ids.count > 10 ? ", ... (\(ids.count) in all)" : "")
         return "\(prefix) is the start of more than one id: \(shown); give more of the id"
     }

@@ -33,7 +33,7 @@ extension Spool {
     /// Every operation in `folders`, oldest first (enqueue order), handed to `body` as it is read; `body`
     /// returns false to stop (a reader that went away). Operations moved while listing are skipped, as `ls`
     /// would have missed them.
-    public func forEachItem(
+    package func forEachItem(
         _ folders: [Folder], maxSize: Int = Spool.defaultMaxDocumentSize, _ body: (QueueItem) -> Bool
     ) throws(Errno) {
         var keys: [InventoryKey] = []

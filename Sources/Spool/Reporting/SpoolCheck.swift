@@ -7,13 +7,13 @@ import SpoolSystem
 import SpoolTransport
 
 /// What `spool-ctl check` finds wrong with a spool: layout, modes, stale claims, unreadable files, strays.
-public struct SpoolCheck: Sendable {
+package struct SpoolCheck: Sendable {
     /// One problem, with the path it concerns.
-    public struct Finding: Sendable {
+    package struct Finding: Sendable {
         /// The file or folder the problem concerns.
-        public let path: String
+        package let path: String
         /// What is wrong, in one line, and what to do about it.
-        public let problem: String
+        package let problem: String
     }
 
     /// Whether a folder's mode is a drop folder's (spool(5), A spool for many users): the group may write and
@@ -23,10 +23,10 @@ public struct SpoolCheck: Sendable {
     }
 
     /// Everything found; empty when the spool is healthy.
-    public private(set) var findings: [Finding] = []
+    package private(set) var findings: [Finding] = []
 
     /// Checks `spool`.
-    public init(
+    package init(
         spool: Spool,
         leaseSeconds: Int64 = Spool.defaultLeaseSeconds(timeoutSeconds: TransportSettings().timeoutSeconds),
         nowSeconds: Int64 = Timestamp.nowSeconds()

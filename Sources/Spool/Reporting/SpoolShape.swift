@@ -12,22 +12,22 @@ import SpoolTransport
 /// Ages come from names alone (`o=`), and so does the origin, as a hash (`h=`): one document per origin is
 /// read to print its name. A name from before `h=` falls back to one read per ordering key (its first
 /// operation found): a key groups the writes to one resource, which have one origin.
-public struct SpoolShape: Sendable {
+package struct SpoolShape: Sendable {
     /// The columns' upper bounds in minutes, as qshape's: an operation at most 5 minutes old counts under 5.
-    public static let bucketMinutes: [Int64] = [5, 10, 20, 40, 80, 160, 320, 640, 1280]
+    package static let bucketMinutes: [Int64] = [5, 10, 20, 40, 80, 160, 320, 640, 1280]
     /// The row of operations whose name says nothing of its key yet (dropped, not admitted by a run).
-    public static let unadmitted = "(dropped, not yet admitted)"
+    package static let unadmitted = "(dropped, not yet admitted)"
     /// The row of operations whose document could not be read to name their origin.
-    public static let unreadable = "(unreadable)"
+    package static let unreadable = "(unreadable)"
 
     /// Counts per origin: one per column and one for older than the last, in `bucketMinutes` order.
-    public private(set) var rows: [String: [Int]] = [:]
+    package private(set) var rows: [String: [Int]] = [:]
 
     /// Counts of operations that share a hash, with one of them to read the origin from.
     private struct Group { var counts: [Int]; var folder: Spool.Folder; var name: FileName }
 
     /// The shape of the operations in `folders` of `spool` at `nowSeconds` (epoch seconds).
-    public init(spool: Spool, folders: [Spool.Folder] = [.new, .cur], nowSeconds: Int64) throws(Errno) {
+    package init(spool: Spool, folders: [Spool.Folder] = [.new, .cur], nowSeconds: Int64) throws(Errno) {
         let columns = SpoolShape.bucketMinutes.count + 1
         // Groups by origin hash (the high bit clear) or, for names without one, by key hash.
         var groups: [UInt64: Group] = [:]
@@ -77,12 +77,12 @@ public struct SpoolShape: Sendable {
     }
 
     /// The column of an operation this many seconds old.
-    public static func column(ageSeconds: Int64) -> Int {
+    package static func column(ageSeconds: Int64) -> Int {
         bucketMinutes.firstIndex { max(0, ageSeconds) <= $0 * 60 } ?? bucketMinutes.count
     }
 
     /// The table as qshape prints it: a TOTAL row first, then origins by count, largest first.
-    public var text: String {
+    package var text: String {
         let columns = SpoolShape.bucketMinutes.count + 1
         var total = Array(repeating: 0, count: columns)
         for row in rows.values { for (i, count) in row.enumerated() { total[i] += count } }

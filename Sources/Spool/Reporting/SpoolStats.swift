@@ -7,24 +7,24 @@ import SpoolSystem
 import SpoolTransport
 
 /// Counts and ages of a spool, read from file names and sizes only (cheap enough for a cron line).
-public struct SpoolStats: Sendable {
+package struct SpoolStats: Sendable {
     /// Operations per folder (reasons not counted).
-    public var counts: [Spool.Folder: Int] = [:]
+    package var counts: [Spool.Folder: Int] = [:]
     /// Operations in `new/` waiting for a retry time.
-    public var deferred = 0
+    package var deferred = 0
     /// Operations in `new/` on hold (`spool-ctl hold`).
-    public var held = 0
+    package var held = 0
     /// Age in seconds of the oldest operation in `new/` or `cur/`.
-    public var oldestPendingAgeSeconds: Int64?
+    package var oldestPendingAgeSeconds: Int64?
     /// Earliest retry time in `new/`, epoch seconds.
-    public var nextDue: Int64?
+    package var nextDue: Int64?
     /// Bytes of all files in the spool's folders.
-    public var bytes = 0
+    package var bytes = 0
     /// What the last sender learned about each origin (`.origins`).
-    public var origins: [OriginRecord] = []
+    package var origins: [OriginRecord] = []
 
     /// Reads the statistics of `spool` at `nowSeconds`.
-    public init(spool: Spool, nowSeconds: Int64 = Timestamp.nowSeconds()) throws {
+    package init(spool: Spool, nowSeconds: Int64 = Timestamp.nowSeconds()) throws {
         for folder in Spool.Folder.allCases {
             let directory = spool.directory(folder)
             var count = 0
@@ -57,7 +57,7 @@ public struct SpoolStats: Sendable {
     package static let reported: [Spool.Folder] = [.new, .cur, .failed, .conflict, .tmp]
 
     /// Lines for a person.
-    public var text: String {
+    package var text: String {
         var out = ""
         for folder in SpoolStats.reported {
             out += "\(folder.rawValue.padding(10))\(counts[folder] ?? 0)"
@@ -109,7 +109,7 @@ public struct SpoolStats: Sendable {
     }
 
     /// One JSON object.
-    public var json: JSON {
+    package var json: JSON {
         var members: [(key: String, value: JSON)] = SpoolStats.reported.map {
             ($0.rawValue, .number(String(counts[$0] ?? 0)))
         }
@@ -161,7 +161,7 @@ public struct SpoolStats: Sendable {
     }
 
     /// The node_exporter textfile format.
-    public func prometheus(spool: String) -> String {
+    package func prometheus(spool: String) -> String {
         let label = "spool=\(JSON.string(spool).text)"
         var out = "# HELP spool_operations Operations in the spool, by folder.\n# TYPE spool_operations gauge\n"
         for folder in SpoolStats.reported {

@@ -2,35 +2,35 @@ import SpoolSystem
 
 /// Two texts compared line by line, in the unified format of `diff -u` (POSIX), from the standard library's
 /// own difference (Myers' algorithm): how `spool-ctl show --diff` and the triage page show mine against theirs.
-public struct UnifiedDiff: Sendable, Equatable {
+package struct UnifiedDiff: Sendable, Equatable {
     /// One line of the comparison: kept in both (" "), only in the old text ("-"), only in the new one ("+").
-    public struct Line: Sendable, Equatable {
+    package struct Line: Sendable, Equatable {
         /// " ", "-" or "+".
-        public var mark: Character
+        package var mark: Character
         /// The line, without its newline.
-        public var text: String
+        package var text: String
     }
 
     /// A run of changes with up to `context` kept lines around it, and where it starts in each text.
-    public struct Hunk: Sendable, Equatable {
+    package struct Hunk: Sendable, Equatable {
         /// `@@ -a,b +c,d @@`.
-        public var header: String
+        package var header: String
         /// Its lines in order.
-        public var lines: [Line]
+        package var lines: [Line]
     }
 
     /// The hunks; none when the texts are the same.
-    public var hunks: [Hunk]
+    package var hunks: [Hunk]
 
     /// The comparison of `old` with `new`, with `context` kept lines around each change.
-    public init(old: String, new: String, context: Int = 3) {
+    package init(old: String, new: String, context: Int = 3) {
         let before = UnifiedDiff.lines(old), after = UnifiedDiff.lines(new)
         let script = UnifiedDiff.script(before, after)
         hunks = UnifiedDiff.hunks(script, context: context)
     }
 
     /// The text of `diff -u` with these labels, or the empty string when nothing differs.
-    public func text(oldLabel: String, newLabel: String) -> String {
+    package func text(oldLabel: String, newLabel: String) -> String {
         guard !hunks.isEmpty else { return "" }
         var out = "--- \(oldLabel)\n+++ \(newLabel)\n"
         for hunk in hunks {

@@ -8,9 +8,9 @@ import SpoolTransport
 
 /// What follows one attempt, decided from its outcome alone: `Worker.attempt` sends, calls `decide`, and
 /// carries out the action. Nothing here touches the spool.
-public enum AttemptDecision {
+package enum AttemptDecision {
     /// What the worker does with the claimed operation.
-    public enum Action: Equatable, Sendable {
+    package enum Action: Equatable, Sendable {
         /// Done: remove it.
         case complete
         /// File it in `failed/` or `conflict/` with this reason.
@@ -25,7 +25,7 @@ public enum AttemptDecision {
 
     /// The action after `outcome` for an operation whose state before the attempt was `state`.
     /// `delay` is the backoff in seconds for a number of attempts and the server's Retry-After.
-    public static func decide(_ outcome: Outcome, state: RetryState, maxAttempts: Int?, nowMicroseconds: Int64,
+    package static func decide(_ outcome: Outcome, state: RetryState, maxAttempts: Int?, nowMicroseconds: Int64,
                               delay: (Int, Int64?) -> Int64) -> Action {
         let attempts = state.attempts + 1
         switch outcome {

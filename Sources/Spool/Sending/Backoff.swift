@@ -7,14 +7,14 @@ import SpoolSystem
 import SpoolTransport
 
 /// Exponential backoff with jitter: the delay before attempt n+1 after n failed attempts.
-public struct Backoff: Sendable, Equatable {
+package struct Backoff: Sendable, Equatable {
     /// Delay after the first failure, seconds.
-    public var minimum: Int64
+    package var minimum: Int64
     /// Largest delay, seconds.
-    public var maximum: Int64
+    package var maximum: Int64
 
     /// A backoff doubling from `minimum` to `maximum`.
-    public init(minimum: Int64 = 30, maximum: Int64 = 3600) {
+    package init(minimum: Int64 = 30, maximum: Int64 = 3600) {
         self.minimum = minimum
         self.maximum = max(minimum, maximum)
     }
@@ -22,7 +22,7 @@ public struct Backoff: Sendable, Equatable {
     /// The delay after `attempts` failed attempts (1 or more): `minimum · 2^(attempts-1)` capped at `maximum`,
     /// then "equal jitter" (a random point in its upper half) so that many operations that failed together
     /// do not all come back in the same second; never less than the server's `Retry-After`.
-    public func delay(afterAttempts attempts: Int, retryAfter: Int64? = nil, random: Double = Double.random(in: 0...1))
+    package func delay(afterAttempts attempts: Int, retryAfter: Int64? = nil, random: Double = Double.random(in: 0...1))
         -> Int64
     {
         let exponent = min(max(attempts - 1, 0), 40)

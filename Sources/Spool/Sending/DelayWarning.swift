@@ -14,10 +14,10 @@ import SpoolTransport
 /// its enqueue into intervals, and the warning goes with the deferral whose interval holds the moment the
 /// operation turns `warnAfterSeconds` old: that deferral's next attempt comes after that moment, so the operation is
 /// certain to be late.
-public enum DelayWarning {
+package enum DelayWarning {
     /// Whether the deferral that moves an operation's due time from `previousDue` to `nextDue` (epoch
     /// seconds; 0 for due at once) is the one to warn with, for an operation enqueued at `enqueued`.
-    public static func due(enqueued: Int64, previousDue: Int64, nextDue: Int64, warnAfterSeconds: Int64) -> Bool {
+    package static func due(enqueued: Int64, previousDue: Int64, nextDue: Int64, warnAfterSeconds: Int64) -> Bool {
         let threshold = enqueued + warnAfterSeconds
         return max(previousDue, enqueued) < threshold && nextDue >= threshold
     }

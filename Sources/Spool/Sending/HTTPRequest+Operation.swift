@@ -11,7 +11,7 @@ extension HTTPRequest {
     /// (the document's, or one derived from the operation so that it is the same on every attempt), `If-Match`,
     /// a `Content-Type` for JSON bodies, our `User-Agent` unless the document sets or removes one, and the credential
     /// headers last so that a document cannot shadow them.
-    public init(
+    package init(
         operation: Operation, id: String, orderMicroseconds: Int64, userAgent: String,
         profile: Credentials.Profile = .init()
     ) {

@@ -9,9 +9,9 @@ import SpoolTransport
 /// What a lane does with its next operation, decided from facts alone, in the manner of swift-nio's state
 /// machines: `Worker.process` gathers the facts (reading the document, looking up dependencies), calls
 /// `decide`, and carries out the action it returns. Nothing here touches the spool.
-public enum LaneDecision {
+package enum LaneDecision {
     /// What one `depends_on` id turned out to be, gathered by the worker in order.
-    public enum Dependency: Equatable, Sendable {
+    package enum Dependency: Equatable, Sendable {
         /// Done in this run, or found nowhere (done before).
         case done
         /// Filed in `failed/` or `conflict/`: this one can never be right.
@@ -26,33 +26,33 @@ public enum LaneDecision {
 
     /// Everything the decision looks at. Dependencies and the next operation's key cost I/O, so they start
     /// unknown (nil) and the decision asks for them (`Action.look`) only when it gets that far.
-    public struct Facts {
+    package struct Facts {
         /// The operation's name and retry state.
-        public var entry: QueueEntry
+        package var entry: QueueEntry
         /// Its document.
-        public var operation: Operation
+        package var operation: Operation
         /// Seconds since the epoch.
-        public var nowSeconds: Int64
+        package var nowSeconds: Int64
         /// Options that bear on the decision.
-        public var lifetimeSeconds: Int64
+        package var lifetimeSeconds: Int64
         /// The origins requests may go to (`--allow-origin`); nil allows every one. Handler jobs are exempt.
-        public var allowedOrigins: Set<String>?
+        package var allowedOrigins: Set<String>?
         /// What the operation's producer may name, when the producer policy governs them (nil: it does not).
-        public var producerRights: ProducerPolicy.Rights?
+        package var producerRights: ProducerPolicy.Rights?
         /// The policy's file, for the reason; nil when no file is named (the default policy).
-        public var producerPolicyPath: String?
+        package var producerPolicyPath: String?
         /// The operation's origin failed at the transport level earlier in this run.
-        public var originBlocked: Bool
+        package var originBlocked: Bool
         /// Its dependencies, up to the first that is not done; nil until looked up.
-        public var dependencies: [Dependency]?
+        package var dependencies: [Dependency]?
         /// The lane's next operation has the same key (a coalescing write may give way to it); nil until
         /// looked up, false when there is no next.
-        public var nextHasSameKey: Bool?
+        package var nextHasSameKey: Bool?
         /// Bytes a claim adds to the file name.
-        public var claimSuffixLength: Int
+        package var claimSuffixLength: Int
 
         /// The facts of one decision.
-        public init(
+        package init(
             entry: QueueEntry, operation: Operation, nowSeconds: Int64, lifetimeSeconds: Int64,
             allowedOrigins: Set<String>? = nil, producerRights: ProducerPolicy.Rights? = nil,
             producerPolicyPath: String? = nil, originBlocked: Bool = false, dependencies: [Dependency]? = nil,
@@ -73,13 +73,13 @@ public enum LaneDecision {
     }
 
     /// Why a lane stops for the rest of the run.
-    public enum ParkReason: Equatable, Sendable {
+    package enum ParkReason: Equatable, Sendable {
         case originBlocked
         case claimLost
     }
 
     /// A fact that costs I/O, for the worker to look up before it asks again.
-    public enum Lookup: Equatable, Sendable {
+    package enum Lookup: Equatable, Sendable {
         /// Where each `depends_on` id is.
         case dependencies
         /// The key of the lane's next operation.
@@ -87,7 +87,7 @@ public enum LaneDecision {
     }
 
     /// What the worker does next.
-    public enum Action: Equatable, Sendable {
+    package enum Action: Equatable, Sendable {
         /// Look this up, set it in the facts and decide again.
         case look(Lookup)
         /// Claim it and send it.
@@ -103,7 +103,7 @@ public enum LaneDecision {
     }
 
     /// The action for the lane's next operation.
-    public static func decide(_ facts: Facts) -> Action {
+    package static func decide(_ facts: Facts) -> Action {
         let operation = facts.operation, entry = facts.entry
         // --allow-origin limits where requests go; the handler directory is the list of what may run.
         if let allowed = facts.allowedOrigins, operation.handler == nil, !allowed.contains(operation.origin) {
@@ -147,7 +147,7 @@ public enum LaneDecision {
     }
 
     /// What follows a claim: send when it was won, else another worker owns the rest of the key.
-    public static func afterClaim(won: Bool) -> Action {
+    package static func afterClaim(won: Bool) -> Action {
         won ? .claim : .park(.claimLost)
     }
 

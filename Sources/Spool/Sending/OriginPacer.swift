@@ -15,21 +15,21 @@ import SpoolQueue
 /// - **Bounded by demand**: it never grows beyond twice what the origin accepted lately (or the limit
 ///   learned), so an idle hour does not turn into a burst.
 /// - **One cut per round**: answers to requests sent before a cut tell nothing new (as for the window).
-public struct OriginPacer: Sendable, Equatable {
+package struct OriginPacer: Sendable, Equatable {
     /// The learned rate, requests per second; nil while the origin never pushed back (not paced).
-    public private(set) var rate: Double?
+    package private(set) var rate: Double?
     /// The rate the origin accepted when it last pushed back: its limit as last measured (0 for none).
-    public private(set) var limit = 0.0
+    package private(set) var limit = 0.0
     /// Where CUBIC's curve starts: the last cut, or the start of the run that restored the rate (seconds since
     /// the epoch; 0 for never).
-    public private(set) var cutAt = 0.0
+    package private(set) var cutAt = 0.0
     /// When the origin last pushed back and cut the rate, across runs: the evidence for the rate, from which
     /// it is forgotten (seconds since the epoch; 0 for never).
-    public private(set) var learnedAt = 0.0
+    package private(set) var learnedAt = 0.0
     /// How sure: the cuts that taught the rate, across runs.
-    public private(set) var cuts = 0
+    package private(set) var cuts = 0
     /// Still doubling: no cut has yet been made on a full measurement.
-    public private(set) var slowStart = true
+    package private(set) var slowStart = true
 
     /// When recent answers were accepted, oldest first, from `acceptedStart` on (those before it are old and
     /// dropped in bulk, so that each answer costs O(1)): within `measureSeconds`, at most `keptAnswers`.
@@ -48,25 +48,25 @@ public struct OriginPacer: Sendable, Equatable {
 
     /// What is kept of a rate after a push-back, times the accepted rate (CUBIC's β is 0.7; a rate limiter
     /// that drops the excess needs less margin than a queue).
-    public static let cutFactor = 0.85
+    package static let cutFactor = 0.85
     /// The span over which the accepted rate is measured.
-    public static let measureSeconds = 0.5
+    package static let measureSeconds = 0.5
     /// The shortest span a measurement is divided by: a burst of the opening moments is not a rate.
-    public static let shortestMeasureSeconds = 0.25
+    package static let shortestMeasureSeconds = 0.25
     /// Seconds after a cut in which the rate climbs back to the measured limit.
-    public static let recoverySeconds = 2.0
+    package static let recoverySeconds = 2.0
     /// The lowest rate learned: one request a minute, so that an origin answering only 503 is still tried.
-    public static let lowestRate = 1.0 / 60
+    package static let lowestRate = 1.0 / 60
     /// How long a learned rate is kept without news: a day.
-    public static let memorySeconds = Double(OriginRecord.learnedRateLifetimeSeconds)
+    package static let memorySeconds = Double(OriginRecord.learnedRateLifetimeSeconds)
     /// The most answers kept in `accepted`: memory stays bounded at any rate.
     package static let keptAnswers = 4096
 
     /// An origin with nothing learned yet.
-    public init() {}
+    package init() {}
 
     /// The origin accepted a request at `nowSeconds`: measured, and the rate grows.
-    public mutating func accepted(nowSeconds: Double) {
+    package mutating func accepted(nowSeconds: Double) {
         if firstAnswerAt == nil { firstAnswerAt = nowSeconds }
         lastAcceptedAt = nowSeconds
         accepted.append(nowSeconds)
@@ -74,7 +74,7 @@ public struct OriginPacer: Sendable, Equatable {
     }
 
     /// The rate the origin accepted over the last `measureSeconds`, requests per second.
-    public mutating func acceptedRate(nowSeconds: Double) -> Double {
+    package mutating func acceptedRate(nowSeconds: Double) -> Double {
         forgetOld(nowSeconds)
         let count = accepted.count - acceptedStart
         let span = min(OriginPacer.measureSeconds, nowSeconds - (firstAnswerAt ?? nowSeconds))
@@ -85,18 +85,18 @@ public struct OriginPacer: Sendable, Equatable {
     /// when that is longer (a limiter at a low rate refuses a few in a row). Only then is a push-back evidence
     /// that spool sends faster than the origin accepts (a mix of accepted and refused); a push-back without
     /// one says the origin accepts nothing: it is unavailable, not slow, and teaches no rate.
-    public func acceptedLately(nowSeconds: Double) -> Bool {
+    package func acceptedLately(nowSeconds: Double) -> Bool {
         guard let lastAcceptedAt else { return false }
         return nowSeconds - lastAcceptedAt <= max(OriginPacer.stretchSeconds, rate.map { 4 / $0 } ?? 0)
     }
 
     /// The stretch in which accepted answers and push-backs are one mix, evidence of a rate.
-    public static let stretchSeconds = 10.0
+    package static let stretchSeconds = 10.0
 
     /// The origin pushed back (429, 503) on the request of `ticket`; `started` is the last ticket issued, so
     /// that the answers to requests already on their way do not cut again. Returns whether the rate was cut.
     @discardableResult
-    public mutating func pushedBack(nowSeconds: Double, ticket: Int, started: Int) -> Bool {
+    package mutating func pushedBack(nowSeconds: Double, ticket: Int, started: Int) -> Bool {
         guard ticket > lastCutTicket else { return false }
         lastCutTicket = started
         let measured = acceptedRate(nowSeconds: nowSeconds)
@@ -133,7 +133,7 @@ public struct OriginPacer: Sendable, Equatable {
     }
 
     /// Forgets a rate whose last cut was more than `memorySeconds` ago: the origin is unknown again.
-    public mutating func forgetIfOld(nowSeconds: Double) {
+    package mutating func forgetIfOld(nowSeconds: Double) {
         guard rate != nil, nowSeconds - learnedAt > OriginPacer.memorySeconds else { return }
         self = OriginPacer()
     }
@@ -155,7 +155,7 @@ public struct OriginPacer: Sendable, Equatable {
     /// a rate limiter's limit rose). The cut keeps its time as the evidence for the rate (`learnedAt`), so that
     /// a rate is forgotten a day after its last cut however many runs came between. Nothing when it is older
     /// than `memorySeconds`.
-    public mutating func restore(limit: Double, cutAt: Double, cuts: Int, nowSeconds: Double) {
+    package mutating func restore(limit: Double, cutAt: Double, cuts: Int, nowSeconds: Double) {
         guard limit > 0, limit.isFinite, nowSeconds - cutAt <= OriginPacer.memorySeconds else { return }
         self.limit = max(limit, OriginPacer.lowestRate)
         let since = min(max(0, nowSeconds - cutAt), OriginPacer.recoverySeconds)

@@ -10,9 +10,9 @@ import SpoolTransport
 /// the origin answers and halves when it pushes back (Postfix's per-destination concurrency with slow start,
 /// TCP's AIMD), a token bucket for a request rate (configured, announced or learned: `OriginPacer`), and a
 /// pause the origin asked for.
-public struct OriginWindow: Sendable, Equatable {
+package struct OriginWindow: Sendable, Equatable {
     /// What one answer says about the origin's load.
-    public enum Signal: Sendable, Equatable {
+    package enum Signal: Sendable, Equatable {
         /// It answered (2xx, 3xx, a 4xx other than 429): the window grows.
         case answered
         /// It pushed back (429, 503, a timeout, a refused or lost connection): the window halves.
@@ -22,7 +22,7 @@ public struct OriginWindow: Sendable, Equatable {
     }
 
     /// Whether a request may go now.
-    public enum Admission: Sendable, Equatable {
+    package enum Admission: Sendable, Equatable {
         /// Yes; hand the ticket back to `finish`.
         case go(ticket: Int)
         /// The window is full: wait for a request to the origin to finish.
@@ -34,48 +34,48 @@ public struct OriginWindow: Sendable, Equatable {
     }
 
     /// The longest a lane waits for the rate's next request; longer, and the origin counts as paused.
-    public static let longestWaitSeconds = 5.0
+    package static let longestWaitSeconds = 5.0
 
     /// The window a new origin starts with unless spool.conf(5) says otherwise (Postfix starts at 5).
-    public static let initialWindow = 4
+    package static let initialWindow = 4
     /// The growth per answer near the last window that was pushed back (probing): a new 429 at most once
     /// every `1 / probeGrowth` windows' worth of answers.
-    public static let probeGrowth = 0.1
+    package static let probeGrowth = 0.1
 
     /// The window never grows beyond this (`max-concurrency`, else `--concurrency`).
-    public let maximum: Int
+    package let maximum: Int
     /// Requests allowed at once now, between 1 and `maximum`; its whole part is what counts.
-    public private(set) var window: Double
+    package private(set) var window: Double
     /// Requests on their way now.
-    public private(set) var inFlight = 0
+    package private(set) var inFlight = 0
     /// The window when the origin last pushed back; nil until it has (slow start until then).
-    public private(set) var ceiling: Double?
+    package private(set) var ceiling: Double?
     /// Until when the origin asked not to be sent anything (seconds since the epoch; 0 for no pause).
-    public private(set) var pausedUntil = 0.0
+    package private(set) var pausedUntil = 0.0
     /// Since when the origin could not be reached, across runs, until it answers (epoch seconds; 0 while it
     /// answers).
-    public var unreachableSince: Int64 = 0
+    package var unreachableSince: Int64 = 0
     /// What asked for the pause (`OriginRecord.pausedBy`; empty when unknown).
-    public private(set) var pauseCause = ""
+    package private(set) var pauseCause = ""
     /// Probes in a row that found the origin down (unreachable, or unavailable), across runs: its backoff.
-    public private(set) var failedProbes = 0
+    package private(set) var failedProbes = 0
     /// The last ticket issued when the origin was found down: answers to requests sent before do not count.
     package var lastDownTicket = 0
     /// The end of the first pause said at the default level since the origin last accepted a request (epoch
     /// seconds; 0 for none), across runs: the pauses of one episode are said once.
-    public var announcedUntil: Int64 = 0
+    package var announcedUntil: Int64 = 0
     /// The rate the administrator allows (`rate`), requests per second.
-    public let configuredRate: Double?
+    package let configuredRate: Double?
     /// The rate the origin announced (`RateLimit-Policy`), requests per second.
-    public private(set) var announcedRate: Double?
+    package private(set) var announcedRate: Double?
     /// The rate learned from the origin's 429s and 503s.
-    public private(set) var pacer = OriginPacer()
+    package private(set) var pacer = OriginPacer()
     /// Requests that may go at once before the rate spaces them.
-    public let burst: Double
+    package let burst: Double
     /// Pushbacks, 429s and pauses seen, for `spool-ctl stats`.
-    public private(set) var pushbacks = 0, tooManyRequests = 0, pauses = 0
+    package private(set) var pushbacks = 0, tooManyRequests = 0, pauses = 0
     /// What became of the operations sent, for `spool-ctl stats --prometheus`.
-    public var deliveries = DeliveryCounts()
+    package var deliveries = DeliveryCounts()
 
     /// The token bucket: requests the rate allows now, at most `burst`.
     package var tokens: Double
@@ -87,7 +87,7 @@ public struct OriginWindow: Sendable, Equatable {
     package var lastCut = 0
 
     /// A new origin's window, from `initial` up to `maximum` at once, and `rate` per second with `burst`.
-    public init(maximum: Int, initial: Int? = nil, rate: Double? = nil, burst: Int? = nil) {
+    package init(maximum: Int, initial: Int? = nil, rate: Double? = nil, burst: Int? = nil) {
         self.maximum = max(1, maximum)
         window = Double(min(self.maximum, max(1, initial ?? OriginWindow.initialWindow)))
         configuredRate = rate
@@ -97,7 +97,7 @@ public struct OriginWindow: Sendable, Equatable {
 
     /// The rate that applies: the lowest of the administrator's (a ceiling learning never exceeds), the
     /// origin's announced one and the learned one.
-    public var rate: Double? {
+    package var rate: Double? {
         // Without an array: this is read for every request admitted.
         func lower(_ one: Double?, _ other: Double?) -> Double? {
             guard let one else { return other }
@@ -107,7 +107,7 @@ public struct OriginWindow: Sendable, Equatable {
     }
 
     /// Whether a request may go at `nowSeconds`, and if so counts it as on its way.
-    public mutating func admit(nowSeconds: Double) -> Admission {
+    package mutating func admit(nowSeconds: Double) -> Admission {
         if nowSeconds < pausedUntil { return .paused(until: pausedUntil) }
         if inFlight >= Int(window) { return .full }
         pacer.forgetIfOld(nowSeconds: nowSeconds)
@@ -132,7 +132,7 @@ public struct OriginWindow: Sendable, Equatable {
 
     /// Counts the request of `ticket` as finished with `signal`; returns whether the window's whole part
     /// changed (worth a line with `-v`).
-    public mutating func finish(ticket: Int, _ signal: Signal) -> Bool {
+    package mutating func finish(ticket: Int, _ signal: Signal) -> Bool {
         inFlight = max(0, inFlight - 1)
         let before = Int(window)
         switch signal {
@@ -158,7 +158,7 @@ public struct OriginWindow: Sendable, Equatable {
     }
 
     /// What an answer teaches an origin's pace.
-    public enum Lesson: Sendable, Equatable {
+    package enum Lesson: Sendable, Equatable {
         /// Nothing new: accepted, or a push-back to a request sent before the last cut.
         case nothing
         /// A push-back soon after accepted answers: the learned rate was cut.
@@ -170,7 +170,7 @@ public struct OriginWindow: Sendable, Equatable {
     /// What an answer of `status` to the request of `ticket` teaches the learned rate: a 429 or 503 soon
     /// after accepted answers cuts it (a mix is evidence of a rate), one while the origin accepts nothing says
     /// it is unavailable; another answer below 500 was accepted, and the origin is up.
-    public mutating func pace(status: Int, ticket: Int, nowSeconds: Double) -> Lesson {
+    package mutating func pace(status: Int, ticket: Int, nowSeconds: Double) -> Lesson {
         if status == 429 || status == 503 {
             guard pacer.acceptedLately(nowSeconds: nowSeconds) else {
                 return ticket > lastDownTicket ? .unavailable : .nothing
@@ -186,13 +186,13 @@ public struct OriginWindow: Sendable, Equatable {
     }
 
     /// Counts a 429 (for the statistics; its pushback is `finish`'s).
-    public mutating func countTooManyRequests() {
+    package mutating func countTooManyRequests() {
         tooManyRequests = min(tooManyRequests + 1, OriginRecord.largestCount)
     }
 
     /// Sends nothing to the origin before `until` (seconds since the epoch), `nowSeconds` plus a day at most;
     /// `cause` is what asked for it (`OriginRecord.pausedBy`).
-    public mutating func pause(until: Double, nowSeconds: Double, cause: String = "") {
+    package mutating func pause(until: Double, nowSeconds: Double, cause: String = "") {
         let until = min(until, nowSeconds + RateLimitHeaders.longestPauseSeconds)
         guard until.isFinite, until > pausedUntil else { return }
         pausedUntil = until
@@ -202,19 +202,19 @@ public struct OriginWindow: Sendable, Equatable {
     }
 
     /// The origin accepted a request: it is up, and a backoff it was waiting out is over.
-    public mutating func up() {
+    package mutating func up() {
         unreachableSince = 0
         failedProbes = 0
         if OriginRecord.isDown(pauseCause) { liftPause() }
     }
 
     /// Lifts the pause (a down origin's backoff under `--flush`).
-    public mutating func liftPause() { (pausedUntil, pauseCause) = (0, "") }
+    package mutating func liftPause() { (pausedUntil, pauseCause) = (0, "") }
 
     /// The origin was found down at `nowSeconds` (`cause`: `unreachable` or `unavailable`): it is probed again
     /// after `backoff`'s delay for one more probe in a row, and down since now unless it was already.
     /// Returns until when it waits.
-    public mutating func down(
+    package mutating func down(
         nowSeconds: Double, cause: String, backoff: Backoff, random: Double = Double.random(in: 0...1)
     ) -> Double {
         lastDownTicket = started
@@ -226,16 +226,16 @@ public struct OriginWindow: Sendable, Equatable {
     }
 
     /// The lowest rate taken from an origin: one request a day. A lower one would starve it for good.
-    public static let lowestRate = 1.0 / 86400
+    package static let lowestRate = 1.0 / 86400
 
     /// The origin's own announced rate, requests per second.
-    public mutating func announce(rate: Double) {
+    package mutating func announce(rate: Double) {
         guard rate.isFinite, rate > 0 else { return }
         announcedRate = max(rate, OriginWindow.lowestRate)
     }
 
     /// What this window has learned, to keep for the next run.
-    public func record(_ origin: String, nowSeconds: Int64) -> OriginRecord {
+    package func record(_ origin: String, nowSeconds: Int64) -> OriginRecord {
         var record = OriginRecord(origin: origin)
         record.window = Int(window)
         record.maximum = maximum
@@ -263,7 +263,7 @@ public struct OriginWindow: Sendable, Equatable {
     /// Starts from what the last run learned: its counts and pause always (a pause at most a day from now),
     /// its learned rate if learned within the day, its window only if learned within the hour, and never
     /// above this run's maximum.
-    public mutating func restore(_ record: OriginRecord, nowSeconds: Double) {
+    package mutating func restore(_ record: OriginRecord, nowSeconds: Double) {
         (pushbacks, tooManyRequests, pauses) = (record.pushbacks, record.tooManyRequests, record.pauses)
         deliveries = record.deliveries
         pausedUntil = min(Double(record.pausedUntil), nowSeconds + RateLimitHeaders.longestPauseSeconds)

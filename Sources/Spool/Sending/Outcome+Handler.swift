@@ -9,13 +9,13 @@ import SpoolTransport
 /// A handler's exit status in sysexits terms, as Postfix's pipe(8) reads a delivery agent's.
 extension Outcome {
     /// The exit status by which a handler says "conflict: a human must decide" (sysexits leaves 3 unused).
-    public static let conflictExitStatus: Int32 = 3
+    package static let conflictExitStatus: Int32 = 3
     /// EX_TEMPFAIL: try again later.
-    public static let temporaryExitStatus: Int32 = 75
+    package static let temporaryExitStatus: Int32 = 75
 
     /// Decides the outcome of one handler run: 0 done; 75, a signal or the timeout retried; 3 a conflict;
     /// any other status failed, with the end of standard error.
-    public static func classify(handler name: String, _ result: HandlerProcess.Result, timeout: Double) -> Outcome {
+    package static func classify(handler name: String, _ result: HandlerProcess.Result, timeout: Double) -> Outcome {
         let said = result.errors.lastLines(5)
         let stderr = said.isEmpty ? [] : [Field("stderr", said)]
         let lastLine = said.split(separator: "\n").last.map { ": \($0)" } ?? ""

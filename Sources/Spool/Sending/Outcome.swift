@@ -7,7 +7,7 @@ import SpoolSystem
 import SpoolTransport
 
 /// What happens to an operation after an attempt: the three-way result of nullmailer, plus conflicts.
-public enum Outcome: Equatable, Sendable {
+package enum Outcome: Equatable, Sendable {
     /// Done: the file is removed.
     case done
     /// Temporary: back to `new/` with one more attempt; `retryAfter` is the server's minimum delay in seconds,
@@ -23,23 +23,23 @@ public enum Outcome: Equatable, Sendable {
     case failed(reason: [Field])
 
     /// One `name: value` line of a reason.
-    public struct Field: Equatable, Sendable {
+    package struct Field: Equatable, Sendable {
         /// The field's name, such as `reason`, `status` or `exit-status`.
-        public let name: String
+        package let name: String
         /// Its text, as the reason shows it after the name.
-        public let value: String
+        package let value: String
         /// The field `name: value`.
-        public init(_ name: String, _ value: String) {
+        package init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
         }
     }
 
     /// Statuses that mean "try again later" (RFC 9110, RFC 6585, RFC 8470).
-    public static let temporaryStatuses: Set<Int> = [408, 425, 429, 500, 502, 503, 504]
+    package static let temporaryStatuses: Set<Int> = [408, 425, 429, 500, 502, 503, 504]
 
     /// Decides the outcome of one attempt from the method and what the transport returned.
-    public static func classify(method: String, result: Result<HTTPResponse, TransportError>, nowSeconds: Int64)
+    package static func classify(method: String, result: Result<HTTPResponse, TransportError>, nowSeconds: Int64)
         -> Outcome
     {
         let response: HTTPResponse
@@ -99,19 +99,19 @@ public enum Outcome: Equatable, Sendable {
 }
 
 /// The `Retry-After` header (RFC 9110 section 10.2.3): delay seconds or an HTTP date.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The longest delay taken from a server, whatever it says: 30 days.
-    public static let longest: Int64 = 30 * 86400
+    package static let longest: Int64 = 30 * 86400
 
     /// Seconds to wait from `nowSeconds`, at most `longest`, or nil when the value is neither form.
-    public static func seconds(_ value: String, nowSeconds: Int64) -> Int64? {
+    package static func seconds(_ value: String, nowSeconds: Int64) -> Int64? {
         let text = value.trimmingWhitespace()
         if let n = Int64(text) { return n >= 0 ? min(n, longest) : nil }
         return httpDate(text).map { min(max(0, $0 - nowSeconds), longest) }
     }
 
     /// Parses an IMF-fixdate such as `Sun, 06 Nov 1994 08:49:37 GMT` into epoch seconds.
-    public static func httpDate(_ text: String) -> Int64? {
+    package static func httpDate(_ text: String) -> Int64? {
         let parts = text.split(separator: " ")
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
@@ -129,5 +129,5 @@ public enum RetryAfter {
 
 extension FilingReason {
     /// A reason made of an outcome's fields.
-    public init(_ fields: [Outcome.Field]) { self.init(fields.map { ($0.name, $0.value) }) }
+    package init(_ fields: [Outcome.Field]) { self.init(fields.map { ($0.name, $0.value) }) }
 }

@@ -10,17 +10,17 @@ import SpoolTransport
 /// draft-ietf-httpapi-ratelimit-headers (from draft-06's `10;w=1` to draft-10's `"default";q=10;w=1` and
 /// `"default";r=0;t=5`), the earlier drafts' `RateLimit-Remaining` / `RateLimit-Reset`, and the common
 /// `X-RateLimit-Remaining` / `X-RateLimit-Reset`. Read leniently: a value that does not parse says nothing.
-public struct RateLimitHeaders: Sendable, Equatable {
+package struct RateLimitHeaders: Sendable, Equatable {
     /// The requests per second the lowest of the announced policies allows.
-    public var rate: Double?
+    package var rate: Double?
     /// Seconds to send nothing for: the quota is used up until its reset.
-    public var pauseSeconds: Double?
+    package var pauseSeconds: Double?
 
     /// The longest pause taken from a reset, whatever the origin says: a day.
-    public static let longestPauseSeconds = 86400.0
+    package static let longestPauseSeconds = 86400.0
 
     /// Reads the headers of one answer (names lower-cased); `nowSeconds` is for resets given as epoch seconds.
-    public init(_ headers: [String: String], nowSeconds: Int64) {
+    package init(_ headers: [String: String], nowSeconds: Int64) {
         // Most answers carry none of these fields: one look at the names, rather than six lookups.
         guard headers.keys.contains(where: { $0.hasPrefix("ratelimit") || $0.hasPrefix("x-ratelimit-") }) else {
             return

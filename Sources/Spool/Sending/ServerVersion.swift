@@ -9,13 +9,13 @@ import SpoolTransport
 /// The resource as the server has it when a write lands in `conflict/`: one GET, made only for the human
 /// who will decide, and kept in the conflict's reason (`theirs-*` fields, the body after them). The one read
 /// spool makes; `--no-fetch-on-conflict` turns it off.
-public enum ServerVersion {
+package enum ServerVersion {
     /// The most of the server's body kept; a longer one is cut there, and the reason says so.
-    public static let maxBodyBytes = 256 * 1024
+    package static let maxBodyBytes = 256 * 1024
 
     /// The GET for `operation`'s URL, with its auth profile's credentials and TLS files, `Accept` from its
     /// `Content-Type`, and nothing of the write itself (no body, no `If-Match`, no `Idempotency-Key`).
-    public static func request(for operation: Operation, userAgent: String, profile: Credentials.Profile)
+    package static func request(for operation: Operation, userAgent: String, profile: Credentials.Profile)
         -> HTTPRequest
     {
         let contentType = operation.headers.first { $0.name.lowercased() == "content-type" }?.value
@@ -32,7 +32,7 @@ public enum ServerVersion {
 
     /// The reason's `theirs-*` fields and body for what the GET gave: the version's status, ETag,
     /// `Last-Modified`, content type and length, or why there is none (never fatal to the filing).
-    public static func record(_ result: Result<HTTPResponse, TransportError>, atSeconds: Int64)
+    package static func record(_ result: Result<HTTPResponse, TransportError>, atSeconds: Int64)
         -> (fields: [(String, String)], body: [UInt8]?)
     {
         var fields = [("theirs-fetched", Timestamp.formatRFC3339(atSeconds))]

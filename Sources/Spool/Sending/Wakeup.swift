@@ -14,7 +14,7 @@ import SpoolTransport
 ///
 /// The SIGTERM/SIGINT handler only writes to an eventfd, which stays readable once written; the loop polls
 /// it together with inotify, so a signal is never lost between checking a flag and going to sleep.
-public final class Wakeup: Sendable {
+package final class Wakeup: Sendable {
     /// The inotify descriptor watching `new/`, or -1 without one.
     package let inotify: Int32
     /// The eventfd the stop handler writes to: readable once SIGTERM or SIGINT has arrived.
@@ -23,7 +23,7 @@ public final class Wakeup: Sendable {
     package let netlink: Int32
 
     /// Why `wait` returned.
-    public enum Reason: Sendable {
+    package enum Reason: Sendable {
         case files, network, stop, timeout
     }
 
@@ -33,7 +33,7 @@ public final class Wakeup: Sendable {
 
     /// Installs the stop handler, and watches `newDirectory` and the network when given one. A machine
     /// that refuses a netlink socket only loses the network wake-up.
-    public init(watching newDirectory: String?) throws(Errno) {
+    package init(watching newDirectory: String?) throws(Errno) {
         let event = try retryingInterrupts { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
         try retryingInterrupts { cspool_install_stop_handler(event) }
         self.event = event
@@ -49,7 +49,7 @@ public final class Wakeup: Sendable {
     }
 
     /// Calls `onStop` from a background thread once SIGTERM or SIGINT has arrived.
-    public func onStopSignal(_ onStop: @escaping @Sendable () -> Void) {
+    package func onStopSignal(_ onStop: @escaping @Sendable () -> Void) {
         let event = self.event
         // A queue of its own, whose thread may block for the whole watch: a global queue's thread is one of
         // the few that Dispatch shares out by the cores, and this one would never come back.
@@ -61,7 +61,7 @@ public final class Wakeup: Sendable {
     }
 
     /// Waits up to `seconds` for files in `new/` or a stop, without holding a cooperative thread.
-    public func wait(seconds: Double) async -> Reason {
+    package func wait(seconds: Double) async -> Reason {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(returning: self.poll(seconds: seconds)) }
         }

@@ -12,7 +12,7 @@ import SpoolTransport
 extension Worker {
     /// Returns dead workers' claims and this worker's stranded ones to `new/`, completes (or clears)
     /// filings cut short, and removes abandoned files from `tmp/`.
-    public func housekeeping() {
+    package func housekeeping() {
         unclaimStranded()
         do {
             try spool.withLock { transaction throws(SystemCallError) in
@@ -127,7 +127,7 @@ extension Worker {
     /// Returns the claims this worker could not move on to `new/`, marked as perhaps sent
     /// (`RetryState.interrupted`); those it still cannot stay stranded (and recovery returns them once this
     /// process is gone).
-    public func unclaimStranded() {
+    package func unclaimStranded() {
         // Stranded after its attempt, perhaps delivered: it comes back saying it may have been sent.
         for claimed in stranded.withLock({ list -> [QueueEntry] in defer { list = [] }; return list }) {
             unclaim(claimed, state: claimed.state.interrupted)
@@ -136,7 +136,7 @@ extension Worker {
 
     /// Makes due at once what transport failures deferred (refused, dns, timeout, lost): the network changed,
     /// so their backoff no longer says anything. Said with `-v`; a fault is recorded like any other.
-    public func retryNetworkFailures() {
+    package func retryNetworkFailures() {
         // An unreachable origin's backoff is over too: the network that failed it may be the one that changed.
         let probed = limits.liftBackoff(cause: "unreachable")
         if !probed.isEmpty { log.detail("the network changed: \(probed.joined(separator: ", ")) probed again now") }

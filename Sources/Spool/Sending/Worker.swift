@@ -16,7 +16,7 @@ import SpoolTransport
 /// operations go strictly one after another, and a lane stops at the first operation that has to wait, so a
 /// later write never overtakes an earlier one. Rounds repeat while they send anything, which picks up
 /// operations that arrive during the run.
-public final class Worker: Sendable {
+package final class Worker: Sendable {
     /// The spool this worker claims from and files into.
     package let spool: Spool
 
@@ -46,7 +46,7 @@ public final class Worker: Sendable {
 
     /// How long the last look at the queue took: a watcher paces itself by it, so that a stream of new files
     /// does not keep it listing a large queue instead of sending.
-    public var lastPlanSeconds: Double { planSeconds.withLock { $0 } }
+    package var lastPlanSeconds: Double { planSeconds.withLock { $0 } }
 
     /// What one run has counted and learned: its summary, the origins stopped or paused, the keys parked.
     package struct RunState {
@@ -81,7 +81,7 @@ public final class Worker: Sendable {
     }
 
     /// A worker on `spool` sending through `transport`; without one it can only keep house and plan.
-    public init(spool: Spool, transport: (any Transport)? = nil, options: WorkerOptions) {
+    package init(spool: Spool, transport: (any Transport)? = nil, options: WorkerOptions) {
         self.spool = spool
         self.transport = transport
         self.options = options
@@ -99,10 +99,10 @@ public final class Worker: Sendable {
     }
 
     /// Asks the worker to stop claiming; requests in flight finish (or time out) first.
-    public func requestStop() { stopping.store(true, ordering: .relaxed) }
+    package func requestStop() { stopping.store(true, ordering: .relaxed) }
 
     /// Whether a stop was requested, or the spool's storage failed so that going on would only fail again.
-    public var isStopping: Bool { stopping.load(ordering: .relaxed) || storageFailed.load(ordering: .relaxed) }
+    package var isStopping: Bool { stopping.load(ordering: .relaxed) || storageFailed.load(ordering: .relaxed) }
 
     /// Set by a fault that ends the run (`storage`, `disconnected`): every operation stays where it is.
     package let storageFailed = Atomic<Bool>(false)
@@ -119,7 +119,7 @@ public final class Worker: Sendable {
 
     /// The faults met since the last call, and forgets them: what decides a run's exit status. A watcher
     /// that goes on after them runs again as if they had not been.
-    public func takeFaults() -> FaultReport {
+    package func takeFaults() -> FaultReport {
         defer { storageFailed.store(false, ordering: .relaxed) }
         return faults.withLock { report in defer { report = FaultReport() }; return report }
     }
@@ -164,7 +164,7 @@ public final class Worker: Sendable {
     }
 
     /// Sends everything that is due, round after round, until a round sends nothing.
-    public func run() async -> RunSummary {
+    package func run() async -> RunSummary {
         state.withLock { $0 = RunState() }
         limits.startRun()
         // The run's own use of the spool lock: housekeeping's before it is not counted.
@@ -258,7 +258,7 @@ public final class Worker: Sendable {
 
     /// Keeps what the origins taught this run in the spool's `.origins`, for the next run and for
     /// `spool-ctl stats`; nothing when no request ended since the last save.
-    public func saveOrigins() {
+    package func saveOrigins() {
         guard let records = limits.records(nowSeconds: Timestamp.nowSeconds()) else { return }
         OriginRecord.write(records, to: spool)
     }
@@ -269,7 +269,7 @@ public final class Worker: Sendable {
     /// no HTTP.
     ///
     /// A queue that was idle at the last look and has not changed since is not listed again (`IdleHint`).
-    public func hasDueWork() -> Bool {
+    package func hasDueWork() -> Bool {
         let nowSeconds = Timestamp.nowSeconds()
         if !options.flush, let hint = IdleHint.read(spool), hint.stillHolds(spool, nowSeconds: nowSeconds) {
             return false

@@ -7,43 +7,43 @@ import SpoolSystem
 import SpoolTransport
 
 /// How a worker sends: the knobs of `spool-send`.
-public struct WorkerOptions: Sendable {
+package struct WorkerOptions: Sendable {
     /// Keys sent in parallel.
-    public var concurrency = 4
+    package var concurrency = 4
     /// Ignore retry times for this run (still in order), like `postqueue -f`.
-    public var flush = false
+    package var flush = false
     /// Delays between attempts.
-    public var backoff = Backoff()
+    package var backoff = Backoff()
     /// Seconds after enqueue at which an operation fails instead of being sent (Postfix's maximal_queue_lifetime).
-    public var lifetimeSeconds: Int64 = 5 * 86400
+    package var lifetimeSeconds: Int64 = 5 * 86400
     /// Seconds after which a claim made on another host is presumed dead.
-    public var leaseSeconds = Spool.defaultLeaseSeconds(timeoutSeconds: TransportSettings().timeoutSeconds)
+    package var leaseSeconds = Spool.defaultLeaseSeconds(timeoutSeconds: TransportSettings().timeoutSeconds)
     /// Largest document read.
-    public var maxSize = Spool.defaultMaxDocumentSize
+    package var maxSize = Spool.defaultMaxDocumentSize
     /// Largest payload sent (`--max-payload`); a larger one is filed with `too-large`.
-    public var maxPayload = Spool.defaultMaxPayloadSize
+    package var maxPayload = Spool.defaultMaxPayloadSize
     /// `User-Agent` sent unless an operation sets its own.
-    public var userAgent = "spool-send/\(Version.current)"
+    package var userAgent = "spool-send/\(Version.current)"
     /// Where credential profiles live, if anywhere.
-    public var credentials: Credentials?
+    package var credentials: Credentials?
     /// The admin's handler directory, if any: without one, handler jobs wait.
-    public var handlers: HandlerDirectory?
+    package var handlers: HandlerDirectory?
     /// Seconds a request may take, or a handler run, before it is stopped (`--timeout`).
-    public var timeoutSeconds = 30.0
+    package var timeoutSeconds = 30.0
     /// Origins (`scheme://host[:port]`) operations may be sent to; nil allows every origin.
-    public var allowedOrigins: Set<String>?
+    package var allowedOrigins: Set<String>?
     /// Whether a write landing in `conflict/` makes one GET of its resource for the human who will decide
     /// (`--no-fetch-on-conflict` turns it off).
-    public var fetchesOnConflict = true
+    package var fetchesOnConflict = true
     /// Messages.
-    public var log = Log.silent
+    package var log = Log.silent
     /// The meter `-v` shows uploads on, when standard error is a terminal.
-    public var progress: ProgressMeter?
+    package var progress: ProgressMeter?
     /// spool.conf(5), with the command line's transport options as its defaults.
-    public var configuration = SpoolConfiguration()
+    package var configuration = SpoolConfiguration()
 
     /// The defaults of `spool-send`.
-    public init() {}
+    package init() {}
 
     /// The engine's callback for the upload of `id`'s `length` bytes: the meter's, when there is one.
     func uploadProgress(_ id: String, length: Int64) -> (@Sendable (Int64) -> Void)? {
@@ -54,7 +54,7 @@ public struct WorkerOptions: Sendable {
 }
 
 /// The project's version, sent in `User-Agent`.
-public enum Version {
+package enum Version {
     /// The version string.
-    public static let current = "0.1.0"
+    package static let current = "0.1.0"
 }

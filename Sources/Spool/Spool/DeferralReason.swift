@@ -35,7 +35,7 @@ extension Spool {
 
     /// The fields of the last deferral of a waiting operation; empty when there is none. Opened without
     /// following a link or blocking on a FIFO: whoever writes to `new/` may have put anything there.
-    public func deferral(of id: String) -> FilingReason {
+    package func deferral(of id: String) -> FilingReason {
         guard let fd = try? directory(.new).open(Spool.deferralName(of: id), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else {
             return FilingReason([(String, String)]())
         }

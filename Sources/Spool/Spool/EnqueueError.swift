@@ -4,7 +4,7 @@ import SpoolSystem
 import SpoolTransport
 
 /// Why an operation could not be enqueued.
-public enum EnqueueError: Error, CustomStringConvertible {
+package enum EnqueueError: Error, CustomStringConvertible {
     case invalid(OperationError)
     case write(path: String, Errno)
     case queueFull(String)
@@ -17,7 +17,7 @@ public enum EnqueueError: Error, CustomStringConvertible {
     case payloadUnreadable(source: String, Errno)
 
     /// The message for the producer: the cause, and what to do where something can be done.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .invalid(error): "invalid operation: \(error)"
         case let .write(path, error):
@@ -42,7 +42,7 @@ public enum EnqueueError: Error, CustomStringConvertible {
     }
 
     /// The sysexits code: 65 for a bad document, 75 when retrying later may work, 74 otherwise.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case .invalid, .payloadTooLarge: ExitCode.dataError
         case .payloadUnreadable: ExitCode.noInput

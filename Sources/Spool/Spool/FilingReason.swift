@@ -8,25 +8,25 @@ import SpoolTransport
 /// by `Spool.reason(of:in:)`, nowhere else. For a conflict, the server's version of the resource follows
 /// the fields after a blank line, as a message's body follows its head: the pair of files stays the whole
 /// record, moved and removed as before.
-public struct FilingReason: Sendable, Equatable {
+package struct FilingReason: Sendable, Equatable {
     /// The fields in order: `reason` first, then `status`, `attempts`, `last-error`, … as the outcome gave them.
-    public var fields: [(String, String)]
+    package var fields: [(String, String)]
     /// The bytes after the fields: the server's version of a conflicting resource (`theirs-*` fields say
     /// what it is), or nil.
-    public var body: [UInt8]?
+    package var body: [UInt8]?
 
     /// A reason made of these fields.
-    public init(_ fields: [(String, String)], body: [UInt8]? = nil) {
+    package init(_ fields: [(String, String)], body: [UInt8]? = nil) {
         self.fields = fields
         self.body = body
     }
 
 
     /// The value of the first field named `name`.
-    public subscript(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
+    package subscript(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
 
     /// Equal when the fields match in order and the bodies match; written out, as tuples are not Equatable.
-    public static func == (a: FilingReason, b: FilingReason) -> Bool {
+    package static func == (a: FilingReason, b: FilingReason) -> Bool {
         a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
             && a.body == b.body
     }
@@ -108,11 +108,11 @@ public struct FilingReason: Sendable, Equatable {
 
 extension Spool {
     /// The largest reason file read whole: its fields and the server's version it may keep.
-    public static let maxReasonBytes = 1024 * 1024
+    package static let maxReasonBytes = 1024 * 1024
 
     /// Reads the `ID.why` reason beside a filed operation; empty when there is none. Only its fields (the
     /// first 64 KiB) unless `withBody`: listings stay cheap however large the kept versions are.
-    public func reason(of id: String, in folder: Folder, withBody: Bool = false) -> FilingReason {
+    package func reason(of id: String, in folder: Folder, withBody: Bool = false) -> FilingReason {
         guard let fd = try? directory(folder).open(FileName(id + ".why"), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else {
             return FilingReason([(String, String)]())
         }

@@ -2,7 +2,7 @@ import SpoolSystem
 
 /// What a move of a queue file came to, in nullmailer's three outcomes: made, found gone (another worker or
 /// an operator moved it first, and now owns it), or a fault of the system, which leaves the file where it was.
-public enum MoveResult<Moved: Sendable>: Sendable {
+package enum MoveResult<Moved: Sendable>: Sendable {
     /// The move was made; `Moved` is what it made (the claimed entry, the name filed under), or `()`.
     case moved(Moved)
     /// The file was not there: someone else moved it first.
@@ -11,17 +11,17 @@ public enum MoveResult<Moved: Sendable>: Sendable {
     case fault(SystemCallError)
 
     /// Whether the move was made.
-    public var wasMoved: Bool {
+    package var wasMoved: Bool {
         if case .moved = self { true } else { false }
     }
 
     /// What the move made, or nil when it was not made.
-    public var value: Moved? {
+    package var value: Moved? {
         if case let .moved(value) = self { value } else { nil }
     }
 
     /// The fault, if the system failed the move.
-    public var fault: SystemCallError? {
+    package var fault: SystemCallError? {
         if case let .fault(fault) = self { fault } else { nil }
     }
 

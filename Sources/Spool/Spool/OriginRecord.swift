@@ -12,73 +12,73 @@ import SpoolTransport
 /// never taken longer than a day. In a spool many users drop into, each producer's writes to an origin are a
 /// share of it with a window, rate and pause of their own (`producer=UID`): what one producer's writes draw
 /// from the server holds back theirs, not the others'.
-public struct OriginRecord: Sendable, Equatable {
+package struct OriginRecord: Sendable, Equatable {
     /// The origin, as `Operation.origin` writes it.
-    public var origin: String
+    package var origin: String
     /// The producer whose share of the origin this is; nil for the owner's and root's writes.
-    public var producer: UInt32?
+    package var producer: UInt32?
     /// Its window at the end of the run, and the most it may reach.
-    public var window = 1, maximum = 1
+    package var window = 1, maximum = 1
     /// The window when it last pushed back (0 for never).
-    public var ceiling = 0.0
+    package var ceiling = 0.0
     /// Pushbacks, 429s and pauses, counted across runs.
-    public var pushbacks = 0, tooManyRequests = 0, pauses = 0
+    package var pushbacks = 0, tooManyRequests = 0, pauses = 0
     /// What became of the operations sent to it, counted across runs.
-    public var deliveries = DeliveryCounts()
+    package var deliveries = DeliveryCounts()
     /// Until when it asked not to be sent anything (epoch seconds; 0 for no pause).
-    public var pausedUntil: Int64 = 0
+    package var pausedUntil: Int64 = 0
     /// What holds the origin back until `pausedUntil`: `retry-after` (the server's `Retry-After`), `quota` (a
     /// used-up quota in the rate-limit headers), `rate` (spool's learned rate), `unreachable` or `unavailable`
     /// (down: probed again on a backoff); empty when there is none or it is unknown.
-    public var pausedBy = ""
+    package var pausedBy = ""
     /// Probes in a row that found it down, across runs: the exponent of its backoff (0 while it is up).
-    public var failedProbes = 0
+    package var failedProbes = 0
     /// The end of the first pause said at the default level since it last accepted a request (epoch seconds;
     /// 0 for none): the pauses of one episode are said once, not in every cron run they last.
-    public var announcedUntil: Int64 = 0
+    package var announcedUntil: Int64 = 0
     /// Since when it could not be reached (a refused, unresolved or timed-out connection) and has not answered
     /// since (epoch seconds; 0 while it answers): said once when it begins, once when it ends.
-    public var unreachableSince: Int64 = 0
+    package var unreachableSince: Int64 = 0
     /// The rate it announced, requests per second (0 for none).
-    public var announcedRate = 0.0
+    package var announcedRate = 0.0
     /// The rate learned from its 429s and 503s at the end of the run, and the limit last measured, requests per
     /// second (0 for none); when it was last cut (epoch seconds) and how many cuts taught it.
-    public var learnedRate = 0.0, learnedLimit = 0.0
+    package var learnedRate = 0.0, learnedLimit = 0.0
     /// When the rate was last cut (epoch seconds; 0 for never), and how many cuts taught it.
-    public var learnedAt: Int64 = 0, learnedCuts = 0
+    package var learnedAt: Int64 = 0, learnedCuts = 0
     /// When the record was written (epoch seconds): a window older than an hour is not trusted.
-    public var updated: Int64 = 0
+    package var updated: Int64 = 0
 
     /// The file, in the spool root.
     package static let fileName = FileName(".origins")
     /// The largest count kept: a hostile file cannot make a count overflow.
-    public static let largestCount = 1 << 40
+    package static let largestCount = 1 << 40
 
     /// How long a learned rate is kept without news (a day): older, the origin is unknown again.
-    public static let learnedRateLifetimeSeconds: Int64 = 86400
+    package static let learnedRateLifetimeSeconds: Int64 = 86400
 
     /// How long a learned window is kept for the next run.
-    public static let windowLifetimeSeconds: Int64 = 3600
+    package static let windowLifetimeSeconds: Int64 = 3600
 
     /// A record of `origin` (of `producer`'s share of it) with nothing learned yet.
-    public init(origin: String, producer: UInt32? = nil) {
+    package init(origin: String, producer: UInt32? = nil) {
         self.origin = origin
         self.producer = producer
     }
 
     /// The key of `producer`'s share of `origin`: the origin itself for the owner's and root's writes, else
     /// the origin, a space (which no origin holds) and the producer's uid.
-    public static func share(_ origin: String, producer: UInt32?) -> String {
+    package static func share(_ origin: String, producer: UInt32?) -> String {
         producer.map { "\(origin) \($0)" } ?? origin
     }
 
     /// The origin of a share's key.
-    public static func origin(ofShare share: String) -> Substring {
+    package static func origin(ofShare share: String) -> Substring {
         share.firstIndex(of: " ").map { share[..<$0] } ?? share[...]
     }
 
     /// The producer of a share's key; nil for the origin's own share.
-    public static func producer(ofShare share: String) -> UInt32? {
+    package static func producer(ofShare share: String) -> UInt32? {
         share.firstIndex(of: " ").flatMap { RetryState.userID(share[share.index(after: $0)...].utf8) }
     }
 
@@ -86,13 +86,13 @@ public struct OriginRecord: Sendable, Equatable {
     package static let causes: Set = ["retry-after", "quota", "rate", "unreachable", "unavailable"]
 
     /// Whether a cause is the origin's instruction (`Retry-After`, a quota), rather than spool's own wait.
-    public static func isInstruction(_ pausedBy: String) -> Bool { pausedBy == "retry-after" || pausedBy == "quota" }
+    package static func isInstruction(_ pausedBy: String) -> Bool { pausedBy == "retry-after" || pausedBy == "quota" }
 
     /// Whether a cause says the origin is down: probed again on a backoff, which `--flush` lifts.
-    public static func isDown(_ pausedBy: String) -> Bool { pausedBy == "unreachable" || pausedBy == "unavailable" }
+    package static func isDown(_ pausedBy: String) -> Bool { pausedBy == "unreachable" || pausedBy == "unavailable" }
 
     /// What asked for a pause (`pausedBy`), as a person reads it; nil when it is not known.
-    public static func pauseCause(_ pausedBy: String) -> String? {
+    package static func pauseCause(_ pausedBy: String) -> String? {
         switch pausedBy {
         case "retry-after": "the server's Retry-After"
         case "quota": "a used-up quota"
@@ -104,7 +104,7 @@ public struct OriginRecord: Sendable, Equatable {
     }
 
     /// The share's key (`share(_:producer:)`).
-    public var share: String { OriginRecord.share(origin, producer: producer) }
+    package var share: String { OriginRecord.share(origin, producer: producer) }
 
     /// The record's line.
     package var line: String {
@@ -157,14 +157,14 @@ public struct OriginRecord: Sendable, Equatable {
 
     /// Forgets the pause and what was learned of the origin's pace (`spool-ctl flush --origin`): the next run
     /// starts from spool.conf's settings, its window in slow start again, its counts kept.
-    public mutating func forgetPace() {
+    package mutating func forgetPace() {
         (pausedUntil, pausedBy, failedProbes, announcedUntil) = (0, "", 0, 0)
         (learnedRate, learnedLimit, learnedAt, learnedCuts) = (0, 0, 0, 0)
         ceiling = 0
     }
 
     /// A rate as it is shown, in logs and statistics: two decimals below 10 a second, whole numbers above.
-    public static func format(rate: Double) -> String {
+    package static func format(rate: Double) -> String {
         rate >= 10 ? "\(Int(rate.rounded()))" : "\(Double(Int((rate * 100).rounded())) / 100)"
     }
 
@@ -177,23 +177,23 @@ public struct OriginRecord: Sendable, Equatable {
     package static func count(_ text: String) -> Int { min(max(0, Int(text) ?? 0), largestCount) }
 
     /// The records in `spool`, at most 4096 lines of 64 KiB in all; none when the file is missing or bad.
-    public static func read(_ spool: Spool) -> [OriginRecord] {
+    package static func read(_ spool: Spool) -> [OriginRecord] {
         guard let bytes = spool.readHint(fileName, limit: 64 * 1024) else { return [] }
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(4096).compactMap(
             OriginRecord.init(line:))
     }
 
     /// Replaces the records in `spool`: losing them in a crash costs only what was learned.
-    public static func write(_ records: [OriginRecord], to spool: Spool) {
+    package static func write(_ records: [OriginRecord], to spool: Spool) {
         spool.writeHint(fileName, records.sorted { $0.share < $1.share }.map { $0.line + "\n" }.joined())
     }
 }
 
 /// Totals per origin of what became of each attempt, for Prometheus counters: an alert can say "deliveries
 /// to X stopped" from their rates.
-public struct DeliveryCounts: Sendable, Equatable {
+package struct DeliveryCounts: Sendable, Equatable {
     /// What one attempt came to.
-    public enum Kind: String, CaseIterable, Sendable {
+    package enum Kind: String, CaseIterable, Sendable {
         /// Done: the server took the write.
         case delivered
         /// Filed in `failed/` (rejected, out of attempts or time).
@@ -210,10 +210,10 @@ public struct DeliveryCounts: Sendable, Equatable {
     package var counts: [Int] = Array(repeating: 0, count: Kind.allCases.count)
 
     /// Nothing counted yet.
-    public init() {}
+    package init() {}
 
     /// The count of one kind, at most `OriginRecord.largestCount`.
-    public subscript(_ kind: Kind) -> Int {
+    package subscript(_ kind: Kind) -> Int {
         get { counts[Kind.allCases.firstIndex(of: kind)!] }
         set { counts[Kind.allCases.firstIndex(of: kind)!] = min(max(0, newValue), OriginRecord.largestCount) }
     }

@@ -6,19 +6,19 @@ import SpoolTransport
 
 /// Limits `spool-enqueue` checks before writing, so that a stuck sender makes producers back off (exit 75)
 /// instead of filling the disk.
-public struct QueueLimits: Sendable {
+package struct QueueLimits: Sendable {
     /// Most operations waiting in `new/`.
-    public var maxCount: Int
+    package var maxCount: Int
     /// Least free space to leave on the spool's file system, in bytes (Postfix's queue_minfree).
-    public var minFreeBytes: Int
+    package var minFreeBytes: Int
     /// The most writes, and bytes, this producer may have waiting in a shared spool (the producer policy's
     /// `queue` and `bytes`); nil for no limit.
-    public var producerMaxWaiting: Int64?, producerMaxBytes: Int64?
+    package var producerMaxWaiting: Int64?, producerMaxBytes: Int64?
     /// The producer policy those come from, for the message.
-    public var policyPath: String?
+    package var policyPath: String?
 
     /// Generous defaults: 100,000 operations, 16 MiB free.
-    public init(maxCount: Int = 100_000, minFreeBytes: Int = 16 << 20) {
+    package init(maxCount: Int = 100_000, minFreeBytes: Int = 16 << 20) {
         self.maxCount = maxCount
         self.minFreeBytes = minFreeBytes
     }

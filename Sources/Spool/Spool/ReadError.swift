@@ -5,7 +5,7 @@ import SpoolTransport
 
 /// Why a queue file could not be read: its own content, which files it in `failed/`, or a fault of the
 /// spool or the system, which leaves it where it is.
-public enum ReadError: Error, CustomStringConvertible {
+package enum ReadError: Error, CustomStringConvertible {
     /// The file can never be sent.
     case rejected(Rejection)
     /// The spool could not read it now.
@@ -14,7 +14,7 @@ public enum ReadError: Error, CustomStringConvertible {
     case twin(Spool.Twin)
 
     /// The rejection's or the fault's own message, or what a twin is and which run resolves it.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .rejected(rejection): rejection.description
         case let .fault(fault): fault.description

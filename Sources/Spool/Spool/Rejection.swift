@@ -4,7 +4,7 @@ import SpoolSystem
 import SpoolTransport
 
 /// Why an entry in `new/` or `cur/` cannot be sent and goes to `failed/` instead.
-public enum Rejection: Error, Equatable, CustomStringConvertible {
+package enum Rejection: Error, Equatable, CustomStringConvertible {
     case badName(String)
     case symbolicLink
     case notRegularFile(kind: String)
@@ -18,7 +18,7 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
     case invalid(OperationError)
 
     /// What is wrong with the file, for the reason it is filed with.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .badName(why): "bad file name: \(why); operation ids are printable ASCII without spaces or / : @ \\"
         case .symbolicLink: "a symbolic link, not an operation file; spool never follows links"
@@ -47,7 +47,7 @@ public enum Rejection: Error, Equatable, CustomStringConvertible {
     }
 
     /// A short token for file names and metrics.
-    public var token: String {
+    package var token: String {
         switch self {
         case .badName, .foreignOrder: "bad-name"
         case .symbolicLink: "symlink"

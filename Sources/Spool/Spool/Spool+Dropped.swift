@@ -8,27 +8,27 @@ import SpoolTransport
 /// waits for renames, not for a whole listing's reads and filings.
 extension Spool {
     /// A file dropped under a plain name, read and checked, waiting for `Transaction.admit`.
-    public struct Dropped: Sendable {
+    package struct Dropped: Sendable {
         /// Its name in `new/`.
-        public let fileName: FileName
+        package let fileName: FileName
         /// Its operation id (the name itself).
-        public let id: String
+        package let id: String
         /// Its operation, as read.
-        public let operation: Operation
+        package let operation: Operation
         /// The file read (device, inode, size, time), which its name must still be when it is admitted.
-        public let status: FileStatus
+        package let status: FileStatus
         /// Its modification time in microseconds: its order stamp once admitted.
-        public var modified: Int64 { status.modifiedMicroseconds }
+        package var modified: Int64 { status.modifiedMicroseconds }
 
         /// Whether `found` (a status of its name taken now) is the file that was read, unchanged.
-        public func isSameFile(as found: FileStatus) -> Bool {
+        package func isSameFile(as found: FileStatus) -> Bool {
             found.device == status.device && found.inode == status.inode && found.size == status.size
                 && found.modifiedMicroseconds == status.modifiedMicroseconds
         }
     }
 
     /// What reading a dropped file gave.
-    public enum DroppedRead: Sendable {
+    package enum DroppedRead: Sendable {
         /// Read and checked: to admit.
         case ready(Dropped)
         /// It has a second name (a move cut short by a crash), which only a holder of the lock may resolve.
@@ -40,7 +40,7 @@ extension Spool {
     /// Reads and checks a plain-named file in `new/`; one whose content can never be sent is filed in
     /// `failed/` (a filing needs no lock), one that does not parse yet and is younger than
     /// `settleMicroseconds` is left for a producer still writing it. Throws when the spool is at fault.
-    public func readDropped(
+    package func readDropped(
         _ fileName: FileName, id: String, maxSize: Int, maxPayload: Int64, nowMicroseconds: Int64, log: Log
     ) throws(SystemCallError) -> DroppedRead {
         let read: (operation: Operation, status: FileStatus)?
@@ -64,7 +64,7 @@ extension Spool {
 
     /// How many dropped files are admitted under one take of the lock: a rename each, about a millisecond in
     /// all on a local disk, and two `flock` calls shared by many files.
-    public static let admittedPerTake = 32
+    package static let admittedPerTake = 32
 
     /// Takes in files dropped under plain names, in the order they were written (a dropped create before the
     /// merge or DELETE that follows it): each is read and checked without the lock, and admitted (or folded)
@@ -72,7 +72,7 @@ extension Spool {
     /// `failed/`, and one with a retry state is not this method's (`Transaction.intake` takes it). A fault is
     /// handed to `fault` and leaves that file where it is, for the next round; the others go on, as a file
     /// that cannot be read names no key to hold back. Stops early when `isStopping` says so.
-    public func admitDropped(
+    package func admitDropped(
         _ names: [FileName], maxSize: Int, maxPayload: Int64, log: Log, isStopping: () -> Bool,
         fault: (SystemCallError) -> Void
     ) {

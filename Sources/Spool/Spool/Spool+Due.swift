@@ -12,7 +12,7 @@ extension Spool {
     /// stays. Returns how many were made due.
     /// The listing is made without the lock, which is held only for the renames: a name that moved
     /// meanwhile is skipped.
-    public func makeDue(deferredBy errors: Set<String>, nowSeconds: Int64 = Timestamp.nowSeconds())
+    package func makeDue(deferredBy errors: Set<String>, nowSeconds: Int64 = Timestamp.nowSeconds())
         throws(SystemCallError) -> Int
     {
         var targets: [(FileName, FileName)] = []

@@ -6,9 +6,9 @@ import SpoolTransport
 
 extension Spool {
     /// Default largest document accepted, in bytes.
-    public static let defaultMaxDocumentSize = 1 << 20
+    package static let defaultMaxDocumentSize = 1 << 20
     /// Default largest payload accepted, in bytes (`--max-payload`): 1 GiB.
-    public static let defaultMaxPayloadSize: Int64 = 1 << 30
+    package static let defaultMaxPayloadSize: Int64 = 1 << 30
 
     /// Writes `operation` durably and makes it visible in `new/`, returning its id.
     ///
@@ -21,7 +21,7 @@ extension Spool {
     /// With `payload`, an open input (a file, standard input) whose bytes follow the document's line: the
     /// document must say `"payload": true`, and the payload is copied in pieces, at most `maxPayload` bytes,
     /// before the same fsync and rename, so that the operation and its payload appear in `new/` together.
-    public func enqueue(
+    package func enqueue(
         _ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil,
         payload: PayloadSource? = nil, maxPayload: Int64 = Spool.defaultMaxPayloadSize
     ) throws(EnqueueError) -> String {
@@ -105,7 +105,7 @@ extension Spool {
 }
 
 /// Where a payload being enqueued comes from.
-public enum PayloadSource: Sendable {
+package enum PayloadSource: Sendable {
     /// An open input (a file, standard input) read to its end; `source` names it in messages; `progress`
     /// shows the copy on a terminal.
     case input(FileDescriptor, source: String, progress: ProgressMeter? = nil)
@@ -143,12 +143,12 @@ extension Spool {
 
 extension RetryState {
     /// The state of `operation` as admitted or enqueued: never tried, due at its `not_before`.
-    public init(for operation: Operation, orderMicroseconds: Int64) {
+    package init(for operation: Operation, orderMicroseconds: Int64) {
         self.init(for: operation, orderMicroseconds: orderMicroseconds, scope: nil)
     }
 
     /// The state of a new operation in the order of `scope`'s producer (`Spool.keyScope`), or the shared one.
-    public init(for operation: Operation, orderMicroseconds: Int64, scope: UInt32?) {
+    package init(for operation: Operation, orderMicroseconds: Int64, scope: UInt32?) {
         self.init(
             orderMicroseconds: orderMicroseconds, keyHash: RetryState.keyHash(operation.key, scope: scope),
             priority: operation.priority,
@@ -157,13 +157,13 @@ extension RetryState {
     }
 
     /// The hash of an ordering key, in a producer's own order when `scope` names them (`Spool.keyScope`).
-    public static func keyHash(_ key: String, scope: UInt32?) -> UInt64 {
+    package static func keyHash(_ key: String, scope: UInt32?) -> UInt64 {
         OrderingKey.hash(scope.map { key + "\u{0}uid=\($0)" } ?? key)
     }
 }
 
 /// What became of a write handed to `enqueueFolding`.
-public enum Enqueued: Sendable, Equatable {
+package enum Enqueued: Sendable, Equatable {
     /// Queued as its own operation, with this id.
     case queued(String)
     /// Folded into what waited on its key (merged, or a DELETE that cancelled a queued create).
@@ -176,7 +176,7 @@ public enum Enqueued: Sendable, Equatable {
 extension Spool {
     /// `enqueue`, but a `merge` write or a DELETE is first folded into what waits on its key, under the spool
     /// lock (`Spool+Fold.swift`); only when nothing takes it is it queued as its own operation.
-    public func enqueueFolding(
+    package func enqueueFolding(
         _ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil,
         payload: PayloadSource? = nil, maxPayload: Int64 = Spool.defaultMaxPayloadSize
     ) throws(EnqueueError) -> Enqueued {

@@ -7,7 +7,7 @@ import SpoolTransport
 /// What a write does to the writes still waiting on its key, instead of being queued: a `merge` write's body
 /// is merged into the newest of them (RFC 7396), a DELETE of a resource whose create was never attempted
 /// cancels the create and what waits behind it. Both under the spool lock, at enqueue and at admission alike.
-public enum Folding: Sendable, Equatable {
+package enum Folding: Sendable, Equatable {
     /// The change now travels in this waiting operation; nothing was queued.
     case merged(into: String)
     /// These waiting operations (the create first) were removed, and the DELETE with them: nothing is sent.
@@ -15,7 +15,7 @@ public enum Folding: Sendable, Equatable {
 }
 
 /// What `fold` made of a write: taken in, or to be queued as its own.
-public enum FoldOutcome: Sendable, Equatable {
+package enum FoldOutcome: Sendable, Equatable {
     /// Taken in: the write itself is not queued.
     case folded(Folding)
     /// Nothing waiting takes it: queue it as its own.
@@ -26,34 +26,34 @@ public enum FoldOutcome: Sendable, Equatable {
 }
 
 /// One operation waiting on a key, as the folding decision sees it.
-public struct KeyEntry: Sendable, Equatable {
+package struct KeyEntry: Sendable, Equatable {
     /// Its id.
-    public var id: String
+    package var id: String
     /// `new/` or `cur/`.
-    public var folder: Spool.Folder
+    package var folder: Spool.Folder
     /// Its name there.
-    public var name: FileName
+    package var name: FileName
     /// Attempts made.
-    public var attempts: Int
+    package var attempts: Int
     /// Its place in the order.
-    public var orderMicroseconds: Int64
+    package var orderMicroseconds: Int64
     /// Whether its document says `creates`.
-    public var creates: Bool
+    package var creates: Bool
     /// Whether its body is JSON that a merge patch can go into (no payload, no handler).
-    public var mergeable: Bool
+    package var mergeable: Bool
     /// Who dropped it (its file's owner); nil when it could not be read.
-    public var dropper: UInt32? = nil
+    package var dropper: UInt32? = nil
 
     /// Taken back from a worker that died, stranded by one (`RetryState.interrupted`), or put back from
     /// `failed/` or `conflict/` (`RetryState.retriedToken`): it may have been sent.
-    public var interrupted = false
+    package var interrupted = false
 
     /// Never attempted, not being sent, and never claimed by a worker that stopped short: still free to change.
-    public var untouched: Bool { folder == .new && attempts == 0 && !interrupted }
+    package var untouched: Bool { folder == .new && attempts == 0 && !interrupted }
 }
 
 /// The pure decision of folding, in the manner of the lane decision: what to do, from what waits.
-public enum FoldDecision: Equatable, Sendable {
+package enum FoldDecision: Equatable, Sendable {
     /// Merge into this entry.
     case merge(KeyEntry)
     /// Remove these entries, newest first.
@@ -62,7 +62,7 @@ public enum FoldDecision: Equatable, Sendable {
     /// What a write does to its key's waiting `entries` (oldest first), or nil to queue it as its own. In a
     /// shared spool a write folds only into its own producer's (`dropper`), and a merge, which writes the
     /// merged file anew, only when that producer is the `writer` (the merged file's owner is whoever writes it).
-    public static func decide(
+    package static func decide(
         merge: Bool, delete: Bool, entries: [KeyEntry], dropper: UInt32? = nil, writer: UInt32? = nil
     ) -> FoldDecision? {
         if delete, let create = entries.lastIndex(where: { $0.creates }) {
@@ -84,7 +84,7 @@ extension Spool.Transaction {
     /// The operations waiting on the key that hashes to `keyHash`, in `new/` and `cur/`, oldest first; only
     /// those ordered before `before` when given (a dropped file's own time). Their documents are read. Also how
     /// many files in `new/` are not admitted yet: their keys are unknown until they are read.
-    public func keyEntries(
+    package func keyEntries(
         _ keyHash: UInt64, before: Int64? = nil
     ) throws(SystemCallError) -> (entries: [KeyEntry], unadmitted: Int) {
         var entries: [KeyEntry] = [], unadmitted = 0
@@ -123,7 +123,7 @@ extension Spool.Transaction {
 
     /// Folds `operation` into what waits on its key, or says to queue it as its own (nothing to fold into, or
     /// a file system that cannot exchange two names).
-    public func fold(_ operation: Operation, before: Int64? = nil, log: Log) throws(SystemCallError) -> FoldOutcome {
+    package func fold(_ operation: Operation, before: Int64? = nil, log: Log) throws(SystemCallError) -> FoldOutcome {
         let delete = operation.handler == nil && operation.method == "DELETE"
         guard operation.merge || delete else { return .queue }
         let writer = UserDatabase.effectiveUser

@@ -6,14 +6,14 @@ import SpoolTransport
 extension Spool {
     /// How long a plain-named file in `new/` that does not parse is left alone: it may be a producer that
     /// wrote straight into `new/` instead of through `tmp/` and has not finished.
-    public static let settleMicroseconds: Int64 = 5_000_000
+    package static let settleMicroseconds: Int64 = 5_000_000
 
     /// Lists `new/`, calling `body` for every operation with retry state in its name.
     ///
     /// Files dropped under plain names are admitted on the way: read, checked, and renamed to `ID:STATE` with
     /// their key hash and modification time as order, so that later runs need only the listing. Entries that
     /// can never be sent are filed in `failed/` with the reason. Hidden names are ignored.
-    public func scanNew(
+    package func scanNew(
         maxSize: Int = Spool.defaultMaxDocumentSize, nowMicroseconds: Int64 = Timestamp.nowMicroseconds(),
         log: Log = .silent, _ body: (QueueEntry) throws -> Void
     ) throws {
@@ -39,7 +39,7 @@ extension Spool {
 
     /// Names dropped in `new/` in the order they were written (modification time, then name), which their order
     /// stamps will say once admitted: a dropped create is admitted before the merge or DELETE that follows it.
-    public func inWrittenOrder(_ names: [FileName]) -> [FileName] {
+    package func inWrittenOrder(_ names: [FileName]) -> [FileName] {
         guard names.count > 1 else { return names }
         let new = directory(.new)
         return names.map { ($0, (try? new.status(of: $0).modifiedMicroseconds) ?? 0) }
@@ -48,14 +48,14 @@ extension Spool {
 
     /// Files a name in `new/` that is not a valid operation id (or is claimed there) in `failed/`; the fault,
     /// if the filing met one.
-    public func fileBadName(_ fileName: FileName, log: Log) -> SystemCallError? {
+    package func fileBadName(_ fileName: FileName, log: Log) -> SystemCallError? {
         let why = Rejection.badName(OperationID.whyInvalid(fileName))
         return file(rejected: fileName, in: .new, id: OperationID.sanitized(fileName), why, log: log).fault
     }
 
     /// Files an entry that can never be sent in `failed/` with the reason `rejection` gives, logging it.
     @discardableResult
-    public func file(
+    package func file(
         rejected fileName: FileName, in folder: Folder, id: String, _ rejection: Rejection, attempts: Int = 0,
         log: Log
     ) -> MoveResult<String> {
@@ -83,7 +83,7 @@ extension Spool.Transaction {
     /// Takes one name found in `new/`: a name with retry state is returned as it is, a plain one is admitted,
     /// and one that is not a valid id is filed in `failed/`. Returns nil when there is nothing to send.
     /// Throws when the spool, not the file, is at fault: the file then stays where it is.
-    public func intake(
+    package func intake(
         _ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize,
         maxPayload: Int64 = Spool.defaultMaxPayloadSize,
         nowMicroseconds: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent

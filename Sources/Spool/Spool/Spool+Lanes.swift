@@ -11,7 +11,7 @@ extension Spool {
     /// (`h=`), would otherwise hold that order back unread. Apart, it holds only its own lane. One status a
     /// name, and only where producers may drop (`takesProducerDrops`); a status that fails otherwise fails
     /// the listing: a name of unknown owner may join no lane.
-    public func laneKey(_ keyHash: UInt64, of name: UnsafeBufferPointer<UInt8>, in folder: Folder) throws(Errno)
+    package func laneKey(_ keyHash: UInt64, of name: UnsafeBufferPointer<UInt8>, in folder: Folder) throws(Errno)
         -> UInt64?
     {
         try lane(keyHash, of: name, in: folder)?.key
@@ -19,7 +19,7 @@ extension Spool {
 
     /// `laneKey`, with the producer whose lane it is (nil: the owner's and root's) and the file's size (0
     /// where producers do not drop: it is not looked at then).
-    public func lane(_ keyHash: UInt64, of name: UnsafeBufferPointer<UInt8>, in folder: Folder) throws(Errno)
+    package func lane(_ keyHash: UInt64, of name: UnsafeBufferPointer<UInt8>, in folder: Folder) throws(Errno)
         -> (key: UInt64, producer: UInt32?, size: Int)?
     {
         guard takesProducerDrops else { return (keyHash, nil, 0) }
@@ -27,12 +27,12 @@ extension Spool {
     }
 
     /// `laneKey` of a name already made.
-    public func laneKey(_ keyHash: UInt64, of name: FileName, in folder: Folder) throws(Errno) -> UInt64? {
+    package func laneKey(_ keyHash: UInt64, of name: FileName, in folder: Folder) throws(Errno) -> UInt64? {
         try lane(keyHash, of: name, in: folder)?.key
     }
 
     /// `lane` of a name already made.
-    public func lane(_ keyHash: UInt64, of name: FileName, in folder: Folder) throws(Errno)
+    package func lane(_ keyHash: UInt64, of name: FileName, in folder: Folder) throws(Errno)
         -> (key: UInt64, producer: UInt32?, size: Int)?
     {
         guard takesProducerDrops else { return (keyHash, nil, 0) }
@@ -46,7 +46,7 @@ extension Spool {
     }
 
     /// The lane of key hash `keyHash` dropped by `dropper`.
-    public func laneKey(_ keyHash: UInt64, dropper: UInt32?) -> UInt64 {
+    package func laneKey(_ keyHash: UInt64, dropper: UInt32?) -> UInt64 {
         guard takesProducerDrops, let scope = keyScope(of: dropper) else { return keyHash }
         // Keyed with a secret of this process: a producer who could compute it could choose a `k=` whose lane
         // is another's.
@@ -68,7 +68,7 @@ extension Spool {
     /// a file of the owner or root is the producer's its name's `u=` names (a producer's write the owner
     /// rewrote: `resolve`, `retry --if-match`, which only root can give back), else theirs. No producer can
     /// make a file of the owner's, nor rename one in the sticky `new/`.
-    public func dropper(owner: UInt32, name: FileName) -> UInt32 {
+    package func dropper(owner: UInt32, name: FileName) -> UInt32 {
         // The parse only for a name with a `,u=`: every read asks this, and lanes of every name of a shared
         // spool.
         guard !isProducer(owner), Spool.mayNameProducer(name.bytes), let producer = QueueName(name)?.state?.producer,

@@ -14,18 +14,18 @@ import SpoolSystem
 extension Spool {
     /// The names in `folder`, streamed to `body` (never `.` or `..`); ESTALE when the folder was made anew
     /// under this spool, as `reachesItsPath` then says.
-    public func forEachEntry(in folder: Folder, _ body: (FileName, UInt8) -> Void) throws(Errno) {
+    package func forEachEntry(in folder: Folder, _ body: (FileName, UInt8) -> Void) throws(Errno) {
         try forEachRawEntryWithInode(in: folder) { name, type, _ in body(FileName(bytes: Array(name)), type) }
     }
 
     /// The names in `folder` as raw bytes valid only during the call: the hot path of a large queue.
-    public func forEachRawEntry(in folder: Folder, _ body: (UnsafeBufferPointer<UInt8>, UInt8) -> Void) throws(Errno)
+    package func forEachRawEntry(in folder: Folder, _ body: (UnsafeBufferPointer<UInt8>, UInt8) -> Void) throws(Errno)
     {
         try forEachRawEntryWithInode(in: folder) { name, type, _ in body(name, type) }
     }
 
     /// The same, with each entry's inode number.
-    public func forEachRawEntryWithInode(
+    package func forEachRawEntryWithInode(
         in folder: Folder, _ body: (UnsafeBufferPointer<UInt8>, UInt8, UInt64) -> Void
     ) throws(Errno) {
         let index = Folder.allCases.firstIndex(of: folder)!

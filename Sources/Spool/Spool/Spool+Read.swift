@@ -14,7 +14,7 @@ extension Spool {
     /// A document that says `"payload": true` is the file's first line, and the payload every byte after it:
     /// `maxSize` bounds the line, `maxPayload` the rest, which is not read here (`operation.payload` says
     /// where it lies). Any other document is the whole file.
-    public func readOperation(
+    package func readOperation(
         _ folder: Folder, _ name: FileName, maxSize: Int, maxPayload: Int64 = Spool.defaultMaxPayloadSize,
         keptTwin: Bool = false
     ) throws(ReadError) -> (operation: Operation, modified: Int64)? {
@@ -142,7 +142,7 @@ extension Spool {
 
     /// Opens the payload of a claimed operation to stream it: the file must still be the size it was read at,
     /// or a producer wrote it after its rename into `new/` and it is rejected, never sent short.
-    public func openPayload(_ claimed: QueueEntry, _ span: PayloadSpan) throws(ReadError) -> FileDescriptor {
+    package func openPayload(_ claimed: QueueEntry, _ span: PayloadSpan) throws(ReadError) -> FileDescriptor {
         let fd: FileDescriptor
         do {
             fd = try directory(.cur).open(claimed.fileName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)

@@ -6,18 +6,18 @@ import SpoolTransport
 
 extension Spool {
     /// maildir's rule: a file left in `tmp/` this long is an abandoned write.
-    public static let temporaryFileLifetimeSeconds: Int64 = 36 * 3600
+    package static let temporaryFileLifetimeSeconds: Int64 = 36 * 3600
 
     /// `--lease` unless given: how long another host's claim is kept before it is presumed dead, five
     /// minutes longer than a request may take (`--timeout`), so that a claim whose request is in flight is
     /// never taken.
-    public static func defaultLeaseSeconds(timeoutSeconds: Double) -> Int64 { Int64(timeoutSeconds) + 300 }
+    package static func defaultLeaseSeconds(timeoutSeconds: Double) -> Int64 { Int64(timeoutSeconds) + 300 }
 
     /// Removes files from `tmp/` not modified for `lifetimeSeconds`, and second names left in `tmp/` by a
     /// `link` + `unlink` move cut short (their other name is the operation). Hidden names and directories
     /// are left alone.
     @discardableResult
-    public func cleanTemporaryFiles(
+    package func cleanTemporaryFiles(
         olderThanSeconds lifetimeSeconds: Int64 = Spool.temporaryFileLifetimeSeconds,
         nowSeconds: Int64 = Timestamp.nowSeconds(), log: Log = .silent
     ) throws(SystemCallError) -> Int {
@@ -68,7 +68,7 @@ extension Spool.Transaction {
     /// A stale claim that is one of two names of a move cut short keeps only the name the move was heading to.
     /// Entries in `cur/` that are not claims are left alone for `spool-ctl check` to report.
     @discardableResult
-    public func recoverStaleClaims(leaseSeconds: Int64, nowSeconds: Int64 = Timestamp.nowSeconds(),
+    package func recoverStaleClaims(leaseSeconds: Int64, nowSeconds: Int64 = Timestamp.nowSeconds(),
                                    log: Log = .silent) throws(SystemCallError) -> [String] {
         let cur = spool.directory(.cur)
         var staleClaims: [(FileName, QueueName, Claim)] = []
@@ -123,7 +123,7 @@ extension Spool.Transaction {
     /// when that entry is gone too, the operation was retried or discarded and the stale reason is removed.
     /// Reasons without `source:` (written by older versions) are left alone.
     @discardableResult
-    public func finishFilings(log: Log = .silent) throws(SystemCallError) -> Int {
+    package func finishFilings(log: Log = .silent) throws(SystemCallError) -> Int {
         var finished = 0
         for folder in [Spool.Folder.failed, .conflict] {
             let dir = spool.directory(folder)

@@ -10,16 +10,16 @@ import SpoolTransport
 ///
 /// All work happens relative to these descriptors with `O_NOFOLLOW`, so nothing a producer places in the
 /// spool can make spool read or move a file outside it.
-public final class Spool: Sendable {
+package final class Spool: Sendable {
     /// The five folders, in the order a queue file moves through them.
-    public enum Folder: String, CaseIterable, Sendable {
+    package enum Folder: String, CaseIterable, Sendable {
         case tmp, new, cur, failed, conflict
     }
 
     /// The spool's path as given.
-    public let path: String
+    package let path: String
     /// The spool directory itself.
-    public let root: FileDescriptor
+    package let root: FileDescriptor
     /// Descriptors on the five folders, in `Folder.allCases` order (`directory(_:)`).
     package let folders: [FileDescriptor]
     /// Each folder as it was when opened: a listing by name must find the same directory (`Spool+Listing`).
@@ -27,16 +27,16 @@ public final class Spool: Sendable {
     /// Whether this process may only drop here: a producer of a shared spool (spool(5)), for whom `tmp/` and
     /// `new/` are write-and-search only and the other folders closed. Their descriptors are `O_PATH` ones,
     /// good for creating and renaming an entry but not for listing or syncing the folder.
-    public let dropOnly: Bool
+    package let dropOnly: Bool
     /// Whether opening it made the spool itself (a producer's first drop into a new path, or `init`): said once,
     /// so that a mistyped `--spool` does not strand writes where no worker looks.
-    public let wasCreated: Bool
+    package let wasCreated: Bool
     /// The owner of the spool's folder: operations dropped by them or by root keep every right and share one
     /// order per key; anyone else's are their own (spool(5), A spool for many users).
-    public let owner: UInt32
+    package let owner: UInt32
     /// Whether others than the owner may drop into `new/` (its group or others may write it): spool(5)'s
     /// shared layout, where a name's order is taken as its owner's only (`laneKey`).
-    public let takesProducerDrops: Bool
+    package let takesProducerDrops: Bool
     /// Set once `RENAME_NOREPLACE` was refused with EINVAL: moves are links and unlinks from then on.
     package let linkMoves = Atomic<Bool>(false)
     /// What moves set out of their way in `new/` (`Spool.setAside`), a log line each, until a worker says them.
@@ -56,12 +56,12 @@ public final class Spool: Sendable {
 
     /// Runs `body` holding the spool lock, with the transaction whose methods are the locked transitions.
     /// A lock that cannot be taken is thrown as `body`'s own error.
-    public func withLock<R, E: LockFailureRepresentable>(_ body: (Transaction) throws(E) -> R) throws(E) -> R {
+    package func withLock<R, E: LockFailureRepresentable>(_ body: (Transaction) throws(E) -> R) throws(E) -> R {
         try lock.withLock(body)
     }
 
     /// Makes one move holding the spool lock; a lock that cannot be taken is a fault, and nothing moves.
-    public func withLock<R>(_ move: (Transaction) -> MoveResult<R>) -> MoveResult<R> {
+    package func withLock<R>(_ move: (Transaction) -> MoveResult<R>) -> MoveResult<R> {
         do throws(SystemCallError) {
             return try lock.withLock { transaction throws(SystemCallError) in move(transaction) }
         } catch {
@@ -71,10 +71,10 @@ public final class Spool: Sendable {
 
     /// How this process used the spool lock since the last call (which starts the count anew): for a run's
     /// `-v` line.
-    public func takeLockUse() -> LockUse { lock.takeUse() }
+    package func takeLockUse() -> LockUse { lock.takeUse() }
 
     /// What moves set out of their way in `new/` since the last call (`setAside`), a log line each.
-    public func takeSetAsideNotes() -> [String] {
+    package func takeSetAsideNotes() -> [String] {
         setAsideNotes.withLock { notes in
             defer { notes = [] }
             return notes
@@ -82,51 +82,51 @@ public final class Spool: Sendable {
     }
 
     /// Where the spool lock lives, for messages.
-    public var lockPath: String { lock.path }
+    package var lockPath: String { lock.path }
 
     /// Default folder mode: private to the owner, as Postfix and maildir do.
-    public static let directoryMode: mode_t = 0o700
+    package static let directoryMode: mode_t = 0o700
     /// Default queue file mode.
-    public static let fileMode: mode_t = 0o600
+    package static let fileMode: mode_t = 0o600
     /// The mode of a file a producer drops into a shared spool: the sender reads it through the drop group.
-    public static let droppedFileMode: mode_t = 0o640
+    package static let droppedFileMode: mode_t = 0o640
 
     /// The mode of an operation file this process writes: the owner's alone when this process is the spool's
     /// owner, else readable by the group too, for the sender (root's drops into a shared spool included).
-    public var writtenFileMode: mode_t {
+    package var writtenFileMode: mode_t {
         UserDatabase.effectiveUser == owner ? Spool.fileMode : Spool.droppedFileMode
     }
 
     /// Whose order an operation dropped by `dropper` keeps: nil (the one shared order per key) for the spool's
     /// owner and root, else the dropper's own, so that one producer's writes never hold back another's.
-    public func keyScope(of dropper: UInt32?) -> UInt32? {
+    package func keyScope(of dropper: UInt32?) -> UInt32? {
         guard let dropper, isProducer(dropper) else { return nil }
         return dropper
     }
 
     /// Whether what `uid` drops is a producer's, held to the producer policy and ordered on its own: anyone
     /// but root and the spool's owner.
-    public func isProducer(_ uid: UInt32) -> Bool { uid != 0 && uid != owner }
+    package func isProducer(_ uid: UInt32) -> Bool { uid != 0 && uid != owner }
 
     /// The spool named by `--spool`, else `SPOOL_DIR`, else `./spool`.
-    public static func defaultPath(option: String?) -> String { defaultPath(option: option, fallback: "spool") }
+    package static func defaultPath(option: String?) -> String { defaultPath(option: option, fallback: "spool") }
 
     /// The spool named by `--spool`, else `SPOOL_DIR`, else `fallback`.
-    public static func defaultPath(option: String?, fallback: String) -> String {
+    package static func defaultPath(option: String?, fallback: String) -> String {
         if let option { return option }
         if let path = Environment.value("SPOOL_DIR") { return path }
         return fallback
     }
 
     /// The host's spool, as the Debian package makes it: a set-group-ID spool-enqueue's default.
-    public static let hostPath = "/var/spool/spool"
+    package static let hostPath = "/var/spool/spool"
 
     /// Opens the spool at `path`. With `create`, as a producer or `spool-ctl init` opens it, a missing spool
     /// (one level) and any missing folder are made with mode 0700; without it, as readers and the sender open
     /// it, a path that is not yet a spool is refused (`noSuchSpool`), so that a mistyped path is an error
     /// rather than a new, empty spool that a cron job watches forever (Postfix's rule too).
     /// Refuses a path that is a symbolic link or not a directory, and folders on another file system.
-    public init(path: String, create: Bool = true) throws(SpoolError) {
+    package init(path: String, create: Bool = true) throws(SpoolError) {
         self.path = path
         let cwd = FileDescriptor.currentDirectory
         let name = FileName(path)
@@ -242,7 +242,7 @@ public final class Spool: Sendable {
 
     /// Refuses a spool this process cannot change: a read-only mount, or folders it may not write.
     /// Checked up front so that a worker says so once, instead of failing on every file.
-    public func requireWritable() throws(SpoolError) {
+    package func requireWritable() throws(SpoolError) {
         // A producer of a shared spool needs only tmp/ and new/; the effective ids count (spool-enqueue may be
         // set-group-ID to the drop group).
         for folder in dropOnly ? [.tmp, .new] : Folder.allCases {
@@ -257,12 +257,12 @@ public final class Spool: Sendable {
     }
 
     /// The descriptor of one folder.
-    public func directory(_ folder: Folder) -> FileDescriptor {
+    package func directory(_ folder: Folder) -> FileDescriptor {
         folders[Folder.allCases.firstIndex(of: folder)!]
     }
 
     /// The path of an entry, for messages.
-    public func displayPath(_ folder: Folder, _ name: FileName) -> String {
+    package func displayPath(_ folder: Folder, _ name: FileName) -> String {
         "\(path)/\(folder.rawValue)/\(name.escaped)"
     }
 }
@@ -270,7 +270,7 @@ public final class Spool: Sendable {
 extension Spool {
     /// Whether the spool's file system may be written by other hosts (NFS, FUSE, CIFS, Ceph, 9P), whose
     /// drops raise no inotify event here.
-    public var mayBeShared: Bool { cspool_is_shared(root.rawValue) != 0 }
+    package var mayBeShared: Bool { cspool_is_shared(root.rawValue) != 0 }
 }
 
 extension Spool {
@@ -278,7 +278,7 @@ extension Spool {
     /// remounted under a running worker, or a folder or `.lock` was made anew (the old descriptors answer
     /// ENOTCONN or ESTALE forever), so that a watcher exits and its supervisor opens the new ones; true
     /// while the path is out of reach as well.
-    public var reachesItsPath: Bool {
+    package var reachesItsPath: Bool {
         func same(_ held: FileDescriptor, _ name: String) -> Bool {
             held.isSameFile(as: FileName(name), in: .currentDirectory)
         }

@@ -4,7 +4,7 @@ import SpoolSystem
 import SpoolTransport
 
 /// Why a spool directory cannot be used. Each description names the path and says what to do.
-public enum SpoolError: Error, CustomStringConvertible {
+package enum SpoolError: Error, CustomStringConvertible {
     case symbolicLink(path: String)
     case notADirectory(path: String)
     case cannotCreate(path: String, Errno)
@@ -17,7 +17,7 @@ public enum SpoolError: Error, CustomStringConvertible {
     case noSuchSpool(path: String, missing: String?)
 
     /// The message naming the path and what to do about it.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .symbolicLink(path): "\(path) is a symbolic link; give the real directory with --spool or SPOOL_DIR"
         case let .notADirectory(path): "\(path) exists but is not a directory; move it away or choose another spool"
@@ -43,7 +43,7 @@ public enum SpoolError: Error, CustomStringConvertible {
     /// The sysexits code for this error: 75 when the fault passes (open files, memory, a network file system
     /// out of reach), else 73 when the spool cannot be created, 66 when there is no spool at the path (nothing,
     /// or something that is not a directory), 74 otherwise.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case let .cannotCreate(_, error), let .cannotOpen(_, error), let .io(_, error), let .notWritable(_, error):
             if error.faultClass.passes { return ExitCode.temporaryFailure }

@@ -102,19 +102,19 @@ package final class SpoolLock: Sendable {
 }
 
 /// An error a step under the spool lock can fail with, which a lock that cannot be taken is reported as.
-public protocol LockFailureRepresentable: Error {
+package protocol LockFailureRepresentable: Error {
     /// The error for the lock at `path` refused with `error`.
     static func lockFailed(_ path: String, _ error: Errno) -> Self
 }
 
 extension Errno: LockFailureRepresentable {
     /// The errno itself: the caller reports it with the path of the entry it was moving.
-    public static func lockFailed(_ path: String, _ error: Errno) -> Errno { error }
+    package static func lockFailed(_ path: String, _ error: Errno) -> Errno { error }
 }
 
 extension SystemCallError: LockFailureRepresentable {
     /// A fault while locking `path`.
-    public static func lockFailed(_ path: String, _ error: Errno) -> SystemCallError {
+    package static func lockFailed(_ path: String, _ error: Errno) -> SystemCallError {
         SystemCallError("lock", path, error)
     }
 }
@@ -124,9 +124,9 @@ extension Spool {
     /// raced them (claim, unclaim, admission, recovery, operator moves) are its methods, in
     /// `Transitions.swift`, and only `withLock` makes one, so none of them can be called without the lock.
     /// Each returns what the move came to (`MoveResult`).
-    public struct Transaction: Sendable {
+    package struct Transaction: Sendable {
         /// The spool locked.
-        public let spool: Spool
+        package let spool: Spool
 
         fileprivate init(_ spool: Spool) { self.spool = spool }
     }

@@ -6,29 +6,29 @@ import SpoolTransport
 
 /// A failed system call on the spool that is not the operation's fault: every operation it touched stays
 /// where it was (or its claim is returned), and the run ends with a sysexits code instead of 0.
-public struct SystemCallError: Error, Sendable, CustomStringConvertible {
+package struct SystemCallError: Error, Sendable, CustomStringConvertible {
     /// What spool was doing: "read", "claim", "list", "file", ….
-    public let action: String
+    package let action: String
     /// The path it was doing it on.
-    public let path: String
+    package let path: String
     /// The error.
-    public let error: Errno
+    package let error: Errno
 
     /// A fault while doing `action` on `path`.
-    public init(_ action: String, _ path: String, _ error: Errno) {
+    package init(_ action: String, _ path: String, _ error: Errno) {
         self.action = action
         self.path = path
         self.error = error
     }
 
     /// Where the fault lies.
-    public var kind: ErrnoClass { error.faultClass }
+    package var kind: ErrnoClass { error.faultClass }
 
     /// The sysexits code: 75 when retrying later is the remedy, 74 otherwise.
-    public var exitCode: Int32 { kind.exitCode }
+    package var exitCode: Int32 { kind.exitCode }
 
     /// The message: what failed on which path, that nothing was moved, and what the operator can do.
-    public var description: String {
+    package var description: String {
         "cannot \(action) \(path): \(error) (\(error.symbolicName)); "
             + "\(action == "list" ? "no operation was moved" : "the operation stays where it is"). \(advice)"
     }
@@ -68,5 +68,5 @@ extension Errno {
     ]
 
     /// The C name of the error (EIO, EMFILE, …), for messages an operator greps for.
-    public var symbolicName: String { Errno.symbolicNames[rawValue] ?? "errno \(rawValue)" }
+    package var symbolicName: String { Errno.symbolicNames[rawValue] ?? "errno \(rawValue)" }
 }

@@ -22,7 +22,7 @@ extension Spool {
     /// cur/NAME@CLAIM → gone: done, or replaced by a newer write (coalesced). Not fsynced: if a crash undid
     /// the unlink, the operation would be sent again with the same Idempotency-Key, which the server answers
     /// from its record.
-    public func complete(_ claimed: QueueEntry) -> MoveResult<Void> {
+    package func complete(_ claimed: QueueEntry) -> MoveResult<Void> {
         if claimed.state.attempts > 0 { forgetDeferral(of: claimed.id) }
         return .of("remove the delivered operation", displayPath(.cur, claimed.fileName)) { () throws(Errno) in
             try directory(.cur).unlink(claimed.fileName)
@@ -55,7 +55,7 @@ extension Spool {
     /// When a step fails, the reason is taken back and the operation stays where it was; if even that
     /// fails, the reason stays and recovery finishes the filing later: the decision stands either way.
     /// A failed fsync of the destination is a fault, although the operation has moved (and is logged so).
-    public func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason,
+    package func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason,
                      what summary: String? = nil, log: Log) -> MoveResult<String> {
         var reason = reason
         // Who dropped it: the owner of its file, which a producer cannot forge (spool(5), shared spools), or
@@ -192,7 +192,7 @@ extension Spool {
     }
 
     /// What `resolveTwin` found and did.
-    public enum TwinResolution: Sendable {
+    package enum TwinResolution: Sendable {
         /// The name is the file's only one in the spool (or gone).
         case noTwin
         /// The other name was removed: this one is the operation.
@@ -209,7 +209,7 @@ extension Spool {
     package static let linkMovesMarker = FileName(".link-moves")
 
     /// Whether moves on this spool are `link` + `unlink` (its file system lacks `RENAME_NOREPLACE`).
-    public var movesByLink: Bool { linkMoves.load(ordering: .relaxed) }
+    package var movesByLink: Bool { linkMoves.load(ordering: .relaxed) }
 
     /// Renames without ever replacing an entry: `RENAME_NOREPLACE` where the file system has it; where it
     /// answers EINVAL (FUSE, several network file systems), the classic `link` + `unlink` of qmail and
@@ -308,7 +308,7 @@ extension Spool.Transaction {
 
     /// new/NAME → cur/NAME@CLAIM, a name that records the owner. Exactly one of several competing workers
     /// wins; the others find it gone and move on.
-    public func claim(
+    package func claim(
         _ entry: QueueEntry, owner: ProcessIdentity = .current, nowSeconds: Int64 = Timestamp.nowSeconds()
     )
         -> MoveResult<QueueEntry>
@@ -419,7 +419,7 @@ extension Spool.Transaction {
     /// One name of a file a crash left with two → gone, keeping the name the move was heading to (see
     /// `twin(of:)`). Filings and enqueues, which run without the lock, finish correctly when their source
     /// was removed for them.
-    public func resolveTwin(_ folder: Spool.Folder, _ name: FileName, nowSeconds: Int64 = Timestamp.nowSeconds(),
+    package func resolveTwin(_ folder: Spool.Folder, _ name: FileName, nowSeconds: Int64 = Timestamp.nowSeconds(),
                             log: Log = .silent) -> MoveResult<Spool.TwinResolution> {
         .of("remove the second name of", spool.displayPath(folder, name)) { () throws(Errno) in
             let status: FileStatus
@@ -448,7 +448,7 @@ extension Spool {
     /// disk. The rename is made under the spool lock (a listing sees the operation in `cur/` or in `new/`, so no
     /// later write of its key passes it); `new/` is fsynced after the lock is let go, so that another worker
     /// waits for a rename, not for the disk. A failed fsync is a fault although the operation moved.
-    public func unclaim(_ claimed: QueueEntry, state: RetryState) -> MoveResult<Void> {
+    package func unclaim(_ claimed: QueueEntry, state: RetryState) -> MoveResult<Void> {
         let moved = withLock { transaction in transaction.unclaim(claimed, state: state) }
         guard moved.wasMoved else { return moved }
         return syncFolder(.new)
@@ -456,7 +456,7 @@ extension Spool {
 
     /// failed/ID or conflict/ID → new/ID:STATE (`spool-ctl retry`): `Transaction.unfile` under the lock, then
     /// `new/` fsynced once it is let go, as `unclaim` does. A failed fsync is a fault although the operation moved.
-    public func unfile(_ name: FileName, id: String, from folder: Folder, as target: FileName) -> MoveResult<Void> {
+    package func unfile(_ name: FileName, id: String, from folder: Folder, as target: FileName) -> MoveResult<Void> {
         let moved = withLock { transaction in transaction.unfile(name, id: id, from: folder, as: target) }
         guard moved.wasMoved else { return moved }
         return syncFolder(.new)

@@ -6,26 +6,26 @@ import SpoolTransport
 extension Spool {
     /// How old a pair of names must be before it counts as a move cut short by a crash rather than one in
     /// progress: a `link` + `unlink` takes microseconds. Tests shorten it with `SPOOL_TEST_TWIN_SETTLE`.
-    public static let twinSettleSeconds: Int64 =
+    package static let twinSettleSeconds: Int64 =
         Environment.testHook("SPOOL_TEST_TWIN_SETTLE").flatMap { Int64($0) } ?? 60
 
     /// The other name of a file that has two inside the spool, and whether this name is the one to drop.
-    public struct Twin: Sendable {
+    package struct Twin: Sendable {
         /// Where the other name is.
-        public let folder: Folder
+        package let folder: Folder
         /// The other name.
-        public let name: FileName
+        package let name: FileName
         /// Whether resolution removes the name asked about (else the other one).
-        public let dropsThisName: Bool
+        package let dropsThisName: Bool
         /// Younger than `twinSettleSeconds`: maybe a move in progress, so left alone for now.
-        public let inMotion: Bool
+        package let inMotion: Bool
     }
 
     /// The twin of `name` (whose status is `status`), or nil when the file's other names are not in the
     /// spool. The name kept is the one the move was heading to: a filed operation over a waiting one (a
     /// filing is a decision made), a waiting one over a claim (its owner is gone), a stated name over a plain
     /// one in `new/`, anything over `tmp/`; ties go to the greater name, so every reader decides alike.
-    public func twin(
+    package func twin(
         of folder: Folder, _ name: FileName, _ status: FileStatus, nowSeconds: Int64 = Timestamp.nowSeconds()
     ) throws(Errno) -> Twin? {
         guard let (otherFolder, otherName) = try findTwin(folder, name, status) else { return nil }

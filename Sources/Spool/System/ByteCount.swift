@@ -1,8 +1,8 @@
 /// Sizes and rates as curl writes them (`--limit-rate 500k`, `--max-filesize 1G`): a number of bytes, or one
 /// with `k`, `M` or `G` for 1024, 1024² or 1024³ of them, either case.
-public enum ByteCount {
+package enum ByteCount {
     /// The bytes `text` says, or nil when it is not such a number.
-    public static func parse(_ text: String) -> Int64? {
+    package static func parse(_ text: String) -> Int64? {
         let units: [Character: Int64] = [
             "k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30
         ]

@@ -1,6 +1,6 @@
 /// A size as a person reads it, in IEC units: `512 bytes`, `300 KiB`, `200 MiB`, `1.5 GiB` (one decimal
 /// below ten, none when whole). `--json` keeps the bytes.
-public func humanSize(_ bytes: Int) -> String {
+package func humanSize(_ bytes: Int) -> String {
     guard bytes >= 1024 else { return "\(bytes) bytes" }
     let units = ["KiB", "MiB", "GiB", "TiB", "PiB"]
     var value = Double(bytes) / 1024

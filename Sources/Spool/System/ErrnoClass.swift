@@ -6,7 +6,7 @@ import Glibc
 /// Only the operation's own content may make it permanently bad. Everything else (the system short of
 /// resources, a file system going away, permissions) leaves every operation where it is: nullmailer's
 /// three-way split, with the spool's own trouble never blamed on the operation.
-public enum ErrnoClass: Sendable, Equatable {
+package enum ErrnoClass: Sendable, Equatable {
     /// The entry is gone: another worker moved it first. Nothing to do.
     case vanished
     /// The entry itself can never be read as an operation (a link, a special file, a name the file system
@@ -44,12 +44,12 @@ public enum ErrnoClass: Sendable, Equatable {
     ]
 
     /// The class of one error number.
-    public init(_ error: Errno) {
+    package init(_ error: Errno) {
         self = ErrnoClass.table.first { $0.0 == error.rawValue }?.1 ?? .storage
     }
 
     /// The sysexits code a run that met this fault ends with: 75 when trying again later is the remedy.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case .resource, .disconnected: ExitCode.temporaryFailure
         case .vanished: ExitCode.success
@@ -58,13 +58,13 @@ public enum ErrnoClass: Sendable, Equatable {
     }
 
     /// Whether the fault concerns the whole spool, so that going on would only meet it again.
-    public var stopsRun: Bool { self == .storage || self == .disconnected }
+    package var stopsRun: Bool { self == .storage || self == .disconnected }
 
     /// Whether the fault passes by itself, so that trying again later is the remedy (sysexits 75).
-    public var passes: Bool { self == .resource || self == .disconnected }
+    package var passes: Bool { self == .resource || self == .disconnected }
 }
 
 extension Errno {
     /// Where the fault lies (see `ErrnoClass`).
-    public var faultClass: ErrnoClass { ErrnoClass(self) }
+    package var faultClass: ErrnoClass { ErrnoClass(self) }
 }

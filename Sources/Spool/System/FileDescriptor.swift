@@ -5,40 +5,40 @@ import Glibc
 ///
 /// The name and shape follow swift-system's `FileDescriptor`, which the toolchain does not ship on Linux
 /// and which spool may not depend on as a package: this one holds only the `*at` calls spool uses.
-public struct FileDescriptor: Sendable, Equatable {
+package struct FileDescriptor: Sendable, Equatable {
     /// The raw descriptor.
-    public let rawValue: Int32
+    package let rawValue: Int32
 
     /// Wraps a raw descriptor.
-    public init(rawValue: Int32) { self.rawValue = rawValue }
+    package init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// The current working directory, for `at` calls on ordinary paths.
-    public static let currentDirectory = FileDescriptor(rawValue: AT_FDCWD)
+    package static let currentDirectory = FileDescriptor(rawValue: AT_FDCWD)
 
     /// Opens `name` relative to this directory descriptor. `O_CLOEXEC` is always added.
-    public func open(_ name: FileName, _ flags: Int32, mode: mode_t = 0o600) throws(Errno) -> FileDescriptor {
+    package func open(_ name: FileName, _ flags: Int32, mode: mode_t = 0o600) throws(Errno) -> FileDescriptor {
         let fd = try retryingInterrupts { name.withCString { Glibc.openat(rawValue, $0, flags | O_CLOEXEC, mode) } }
         return FileDescriptor(rawValue: fd)
     }
 
     /// Opens the directory `name` relative to this one without following a symbolic link.
-    public func openDirectory(_ name: FileName) throws(Errno) -> FileDescriptor {
+    package func openDirectory(_ name: FileName) throws(Errno) -> FileDescriptor {
         try open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
     }
 
     /// Names the directory `name` without opening it (`O_PATH`), not following a link: good as the folder of
     /// `openat`, `renameat` and `fstatat`, which check the folder's permission at each use, where a plain open
     /// would need read permission (a shared spool's write-only `new/`).
-    public func locateDirectory(_ name: FileName) throws(Errno) -> FileDescriptor {
+    package func locateDirectory(_ name: FileName) throws(Errno) -> FileDescriptor {
         try open(name, cspool_o_path() | O_DIRECTORY | O_NOFOLLOW)
     }
 
     /// Closes the descriptor, ignoring errors: there is nothing useful to do about them on read-only or synced files.
-    public func close() { _ = Glibc.close(rawValue) }
+    package func close() { _ = Glibc.close(rawValue) }
 
     /// Reads the file from its start (`pread`, whatever its position), at most `limit` bytes: returns them, and
     /// whether the file had more.
-    public func readPrefix(limit: Int, expectedSize: Int? = nil) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
+    package func readPrefix(limit: Int, expectedSize: Int? = nil) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
         // A regular file's size, known from fstat, sizes the buffer (a small document needs no 64 KiB, whose
         // malloc costs more than its read) and ends the reading: a short read at that size is the end, so
         // one pread suffices. A file that grew since is read on, up to the limit.
@@ -63,7 +63,7 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// Reads until end of file, at most `limit` bytes: returns them, and whether the file had more.
-    public func readAll(limit: Int) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
+    package func readAll(limit: Int) throws(Errno) -> (bytes: [UInt8], truncated: Bool) {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while result.count <= limit {
@@ -77,19 +77,19 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// Reads at most `count` bytes from the file position into `buffer` (`read`): 0 at the end of the input.
-    public func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(Errno) -> Int {
+    package func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(Errno) -> Int {
         try retryingInterrupts { Glibc.read(rawValue, buffer, count) }
     }
 
     /// Reads at most `count` bytes at `offset` into `buffer` without moving the file position (`pread`): 0 at the
     /// end of the file.
-    public func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) throws(Errno) -> Int {
+    package func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) throws(Errno) -> Int {
         try retryingInterrupts { Glibc.pread(rawValue, buffer, count, off_t(offset)) }
     }
 
     /// Copies `count` bytes from `offset` of this file to the end of `target`, a piece at a time; EIO if this file
     /// ends first.
-    public func copy(_ count: Int64, from offset: Int64, to target: FileDescriptor) throws(Errno) {
+    package func copy(_ count: Int64, from offset: Int64, to target: FileDescriptor) throws(Errno) {
         let capacity = 256 * 1024
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
@@ -103,14 +103,14 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// Sets the file's modification time to now (`futimens`): a claim's sign of life during a long upload.
-    public func touch() throws(Errno) {
+    package func touch() throws(Errno) {
         let now = (1 << 30) - 1  // UTIME_NOW, a macro Swift does not import
         var times = [timespec(tv_sec: 0, tv_nsec: now), timespec(tv_sec: 0, tv_nsec: now)]
         _ = try retryingInterrupts { futimens(rawValue, &times) }
     }
 
     /// Sets the file's modification time to `nanoseconds` since the epoch (`futimens`), its access time left.
-    public func setModified(nanoseconds: Int64) throws(Errno) {
+    package func setModified(nanoseconds: Int64) throws(Errno) {
         let omit = (1 << 30) - 2  // UTIME_OMIT, a macro Swift does not import
         let seconds = nanoseconds / 1_000_000_000, rest = nanoseconds % 1_000_000_000
         var times = [timespec(tv_sec: 0, tv_nsec: omit), timespec(tv_sec: Int(seconds), tv_nsec: Int(rest))]
@@ -118,7 +118,7 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// Writes every byte, looping over short writes.
-    public func writeAll(_ bytes: [UInt8]) throws(Errno) {
+    package func writeAll(_ bytes: [UInt8]) throws(Errno) {
         var offset = 0
         while offset < bytes.count {
             let n = try retryingInterrupts {
@@ -129,48 +129,48 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// Flushes the file's data and metadata to the disk.
-    public func sync() throws(Errno) {
+    package func sync() throws(Errno) {
         try retryingInterrupts { Glibc.fsync(rawValue) }
     }
 
     /// Gives the file to user `owner` (`fchown`; the group stays): root keeping a rewritten operation its
     /// dropper's.
-    public func changeOwner(to owner: UInt32) throws(Errno) {
+    package func changeOwner(to owner: UInt32) throws(Errno) {
         try retryingInterrupts { Glibc.fchown(rawValue, owner, UInt32.max) }
     }
 
     /// Sets the file's permission bits to `mode` (`fchmod`), whatever the umask made of them at creation.
-    public func changeMode(to mode: mode_t) throws(Errno) {
+    package func changeMode(to mode: mode_t) throws(Errno) {
         try retryingInterrupts { Glibc.fchmod(rawValue, mode) }
     }
 
     /// Gives the file to group `group` (`fchown`; the owner stays): a file the drop group must write.
-    public func changeGroup(to group: gid_t) throws(Errno) {
+    package func changeGroup(to group: gid_t) throws(Errno) {
         try retryingInterrupts { Glibc.fchown(rawValue, UInt32.max, group) }
     }
 
     /// Flushes the whole file system this descriptor is on (`syncfs`): what makes a rename durable for a
     /// process that may not open the folder it renamed into (a shared spool's `new/`, write-only to producers).
-    public func syncFileSystem() throws(Errno) {
+    package func syncFileSystem() throws(Errno) {
         try retryingInterrupts { cspool_syncfs(rawValue) }
     }
 
     /// The bytes free to an unprivileged user on this file's file system (`fstatvfs`).
-    public func availableBytes() throws(Errno) -> Int {
+    package func availableBytes() throws(Errno) -> Int {
         var info = statvfs()
         try retryingInterrupts { fstatvfs(rawValue, &info) }
         return Int(info.f_bavail) * Int(info.f_frsize)
     }
 
     /// The file's status.
-    public func status() throws(Errno) -> FileStatus {
+    package func status() throws(Errno) -> FileStatus {
         var st = stat()
         try retryingInterrupts { Glibc.fstat(rawValue, &st) }
         return FileStatus(st)
     }
 
     /// The status of `name` in this directory, without following a symbolic link.
-    public func status(of name: FileName) throws(Errno) -> FileStatus {
+    package func status(of name: FileName) throws(Errno) -> FileStatus {
         var st = stat()
         try retryingInterrupts { name.withCString { Glibc.fstatat(rawValue, $0, &st, AT_SYMLINK_NOFOLLOW) } }
         return FileStatus(st)
@@ -178,7 +178,7 @@ public struct FileDescriptor: Sendable, Equatable {
 
     /// Renames `name` in this directory to `newName` in `directory`, failing with `fileExists` rather than
     /// replacing an entry: a move must never destroy another operation.
-    public func rename(_ name: FileName, to directory: FileDescriptor, as newName: FileName) throws(Errno) {
+    package func rename(_ name: FileName, to directory: FileDescriptor, as newName: FileName) throws(Errno) {
         try retryingInterrupts {
             name.withCString { old in
                 newName.withCString { new in cspool_rename_noreplace(rawValue, old, directory.rawValue, new) }
@@ -188,7 +188,7 @@ public struct FileDescriptor: Sendable, Equatable {
 
     /// Makes `newName` in `directory` a second name of `name` in this one, failing with `fileExists` when it
     /// is taken: `link(2)` never replaces an entry, on any POSIX file system.
-    public func link(_ name: FileName, to directory: FileDescriptor, as newName: FileName) throws(Errno) {
+    package func link(_ name: FileName, to directory: FileDescriptor, as newName: FileName) throws(Errno) {
         try retryingInterrupts {
             name.withCString { old in
                 newName.withCString { new in Glibc.linkat(rawValue, old, directory.rawValue, new, 0) }
@@ -198,7 +198,7 @@ public struct FileDescriptor: Sendable, Equatable {
 
     /// Swaps the files of `name` in this directory and `otherName` in `directory`, atomically: both names exist
     /// before and after, each naming the other's file (`RENAME_EXCHANGE`; EINVAL where unsupported).
-    public func exchange(_ name: FileName, with otherName: FileName, in directory: FileDescriptor) throws(Errno) {
+    package func exchange(_ name: FileName, with otherName: FileName, in directory: FileDescriptor) throws(Errno) {
         try retryingInterrupts {
             name.withCString { old in
                 otherName.withCString { new in cspool_rename_exchange(rawValue, old, directory.rawValue, new) }
@@ -207,7 +207,7 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// Renames `name` in this directory to `newName` in `directory`, atomically replacing what was there.
-    public func replace(_ name: FileName, in directory: FileDescriptor, as newName: FileName) throws(Errno) {
+    package func replace(_ name: FileName, in directory: FileDescriptor, as newName: FileName) throws(Errno) {
         try retryingInterrupts {
             name.withCString { old in
                 newName.withCString { new in Glibc.renameat(rawValue, old, directory.rawValue, new) }
@@ -216,37 +216,37 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// Removes the file `name` from this directory.
-    public func unlink(_ name: FileName) throws(Errno) {
+    package func unlink(_ name: FileName) throws(Errno) {
         try retryingInterrupts { name.withCString { Glibc.unlinkat(rawValue, $0, 0) } }
     }
 
     /// Creates the directory `name` in this directory.
-    public func makeDirectory(_ name: FileName, mode: mode_t) throws(Errno) {
+    package func makeDirectory(_ name: FileName, mode: mode_t) throws(Errno) {
         try retryingInterrupts { name.withCString { Glibc.mkdirat(rawValue, $0, mode) } }
     }
 
     /// The names in this directory, streamed one at a time to `body` (never `.` or `..`).
-    public func forEachEntry(_ body: (FileName, UInt8) -> Void) throws(Errno) {
+    package func forEachEntry(_ body: (FileName, UInt8) -> Void) throws(Errno) {
         try forEachRawEntry { name, type in body(FileName(bytes: Array(name)), type) }
     }
 
     /// The names in this directory as raw bytes valid only during the call, without copying them:
     /// the hot path of listing a large queue.
     /// Reads through a new descriptor on the same directory, so concurrent listings do not share an offset.
-    public func forEachRawEntry(_ body: (UnsafeBufferPointer<UInt8>, UInt8) -> Void) throws(Errno) {
+    package func forEachRawEntry(_ body: (UnsafeBufferPointer<UInt8>, UInt8) -> Void) throws(Errno) {
         try forEachRawEntryWithInode { name, type, _ in body(name, type) }
     }
 
     /// The same, with each entry's inode number: what tells an entry apart across two listings without
     /// keeping its name.
-    public func forEachRawEntryWithInode(_ body: (UnsafeBufferPointer<UInt8>, UInt8, UInt64) -> Void) throws(Errno) {
+    package func forEachRawEntryWithInode(_ body: (UnsafeBufferPointer<UInt8>, UInt8, UInt64) -> Void) throws(Errno) {
         try forEachRawEntryWithInode(ofDirectory: FileName("."), sameAs: nil, body)
     }
 
     /// The same for the directory `name` in this one, opened by name for this listing (not following a
     /// link) and refused with ESTALE when it is no longer the directory `held` (device and inode): a lookup
     /// by name is what makes a network file system's client ask the server afresh.
-    public func forEachRawEntryWithInode(
+    package func forEachRawEntryWithInode(
         ofDirectory name: FileName, sameAs held: FileStatus?,
         _ body: (UnsafeBufferPointer<UInt8>, UInt8, UInt64) -> Void
     ) throws(Errno) {
@@ -284,7 +284,7 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// All names in this directory.
-    public func entries() throws(Errno) -> [FileName] {
+    package func entries() throws(Errno) -> [FileName] {
         var names: [FileName] = []
         try forEachEntry { name, _ in names.append(name) }
         return names

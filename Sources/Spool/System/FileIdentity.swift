@@ -2,18 +2,18 @@
 /// inode alone: a number freed by a removal can be given to the next file made, and a merge removes the file
 /// it replaces; a rename (a claim, a hold) changes none of the three, a rewrite changes the time, and a merge's
 /// file is always later than the one it replaces (`Spool.merge`).
-public struct FileIdentity: Equatable, Sendable {
+package struct FileIdentity: Equatable, Sendable {
     /// The inode number.
-    public let inode: UInt64
+    package let inode: UInt64
     /// Last modification, in nanoseconds since the epoch.
-    public let modifiedNanoseconds: Int64
+    package let modifiedNanoseconds: Int64
     /// Size in bytes.
-    public let size: Int
+    package let size: Int
 }
 
 extension FileStatus {
     /// This file's identity (`FileIdentity`).
-    public var identity: FileIdentity {
+    package var identity: FileIdentity {
         FileIdentity(inode: inode, modifiedNanoseconds: modifiedNanoseconds, size: size)
     }
 }
@@ -22,7 +22,7 @@ extension FileDescriptor {
     /// Makes the file's modification time later than `nanoseconds` since the epoch when it is not already, so
     /// that its identity differs from that of a file with that time. The file system keeps times as finely as
     /// it can (ext4 with small inodes whole seconds, FAT two), so the step grows until the time it kept is later.
-    public func makeModifiedLater(than nanoseconds: Int64) throws(Errno) {
+    package func makeModifiedLater(than nanoseconds: Int64) throws(Errno) {
         for step: Int64 in [1, 1_000, 1_000_000, 1_000_000_000, 2_000_000_000] {
             if try status().modifiedNanoseconds > nanoseconds { return }
             try setModified(nanoseconds: nanoseconds + step)

@@ -1,24 +1,24 @@
 import Glibc
 
 /// One directory entry's name as the raw bytes the kernel gave, which need not be valid UTF-8.
-public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible {
+package struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The name's bytes, without a terminating NUL.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
 
     /// A name made of raw bytes.
-    public init(bytes: [UInt8]) { self.bytes = bytes }
+    package init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// A name made of a string's UTF-8 bytes.
-    public init(_ string: String) { self.bytes = Array(string.utf8) }
+    package init(_ string: String) { self.bytes = Array(string.utf8) }
 
     /// The name as a string, or nil when it is not valid UTF-8.
-    public var string: String? {
+    package var string: String? {
         String(validating: bytes, as: UTF8.self)
     }
 
     /// Whether the name is safe to show and to use as an operation id:
     /// valid UTF-8, no control characters, no slash, not `.` or `..`.
-    public var isPlain: Bool {
+    package var isPlain: Bool {
         guard let string, !bytes.isEmpty, bytes != [0x2E], bytes != [0x2E, 0x2E] else { return false }
         // C1 controls (U+0080 to U+009F, CSI among them) steer a terminal as the ASCII ones do.
         return !bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0x2F }
@@ -26,10 +26,10 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// Whether the name starts with a dot; such entries are ignored, as maildir readers do.
-    public var isHidden: Bool { bytes.first == 0x2E }
+    package var isHidden: Bool { bytes.first == 0x2E }
 
     /// The name with every byte that is not printable ASCII escaped as `\xNN`, for messages.
-    public var escaped: String {
+    package var escaped: String {
         // A backslash is escaped too, so that a name holding `\x0a` reads apart from one holding a line feed.
         if isPlain, let string, !bytes.contains(0x5C) { return string }
         var out = ""
@@ -44,7 +44,7 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// Byte-wise order, the same as `ls` in the C locale.
-    public static func < (lhs: FileName, rhs: FileName) -> Bool {
+    package static func < (lhs: FileName, rhs: FileName) -> Bool {
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
     }
 
@@ -58,7 +58,7 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// The name as `escaped` shows it.
-    public var description: String { escaped }
+    package var description: String { escaped }
 }
 
 extension String {
@@ -71,7 +71,7 @@ extension String {
 extension FileName {
     /// `path` from `/`, against the working directory when it is relative: for a program that runs
     /// elsewhere (a handler runs in `/`).
-    public static func absolutePath(_ path: String) -> String {
+    package static func absolutePath(_ path: String) -> String {
         guard !path.hasPrefix("/") else { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
         guard getcwd(&buffer, buffer.count) != nil else { return path }
@@ -82,7 +82,7 @@ extension FileName {
 
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
-    public func trimmingWhitespace() -> String {
+    package func trimmingWhitespace() -> String {
         let text = String(self), bytes = text.utf8
         guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return "" }
         let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })!

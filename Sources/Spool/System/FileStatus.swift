@@ -1,27 +1,27 @@
 import Glibc
 
 /// The parts of `stat(2)` that spool looks at.
-public struct FileStatus: Sendable {
+package struct FileStatus: Sendable {
     /// File type and permission bits.
-    public let mode: mode_t
+    package let mode: mode_t
     /// Size in bytes.
-    public let size: Int
+    package let size: Int
     /// The inode number: with `device`, what tells two names of one file.
-    public let inode: UInt64
+    package let inode: UInt64
     /// Number of hard links.
-    public let linkCount: Int
+    package let linkCount: Int
     /// Owner.
-    public let owner: uid_t
+    package let owner: uid_t
     /// Group.
-    public let group: gid_t
+    package let group: gid_t
     /// Device the file lives on.
-    public let device: UInt64
+    package let device: UInt64
     /// Last modification, in microseconds since the epoch.
-    public let modifiedMicroseconds: Int64
+    package let modifiedMicroseconds: Int64
     /// Last status change (a rename sets it), in seconds since the epoch.
-    public let changedSeconds: Int64
+    package let changedSeconds: Int64
     /// Last modification in nanoseconds since the epoch: for a folder, when an entry last came or went.
-    public let modifiedNanoseconds: Int64
+    package let modifiedNanoseconds: Int64
 
     /// The status from a `stat` the kernel filled, its times turned into the units above.
     package init(_ st: stat) {
@@ -38,16 +38,16 @@ public struct FileStatus: Sendable {
     }
 
     /// Whether this is a regular file.
-    public var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+    package var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
     /// Whether this is a directory.
-    public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+    package var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
     /// Whether this is a symbolic link.
-    public var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
+    package var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
     /// The permission bits alone.
-    public var permissions: mode_t { mode & 0o7777 }
+    package var permissions: mode_t { mode & 0o7777 }
 
     /// A word for the file type, for messages.
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch mode & S_IFMT {
         case S_IFREG: "regular file"
         case S_IFDIR: "directory"

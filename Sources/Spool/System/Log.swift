@@ -1,34 +1,34 @@
 import Glibc
 
 /// Progress and problem messages of a long-running command, on standard error, prefixed with the program name.
-public struct Log: Sendable {
+package struct Log: Sendable {
     /// How much to say.
-    public enum Level: Int, Sendable, Comparable {
+    package enum Level: Int, Sendable, Comparable {
         case quiet, normal, verbose
         /// Quieter first: a log at one level writes every message a quieter level would.
-        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        package static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
 
     /// The program name written before each line.
-    public let program: String
+    package let program: String
     /// The chosen level.
-    public let level: Level
+    package let level: Level
 
     /// A log for `program` at `level`.
-    public init(program: String, level: Level = .normal) {
+    package init(program: String, level: Level = .normal) {
         self.program = program
         self.level = level
     }
 
     /// A log that says nothing, for library callers that do not want messages.
-    public static let silent = Log(program: "", level: .quiet)
+    package static let silent = Log(program: "", level: .quiet)
 
     /// Something an operator should see even with `-q`: a file moved to `failed/` or `conflict/`, an I/O error.
-    public func warning(_ message: @autoclosure () -> String) { write(message, at: .quiet) }
+    package func warning(_ message: @autoclosure () -> String) { write(message, at: .quiet) }
     /// Something an operator normally wants to see: a recovered claim, a coalesced write.
-    public func notice(_ message: @autoclosure () -> String) { write(message, at: .normal) }
+    package func notice(_ message: @autoclosure () -> String) { write(message, at: .normal) }
     /// Per-operation detail, with `-v`.
-    public func detail(_ message: @autoclosure () -> String) { write(message, at: .verbose) }
+    package func detail(_ message: @autoclosure () -> String) { write(message, at: .verbose) }
 
     /// Writes `message` when the level asks for it. Made only then: a detail line per request cost a string
     /// built and thrown away on every request. One line always: a handler's argument, a key or a server's

@@ -7,7 +7,7 @@ import Glibc
 /// It appears only once a transfer has taken `delay` (a copy that ends sooner says nothing), redraws at
 /// most every `interval`, and leaves its last state on the screen when the last transfer ends, as curl does.
 /// `Log` lines written meanwhile go above it (`ProgressMeter.printing`), so that the two never share a line.
-public final class ProgressMeter: Sendable {
+package final class ProgressMeter: Sendable {
     /// What is moving, as the line begins: `copying`, `uploading`.
     let verb: String
     let delay: Double, interval: Double
@@ -28,19 +28,19 @@ public final class ProgressMeter: Sendable {
     }
 
     /// A meter whose line starts with `verb`.
-    public init(verb: String, delay: Double = 0.5, interval: Double = 0.25) {
+    package init(verb: String, delay: Double = 0.5, interval: Double = 0.25) {
         self.verb = verb
         self.delay = delay
         self.interval = interval
     }
 
     /// A meter when standard error is a terminal, else nil: progress is for a person watching.
-    public static func forTerminal(verb: String) -> ProgressMeter? {
+    package static func forTerminal(verb: String) -> ProgressMeter? {
         isatty(STDERR_FILENO) != 0 ? ProgressMeter(verb: verb) : nil
     }
 
     /// A transfer of `total` bytes (nil: not known, as from a pipe) begins.
-    public func start(_ name: String, total: Int64?) {
+    package func start(_ name: String, total: Int64?) {
         let now = Timestamp.monotonicSeconds()
         state.withLock { state in
             state.transfers[name] = Transfer(total: total, started: now)
@@ -49,7 +49,7 @@ public final class ProgressMeter: Sendable {
     }
 
     /// `done` bytes of `name` are through (libcurl rewinding to send again sets it back).
-    public func update(_ name: String, done: Int64) {
+    package func update(_ name: String, done: Int64) {
         let now = Timestamp.monotonicSeconds()
         let line: String? = state.withLock { state in
             state.transfers[name]?.done = done
@@ -62,7 +62,7 @@ public final class ProgressMeter: Sendable {
     }
 
     /// `name` ended: when it was the last and the meter was shown, its final state stays on its line.
-    public func finish(_ name: String) {
+    package func finish(_ name: String) {
         let now = Timestamp.monotonicSeconds()
         let line: String? = state.withLock { state in
             guard let ended = state.transfers.removeValue(forKey: name) else { return nil }

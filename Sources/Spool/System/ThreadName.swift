@@ -1,9 +1,9 @@
 import CSpool
 
 /// The calling thread's name, as `top -H`, `ps -L` and /proc/PID/task/TID/comm show it.
-public enum ThreadName {
+package enum ThreadName {
     /// The calling thread's name.
-    public static var current: String {
+    package static var current: String {
         var buffer = [CChar](repeating: 0, count: 17)
         guard cspool_get_thread_name(&buffer) == 0 else { return "" }
         // The name ends at its first NUL; the buffer always has one (17 bytes for at most 16 with the NUL).
@@ -12,7 +12,7 @@ public enum ThreadName {
     }
 
     /// Names the calling thread; Linux keeps the first 15 bytes.
-    public static func set(_ name: String) {
+    package static func set(_ name: String) {
         _ = cspool_set_thread_name(name)
     }
 }

@@ -3,36 +3,36 @@ import Glibc
 /// Wall-clock time since the Unix epoch, with RFC 3339 reading and writing: the one place that reads the clocks.
 /// Every instant and duration in spool is an integer or a `Double` whose name says its unit (`nowSeconds`,
 /// `orderMicroseconds`, `leaseSeconds`, `timeoutSeconds`); this is where one unit becomes another.
-public enum Timestamp {
+package enum Timestamp {
     /// The current time in microseconds since the epoch.
-    public static func nowMicroseconds() -> Int64 {
+    package static func nowMicroseconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 
     /// Seconds on the monotonic clock, for deadlines.
-    public static func monotonicSeconds() -> Double {
+    package static func monotonicSeconds() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     /// Nanoseconds on the monotonic clock, for short durations (how long the spool lock is held).
-    public static func monotonicNanoseconds() -> Int64 {
+    package static func monotonicNanoseconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 
     /// The current time in whole seconds since the epoch: the unit of names, reasons and `.origins`.
-    public static func nowSeconds() -> Int64 { nowMicroseconds() / 1_000_000 }
+    package static func nowSeconds() -> Int64 { nowMicroseconds() / 1_000_000 }
 
     /// The current time in seconds since the epoch, with its fraction: the unit of pauses and rates.
-    public static func nowFractionalSeconds() -> Double { Double(nowMicroseconds()) / 1e6 }
+    package static func nowFractionalSeconds() -> Double { Double(nowMicroseconds()) / 1e6 }
 
     /// Parses an RFC 3339 date-time (`2026-11-29T13:00:00Z`, `…+01:00`, fractions ignored) into epoch seconds.
-    public static func parseRFC3339(_ text: String) -> Int64? {
+    package static func parseRFC3339(_ text: String) -> Int64? {
         let b = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= b.count else { return nil }
@@ -75,7 +75,7 @@ public enum Timestamp {
     }
 
     /// Formats epoch seconds as RFC 3339 in UTC (`2026-11-29T13:00:00Z`).
-    public static func formatRFC3339(_ seconds: Int64) -> String {
+    package static func formatRFC3339(_ seconds: Int64) -> String {
         var t = time_t(seconds)
         var parts = tm()
         gmtime_r(&t, &parts)
@@ -105,7 +105,7 @@ public enum Timestamp {
     }
 
     /// Parses a duration such as `90`, `90s`, `15m`, `2h`, `5d` into seconds.
-    public static func parseDuration(_ text: String) -> Int64? {
+    package static func parseDuration(_ text: String) -> Int64? {
         guard let last = text.last else { return nil }
         let unit: Int64
         var digits = Substring(text)
@@ -122,7 +122,7 @@ public enum Timestamp {
     }
 
     /// Parses a time given on a command line: RFC 3339, `@EPOCH`, or `+DURATION` from now.
-    public static func parseArgument(_ text: String, nowSeconds: Int64) -> Int64? {
+    package static func parseArgument(_ text: String, nowSeconds: Int64) -> Int64? {
         if text.hasPrefix("+") { return parseDuration(String(text.dropFirst())).map { nowSeconds + $0 } }
         if text.hasPrefix("@") { return Int64(text.dropFirst()) }
         return parseRFC3339(text)
@@ -130,7 +130,7 @@ public enum Timestamp {
 }
 
 /// A human duration: `42s`, `5m`, `3h`, `2d`.
-public func humanDuration(_ seconds: Int64) -> String {
+package func humanDuration(_ seconds: Int64) -> String {
     switch seconds {
     case ..<120: "\(seconds)s"
     case ..<7200: "\(seconds / 60)m"

@@ -2,43 +2,43 @@ import Glibc
 
 /// A user as the system's user database (passwd, group) knows it: who dropped an operation into a shared
 /// spool, by the owner of its file, which a producer cannot forge.
-public struct SystemUser: Sendable, Equatable {
+package struct SystemUser: Sendable, Equatable {
     /// The numeric user id.
-    public let uid: UInt32
+    package let uid: UInt32
     /// The login name; nil when the database has no entry for the id.
-    public let name: String?
+    package let name: String?
     /// The names of the groups the user is in: the primary one and every supplementary one.
-    public let groups: [String]
+    package let groups: [String]
 
     /// A user made of known parts (for the pure policy decision and its tests).
-    public init(uid: UInt32, name: String?, groups: [String]) {
+    package init(uid: UInt32, name: String?, groups: [String]) {
         self.uid = uid
         self.name = name
         self.groups = groups
     }
 
     /// How messages name the user: `alice (uid 1001)`, or `uid 1001` without a database entry.
-    public var display: String { name.map { "\($0) (uid \(uid))" } ?? "uid \(uid)" }
+    package var display: String { name.map { "\($0) (uid \(uid))" } ?? "uid \(uid)" }
 }
 
 /// Lookups in the system's user and group databases (getpwuid_r, getgrouplist, getgrgid_r).
-public enum UserDatabase {
+package enum UserDatabase {
     /// The user with id `uid` and their groups; a user without an entry has a nil name and no groups.
-    public static func user(_ uid: UInt32) -> SystemUser {
+    package static func user(_ uid: UInt32) -> SystemUser {
         guard let entry = passwordEntry(uid) else { return SystemUser(uid: uid, name: nil, groups: []) }
         return SystemUser(uid: uid, name: entry.name, groups: groupNames(of: entry.name, primary: entry.group))
     }
 
     /// How messages name `uid`: `alice (uid 1001)`, or `uid 1001` without a database entry.
-    public static func display(_ uid: UInt32) -> String {
+    package static func display(_ uid: UInt32) -> String {
         SystemUser(uid: uid, name: name(of: uid), groups: []).display
     }
 
     /// The login name of `uid`, if it has one.
-    public static func name(of uid: UInt32) -> String? { passwordEntry(uid)?.name }
+    package static func name(of uid: UInt32) -> String? { passwordEntry(uid)?.name }
 
     /// This process's effective user id.
-    public static var effectiveUser: UInt32 { geteuid() }
+    package static var effectiveUser: UInt32 { geteuid() }
 
     private static func passwordEntry(_ uid: UInt32) -> (name: String, group: gid_t)? {
         var entry = passwd()

@@ -1,40 +1,40 @@
 import SpoolSystem
 
 /// The request a transport sends for one attempt of an operation, with every header already decided.
-public struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// Method token.
-    public var method: String
+    package var method: String
     /// Target URL.
-    public var url: String
+    package var url: String
     /// Headers in the order they are sent.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// Body bytes, if any.
-    public var body: [UInt8]?
+    package var body: [UInt8]?
     /// A body streamed from a file the caller holds open instead (an operation's payload), never held whole.
-    public var bodyFile: BodyFile?
+    package var bodyFile: BodyFile?
     /// The origin (`scheme://host:port`) the request goes to.
-    public var origin: String
+    package var origin: String
     /// TLS files from the operation's auth profile, if it names any.
-    public var tls: TLSFiles
+    package var tls: TLSFiles
     /// How to reach the origin, from spool.conf(5) and the command line (CA file, proxy, HTTP version);
     /// nil settings leave the engine's own.
-    public var route = Route()
+    package var route = Route()
     /// Called by the engine, on its own thread, once the connection is up and the request is about to go
     /// out (after TCP and any proxy and TLS handshakes), maybe more than once: an origin's probe waits
     /// for this, not for the answer, so a slow server delays the lanes behind it by a handshake at most.
-    public var onConnected: (@Sendable () -> Void)?
+    package var onConnected: (@Sendable () -> Void)?
     /// Called by the engine, on its own thread, with the bytes of `bodyFile` sent so far, as they go out
     /// (less again when it rewinds to send anew): `spool-send -v`'s progress meter on a terminal.
-    public var onProgress: (@Sendable (Int64) -> Void)?
+    package var onProgress: (@Sendable (Int64) -> Void)?
     /// How much of the answer's body to keep (a few KiB for a reason; more for the server's version of a
     /// conflicting resource).
-    public var keptBodyBytes = 4096
+    package var keptBodyBytes = 4096
     /// Whether the transfer stops at `keptBodyBytes` instead of reading the rest and dropping it: for a read,
     /// whose answer may be any size; a write's answer is read to its end so that its connection is reused.
-    public var stopsAtKeptBytes = false
+    package var stopsAtKeptBytes = false
 
     /// A request from its parts, the route and connection callback left to set.
-    public init(
+    package init(
         method: String, url: String, headers: [(name: String, value: String)], body: [UInt8]?, origin: String,
         tls: TLSFiles
     ) {
@@ -45,33 +45,33 @@ public struct HTTPRequest: Sendable {
 }
 
 /// `length` bytes from `offset` of an open file, read as they are sent: the engine never opens a path.
-public struct BodyFile: Sendable, Equatable {
+package struct BodyFile: Sendable, Equatable {
     /// The open file, which the caller keeps open until the request ends.
-    public var descriptor: Int32
+    package var descriptor: Int32
     /// Where the body starts.
-    public var offset: Int64
+    package var offset: Int64
     /// How many bytes it has: `Content-Length`.
-    public var length: Int64
+    package var length: Int64
 
     /// A body of `length` bytes from `offset` of `descriptor`.
-    public init(descriptor: Int32, offset: Int64, length: Int64) {
+    package init(descriptor: Int32, offset: Int64, length: Int64) {
         (self.descriptor, self.offset, self.length) = (descriptor, offset, length)
     }
 }
 
 /// What a server answered.
-public struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// Status code.
-    public var status: Int
+    package var status: Int
     /// Headers with lower-cased names.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// The start of the body: at most the request's `keptBodyBytes`.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// Whether the body went on past what was kept.
-    public var bodyCut = false
+    package var bodyCut = false
 
     /// A response from its parts.
-    public init(status: Int, headers: [String: String], body: [UInt8], bodyCut: Bool = false) {
+    package init(status: Int, headers: [String: String], body: [UInt8], bodyCut: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -81,7 +81,7 @@ public struct HTTPResponse: Sendable {
 
 /// A request that got no usable HTTP answer. Which engine error is which is one table, in SpoolHTTP's
 /// `CurlResultTable.swift`, mirrored in spool-send(8).
-public enum TransportError: Error, Equatable, Sendable {
+package enum TransportError: Error, Equatable, Sendable {
     /// Nothing listens: the connection was refused.
     case refused
     /// The host (or the proxy) has no address.
@@ -103,10 +103,10 @@ public enum TransportError: Error, Equatable, Sendable {
 
     /// The tokens of failures that a change of the network may cure: a watcher retries them at once when the
     /// network changes. A TLS error is the certificate's, not the network's, and waits.
-    public static let networkTokens: Set<String> = ["refused", "dns", "timeout", "lost", "network"]
+    package static let networkTokens: Set<String> = ["refused", "dns", "timeout", "lost", "network"]
 
     /// A short token for the file name's `e=` and for logs.
-    public var token: String {
+    package var token: String {
         switch self {
         case .refused: "refused"
         case .dns: "dns"
@@ -120,7 +120,7 @@ public enum TransportError: Error, Equatable, Sendable {
     }
 
     /// A sentence for reasons and logs.
-    public var description: String {
+    package var description: String {
         switch self {
         case .refused: "connection refused"
         case .dns: "host name not found"
@@ -136,7 +136,7 @@ public enum TransportError: Error, Equatable, Sendable {
 
     /// Whether nothing more should go to this origin in this run: every failure but a lost connection,
     /// which says nothing about the next request, and an answer too large, which is this write's own.
-    public var blocksOrigin: Bool {
+    package var blocksOrigin: Bool {
         switch self {
         case .lost, .tooLarge, .bodyUnreadable: false
         default: true
@@ -145,7 +145,7 @@ public enum TransportError: Error, Equatable, Sendable {
 }
 
 /// Sends one request. Implemented over libcurl in SpoolHTTP, so that this library stays light.
-public protocol Transport: Sendable {
+package protocol Transport: Sendable {
     /// Sends `request` and returns the server's answer or why there was none. Never follows redirects.
     func send(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportError>
 
@@ -156,5 +156,5 @@ public protocol Transport: Sendable {
 
 extension Transport {
     /// None by default: the lanes run on Swift's global executor.
-    public func laneExecutor(slot: Int) -> (any TaskExecutor)? { nil }
+    package func laneExecutor(slot: Int) -> (any TaskExecutor)? { nil }
 }

@@ -1,20 +1,20 @@
 /// The head of a server's answer, read line by line as the engine receives it (libcurl's header callback
 /// hands on each line, the status lines of interim 1xx answers and trailers included). The engine's only
 /// reader of a server's status and fields, kept free of I/O so that it can be fuzzed (`Fuzz/`, target `head`).
-public struct ResponseHead: Sendable {
+package struct ResponseHead: Sendable {
     /// The status of the last status line: 100 to 999, or 0 when that line had no three-digit status.
-    public private(set) var status = 0
+    package private(set) var status = 0
     /// The fields of the last head, names lower-cased; a repeated field's values joined with ", " (RFC 9110
     /// section 5.3), CR, LF and NUL replaced by spaces (section 5.5), leading and trailing blanks trimmed.
-    public private(set) var fields: [String: String] = [:]
+    package private(set) var fields: [String: String] = [:]
     /// Whether a final (not 1xx) head has ended: later lines are trailers, not kept.
-    public private(set) var isComplete = false
+    package private(set) var isComplete = false
     /// Whether the last status line was HTTP/1.x.
-    public private(set) var isHTTP1 = false
+    package private(set) var isHTTP1 = false
     /// Whether the lines went past `limit` bytes; the engine then ends the transfer.
-    public private(set) var isTooLarge = false
+    package private(set) var isTooLarge = false
     /// The most bytes of head lines read, all heads of one answer together.
-    public let limit: Int
+    package let limit: Int
     private var byteCount = 0
     /// The field the last line added to, which an obsolete folded line continues.
     private var lastName: String?
@@ -22,10 +22,10 @@ public struct ResponseHead: Sendable {
     private var lastWasEmpty = false
 
     /// An empty head that reads at most `limit` bytes of lines.
-    public init(limit: Int) { self.limit = limit }
+    package init(limit: Int) { self.limit = limit }
 
     /// Reads one line (its CR LF included, as libcurl gives it); false when the head is too large.
-    public mutating func take(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+    package mutating func take(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         byteCount += line.count
         if byteCount > limit {
             isTooLarge = true
@@ -85,7 +85,7 @@ public struct ResponseHead: Sendable {
     }
 
     /// Forgets everything read: the engine sends the request again on a fresh connection.
-    public mutating func reset() { self = ResponseHead(limit: limit) }
+    package mutating func reset() { self = ResponseHead(limit: limit) }
 
     /// The status code of a status line (`HTTP-version SP 3DIGIT SP reason`, RFC 9112 section 4), or 0. Read
     /// as leniently as libcurl reads it: blanks after the version, anything but a digit after the status.

@@ -1,9 +1,9 @@
 import SpoolSystem
 
 /// How the HTTP engine connects: the transport knobs of `spool-send`, named after curl's options.
-public struct TransportSettings: Sendable, Equatable {
+package struct TransportSettings: Sendable, Equatable {
     /// Which HTTP version to ask for.
-    public enum Version: Sendable, Equatable {
+    package enum Version: Sendable, Equatable {
         /// HTTP/2 on https when the server offers it by ALPN, HTTP/1.1 otherwise (curl's default).
         case automatic
         /// HTTP/1.1 only (`--http1.1`).
@@ -11,42 +11,42 @@ public struct TransportSettings: Sendable, Equatable {
     }
 
     /// Seconds one request may take in all, connecting included (`--timeout`).
-    public var timeoutSeconds = 30.0
+    package var timeoutSeconds = 30.0
     /// Connections per origin, shared out between the threads: one per lane on HTTP/1.1; on HTTP/2 the lanes
     /// of one thread share one as streams.
-    public var connectionsPerOrigin = 4
+    package var connectionsPerOrigin = 4
     /// Threads that send, each with its own connections, the lanes dealt out to them (`--threads`).
-    public var threads = 1
+    package var threads = 1
     /// Streams on one HTTP/2 connection before another is opened.
-    public var streamsPerConnection = 100
+    package var streamsPerConnection = 100
     /// A CA bundle to trust instead of the system's (`--cacert`, `SPOOL_CA_FILE`).
-    public var caFile: String?
+    package var caFile: String?
     /// A proxy for every request (`--proxy`); nil reads `http_proxy`, `https_proxy`, `all_proxy` as curl does.
-    public var proxy: String?
+    package var proxy: String?
     /// Hosts reached without the proxy (`--noproxy`); nil reads `no_proxy` as curl does.
-    public var noProxy: String?
+    package var noProxy: String?
     /// The HTTP version asked for.
-    public var version = Version.automatic
+    package var version = Version.automatic
     /// Bytes per second a request's body is sent at most (`--max-rate`, curl's `--limit-rate`); nil: no cap.
-    public var maxSendBytesPerSecond: Int64?
+    package var maxSendBytesPerSecond: Int64?
     /// Largest response head accepted, in bytes; a larger one files the operation rather than retrying it.
-    public var maxHeaderBytes = 256 * 1024
+    package var maxHeaderBytes = 256 * 1024
 
     /// The defaults of `spool-send`.
-    public init() {}
+    package init() {}
 }
 
 /// The TLS files an auth profile names for its origin: a CA to trust and a client certificate (mTLS).
-public struct TLSFiles: Sendable, Equatable {
+package struct TLSFiles: Sendable, Equatable {
     /// A CA bundle trusted for this profile's requests instead of the default.
-    public var caFile: String?
+    package var caFile: String?
     /// The client certificate, PEM.
-    public var certificateFile: String?
+    package var certificateFile: String?
     /// The client certificate's private key, PEM, in a file only its owner can read.
-    public var keyFile: String?
+    package var keyFile: String?
 
     /// TLS files from their paths.
-    public init(caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil) {
+    package init(caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil) {
         self.caFile = caFile
         self.certificateFile = certificateFile
         self.keyFile = keyFile
@@ -56,20 +56,20 @@ public struct TLSFiles: Sendable, Equatable {
 
 /// How to reach one origin, as spool.conf(5) and the command line say: each nil where they say nothing,
 /// leaving the engine's own.
-public struct Route: Sendable, Equatable {
+package struct Route: Sendable, Equatable {
     /// A CA bundle trusted for the origin.
-    public var caFile: String?
+    package var caFile: String?
     /// The proxy to reach it through.
-    public var proxy: String?
+    package var proxy: String?
     /// Hosts reached without the proxy.
-    public var noProxy: String?
+    package var noProxy: String?
     /// The HTTP version to ask for.
-    public var version: TransportSettings.Version?
+    package var version: TransportSettings.Version?
     /// Bytes per second a body is sent to the origin at most (`max-rate`).
-    public var maxSendBytesPerSecond: Int64?
+    package var maxSendBytesPerSecond: Int64?
 
     /// No settings.
-    public init(
+    package init(
         caFile: String? = nil, proxy: String? = nil, noProxy: String? = nil, version: TransportSettings.Version? = nil,
         maxSendBytesPerSecond: Int64? = nil
     ) {

@@ -4,23 +4,23 @@ import SpoolSystem
 
 /// What the web server hands a CGI program (RFC 3875): the request's method, its query, its form body and
 /// the user it authenticated. Parsed from values, so that the parsing is tested without a server.
-public struct CGIRequest: Sendable {
+package struct CGIRequest: Sendable {
     /// `REQUEST_METHOD`, upper-cased.
-    public var method: String
+    package var method: String
     /// The query string's parameters (the first value of each name).
-    public var query: [String: String]
+    package var query: [String: String]
     /// A POST's `application/x-www-form-urlencoded` parameters.
-    public var form: [String: String]
+    package var form: [String: String]
     /// `REMOTE_USER`: whom the web server authenticated; nil when it does no authentication.
-    public var remoteUser: String?
+    package var remoteUser: String?
     /// `SCRIPT_NAME`: the page's own path, for links and forms.
-    public var scriptName: String
+    package var scriptName: String
 
     /// The largest form body read: the page's forms send a few hundred bytes.
-    public static let maxBodyBytes = 64 * 1024
+    package static let maxBodyBytes = 64 * 1024
 
     /// A request from the CGI meta-variables and the body read from standard input.
-    public init(environment: (String) -> String?, body: [UInt8]) {
+    package init(environment: (String) -> String?, body: [UInt8]) {
         method = (environment("REQUEST_METHOD") ?? "GET").uppercased()
         query = CGIRequest.decodeForm(environment("QUERY_STRING") ?? "")
         let type = environment("CONTENT_TYPE")?.lowercased() ?? ""
@@ -32,7 +32,7 @@ public struct CGIRequest: Sendable {
 
     /// The request this process was started for: its environment, and `CONTENT_LENGTH` bytes of standard
     /// input (at most `maxBodyBytes`).
-    public static func current() -> CGIRequest {
+    package static func current() -> CGIRequest {
         let length = min(Int(Environment.value("CONTENT_LENGTH") ?? "") ?? 0, maxBodyBytes)
         var body: [UInt8] = []
         if length > 0 {
@@ -50,7 +50,7 @@ public struct CGIRequest: Sendable {
     }
 
     /// `name=value&…` with `+` for space and `%XX` escapes; names without `=` get an empty value.
-    public static func decodeForm(_ text: String) -> [String: String] {
+    package static func decodeForm(_ text: String) -> [String: String] {
         var result: [String: String] = [:]
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -80,7 +80,7 @@ public struct CGIRequest: Sendable {
     }
 
     /// Percent-encoding for a query value in a link the page writes.
-    public static func percentEncoded(_ text: String) -> String {
+    package static func percentEncoded(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
             switch byte {

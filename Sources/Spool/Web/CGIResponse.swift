@@ -3,18 +3,18 @@ import SpoolSystem
 
 /// What the page answers, as a CGI program writes it: a `Status:` line and headers for the web server,
 /// a blank line, the body.
-public struct CGIResponse: Sendable, Equatable {
+package struct CGIResponse: Sendable, Equatable {
     /// The HTTP status.
-    public var status: Int
+    package var status: Int
     /// Its reason phrase.
-    public var reason: String
+    package var reason: String
     /// Headers besides the ones every answer carries.
-    public var headers: [String] = []
+    package var headers: [String] = []
     /// The HTML.
-    public var body: String
+    package var body: String
 
     /// An answer with this status and page.
-    public init(_ status: Int, _ reason: String, headers: [String] = [], body: String) {
+    package init(_ status: Int, _ reason: String, headers: [String] = [], body: String) {
         (self.status, self.reason, self.headers, self.body) = (status, reason, headers, body)
     }
 
@@ -29,7 +29,7 @@ public struct CGIResponse: Sendable, Equatable {
     ]
 
     /// The bytes written to standard output.
-    public var text: String {
+    package var text: String {
         var out = "Status: \(status) \(reason)\r\n"
         for header in CGIResponse.standardHeaders + headers { out += header + "\r\n" }
         return out + "\r\n" + body
@@ -38,9 +38,9 @@ public struct CGIResponse: Sendable, Equatable {
 
 /// HTML escaping and the page's frame. Everything a producer, a server or a file name wrote goes through
 /// `escape` before it reaches the page.
-public enum HTML {
+package enum HTML {
     /// `text` with `& < > " '` as character references: safe in element content and in quoted attributes.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for character in text.unicodeScalars {
@@ -57,7 +57,7 @@ public enum HTML {
     }
 
     /// A whole page: `title` (escaped here) and `body`, already HTML.
-    public static func page(title: String, body: String) -> String {
+    package static func page(title: String, body: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">

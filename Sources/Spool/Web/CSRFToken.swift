@@ -8,18 +8,18 @@ import SpoolSystem
 /// time, under a secret kept outside the spool; an action is done only when its token is that one and at
 /// most `lifetimeSeconds` old. Another site can make a browser post, but cannot know the token; a token
 /// seen (in a log, a proxy) serves for one action of one user, and not for long.
-public struct CSRFToken: Sendable {
+package struct CSRFToken: Sendable {
     /// The secret's bytes.
     let secret: [UInt8]
 
     /// Why there is no usable secret.
-    public enum SecretError: Error, CustomStringConvertible {
+    package enum SecretError: Error, CustomStringConvertible {
         case inSpool(path: String)
         case unusable(path: String, Errno)
         case tooShort(path: String)
 
         /// The message naming the secret's file and why it cannot serve.
-        public var description: String {
+        package var description: String {
             switch self {
             case let .inSpool(path):
                 "\(path): the CSRF secret must live outside the spool (anyone who can write to new/ may read it)"
@@ -30,11 +30,11 @@ public struct CSRFToken: Sendable {
     }
 
     /// A token maker over these secret bytes.
-    public init(secret: [UInt8]) { self.secret = secret }
+    package init(secret: [UInt8]) { self.secret = secret }
 
     /// The secret in the file at `path`, made there (32 random bytes, mode 0600, never replacing anything)
     /// on first use. Refused inside `spoolPath`, through a symbolic link, or shorter than 16 bytes.
-    public static func load(path: String, spoolPath: String) throws(SecretError) -> CSRFToken {
+    package static func load(path: String, spoolPath: String) throws(SecretError) -> CSRFToken {
         let absolute = FileName.absolutePath(path), spool = FileName.absolutePath(spoolPath)
         if absolute == spool || absolute.hasPrefix(spool.hasSuffix("/") ? spool : spool + "/") {
             throw .inSpool(path: path)
@@ -70,11 +70,11 @@ public struct CSRFToken: Sendable {
     }
 
     /// How long a page's forms may be sent: a working day.
-    public static let lifetimeSeconds: Int64 = 8 * 3600
+    package static let lifetimeSeconds: Int64 = 8 * 3600
 
     /// The token for `user` (nil: no authentication) doing `action` on the spool at `spoolPath`, issued at
     /// `issuedAt` (epoch seconds): `ISSUED.HMAC`, the HMAC as 64 hex digits.
-    public func token(user: String?, spoolPath: String, action: String, issuedAt: Int64) -> String {
+    package func token(user: String?, spoolPath: String, action: String, issuedAt: Int64) -> String {
         "\(issuedAt)." + mac(user: user, spoolPath: spoolPath, action: action, issuedAt: issuedAt)
     }
 
@@ -93,7 +93,7 @@ public struct CSRFToken: Sendable {
     /// Whether `candidate` is the token for `user` doing `action` on that spool, issued at most
     /// `lifetimeSeconds` before `nowSeconds` (and not after it, but for a minute of clocks apart); the HMAC
     /// compared in constant time.
-    public func verifies(_ candidate: String?, user: String?, spoolPath: String, action: String, nowSeconds: Int64)
+    package func verifies(_ candidate: String?, user: String?, spoolPath: String, action: String, nowSeconds: Int64)
         -> Bool
     {
         guard let candidate, let dot = candidate.firstIndex(of: "."), let issuedAt = Int64(candidate[..<dot]),

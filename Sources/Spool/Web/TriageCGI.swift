@@ -12,15 +12,15 @@ import SpoolSystem
 /// it once per request and does the authentication; this program renders the queue as HTML (`TriagePage`)
 /// and carries out the buttons' POSTs as spool-ctl's own subcommands, logged with `REMOTE_USER`. It reads
 /// and moves only inside the spool, through the same library calls as spool-ctl, and never runs a handler.
-public struct TriageCGI {
+package struct TriageCGI {
     let command: ControlCommand
 
     /// The program for this parsed `spool-ctl cgi` command line.
-    public init(command: ControlCommand) { self.command = command }
+    package init(command: ControlCommand) { self.command = command }
 
     /// Answers the request this process was started for, on standard output; the exit status is 0 whenever
     /// an answer was written, as the web server expects.
-    public func run() -> Int32 {
+    package func run() -> Int32 {
         let request = CGIRequest.current()
         var response = answer(request)
         if request.method == "HEAD" { response.body = "" }
