@@ -19,6 +19,8 @@ var command = SendCommand.fromCommandLine()
 command.loadConfiguration()
 command.requireUsableProfiles()
 command.exitUnlessSenderNeeded()
+// What the front did is not done again: the sender skips the first housekeeping and the TLS checks.
+if !command.watch { Environment.handOff() }
 let sender = Program.siblingExecutable("spool-send-http")
 var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) } + [nil]
 execv(sender, &argv)

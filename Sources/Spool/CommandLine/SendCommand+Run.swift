@@ -30,8 +30,8 @@ extension SendCommand {
 
     /// Sends what is due through `transport`, once or (with `--watch`) until stopped, and returns the run's
     /// exit status, its message printed. The caller exits once this function's state is released, so that a
-    /// leak checker finds nothing still held at exit.
-    package func send(_ spool: Spool, through transport: any Transport) async -> Int32 {
+    /// leak checker finds nothing still held at exit. `housekept`: the light front did this run's housekeeping.
+    package func send(_ spool: Spool, through transport: any Transport, housekept: Bool = false) async -> Int32 {
         let wakeup: Wakeup
         do { wakeup = try Wakeup(watching: watch ? "\(spool.path)/new" : nil) } catch {
             Program.printError("\(SendCommand.program): error: cannot watch \(spool.path)/new: \(error)\n")
@@ -41,7 +41,7 @@ extension SendCommand {
         wakeup.onStopSignal { worker.requestStop() }
         let loop = RunLoop(
             worker: worker, wakeup: wakeup, spool: spool, options: options, watch: watch, pollSeconds: pollSeconds,
-            threads: self.transport.threads)
+            threads: self.transport.threads, housekept: housekept)
         switch await loop.run() {
         case .finished: return 0
         case let .faulted(faults):

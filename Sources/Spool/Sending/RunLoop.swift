@@ -39,20 +39,23 @@ package struct RunLoop {
     let pollSeconds: Int64?
     /// Threads that send (`--threads`), for the watcher's first line.
     let threads: Int
+    /// Whether this run's housekeeping was done (by the light front, before it exec'd the sender).
+    let housekept: Bool
 
     /// A loop over `spool` with `worker`, woken by `wakeup`; `threads` is what `worker`'s transport sends on.
     package init(
         worker: Worker, wakeup: Wakeup, spool: Spool, options: WorkerOptions, watch: Bool, pollSeconds: Int64?,
-        threads: Int
+        threads: Int, housekept: Bool = false
     ) {
         (self.worker, self.wakeup, self.spool, self.options, self.watch, self.pollSeconds, self.threads) = (
             worker, wakeup, spool, options, watch, pollSeconds, threads
         )
+        self.housekept = housekept
     }
 
     /// Runs until done or stopped.
     package func run() async -> End {
-        worker.housekeeping()
+        if !housekept { worker.housekeeping() }
         var lastHousekeeping = Timestamp.nowSeconds()
         let poll = pollSeconds ?? (watch && spool.mayBeShared ? RunLoop.sharedPollSeconds : nil)
         var networkRetry = NetworkRetry()

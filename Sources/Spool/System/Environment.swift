@@ -19,4 +19,21 @@ package enum Environment {
     package static func testHook(_ name: String) -> String? {
         isSecure ? nil : value(name)
     }
+
+    /// The variable the light front of spool-send sets to its process id before it execs the sender: the
+    /// sender, which keeps that id, then knows that housekeeping and the checks of the TLS files were done
+    /// for this run. An inherited value names another process and is ignored.
+    package static let handOffVariable = "SPOOL_SEND_HOUSEKEPT"
+
+    /// Marks this process's housekeeping as done, for the program it execs next.
+    package static func handOff() {
+        setenv(handOffVariable, String(getpid()), 1)
+    }
+
+    /// Whether this process's housekeeping was done before an exec (`handOff`); the variable is removed, so
+    /// that no program this one starts inherits it.
+    package static func takeHandOff() -> Bool {
+        defer { unsetenv(handOffVariable) }
+        return value(handOffVariable) == String(getpid())
+    }
 }
