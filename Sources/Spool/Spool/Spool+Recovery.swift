@@ -21,7 +21,6 @@ extension Spool {
         olderThanSeconds lifetimeSeconds: Int64 = Spool.temporaryFileLifetimeSeconds,
         nowSeconds: Int64 = Timestamp.nowSeconds(), log: Log = .silent
     ) throws(SystemCallError) -> Int {
-        let tmp = directory(.tmp)
         var removed = 0
         var names: [FileName] = []
         do {
@@ -29,6 +28,9 @@ extension Spool {
         } catch {
             throw SystemCallError("list", "\(path)/tmp", error)
         }
+        // Opened only when there is something to look at: an empty tmp/ costs its listing alone.
+        guard !names.isEmpty else { return 0 }
+        let tmp = directory(.tmp)
         for name in names {
             guard let status = try? tmp.status(of: name), !status.isDirectory else { continue }
             // A delivered operation retired here (`retire`) belongs to its worker while that lives (a claim
@@ -70,10 +72,10 @@ extension Spool.Transaction {
     @discardableResult
     package func recoverStaleClaims(leaseSeconds: Int64, nowSeconds: Int64 = Timestamp.nowSeconds(),
                                    log: Log = .silent) throws(SystemCallError) -> [String] {
-        let cur = spool.directory(.cur)
         var staleClaims: [(FileName, QueueName, Claim)] = []
         do {
             try spool.forEachEntry(in: .cur) { name, _ in
+                let cur = spool.directory(.cur)
                 guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
                 // Another host's claim is stale once both its stamp and the file's last touch are older than
                 // the lease: a worker uploading a payload touches the file while it sends.
@@ -89,6 +91,7 @@ extension Spool.Transaction {
             throw SystemCallError("list", "\(spool.path)/cur", error)
         }
         var recovered: [String] = []
+        let cur = staleClaims.isEmpty ? FileDescriptor(rawValue: -1) : spool.directory(.cur)
         for (name, queued, claim) in staleClaims {
             if let status = try? cur.status(of: name), status.linkCount > 1 {
                 let resolution: Spool.TwinResolution
@@ -126,11 +129,11 @@ extension Spool.Transaction {
     package func finishFilings(log: Log = .silent) throws(SystemCallError) -> Int {
         var finished = 0
         for folder in [Spool.Folder.failed, .conflict] {
-            let dir = spool.directory(folder)
             var orphans: [String] = []
             do {
                 try spool.forEachEntry(in: folder) { name, _ in
                     guard !name.isHidden, let text = name.string, text.hasSuffix(".why") else { return }
+                    let dir = spool.directory(folder)
                     let id = String(text.dropLast(4))
                     if case .failure(.noSuchFileOrDirectory) = Result(catching: { () throws(Errno) in
                         try dir.status(of: FileName(id))
@@ -141,6 +144,7 @@ extension Spool.Transaction {
             } catch {
                 throw SystemCallError("list", "\(spool.path)/\(folder.rawValue)", error)
             }
+            let dir = orphans.isEmpty ? FileDescriptor(rawValue: -1) : spool.directory(folder)
             for id in orphans {
                 guard let (from, source) = spool.reason(of: id, in: folder).source, from == .new || from == .cur else {
                     continue

@@ -20,10 +20,15 @@ package final class Spool: Sendable {
     package let path: String
     /// The spool directory itself.
     package let root: FileDescriptor
-    /// Descriptors on the five folders, in `Folder.allCases` order (`directory(_:)`).
-    package let folders: [FileDescriptor]
-    /// Each folder as it was when opened: a listing by name must find the same directory (`Spool+Listing`).
+    /// Descriptors on the five folders, in `Folder.allCases` order, -1 until `directory(_:)` first needs one:
+    /// a run that delivers one write never opens `failed/` or `conflict/`.
+    private let folderDescriptors = Locked([Int32](repeating: -1, count: Folder.allCases.count))
+    /// Each folder as it was when the spool was opened: a folder opened later, and a listing by name, must
+    /// find the same directory (`Spool+Listing`).
     package let folderStatuses: [FileStatus]
+    /// Which folders this process may read: the others (a shared spool's `tmp/` and `new/` for a producer)
+    /// are opened `O_PATH`.
+    private let folderReadable: [Bool]
     /// Whether this process may only drop here: a producer of a shared spool (spool(5)), for whom `tmp/` and
     /// `new/` are write-and-search only and the other folders closed. Their descriptors are `O_PATH` ones,
     /// good for creating and renaming an entry but not for listing or syncing the folder.
@@ -148,9 +153,8 @@ package final class Spool: Sendable {
         }
         let root: FileDescriptor
         do { root = try cwd.openDirectory(name) } catch { throw Spool.openError(path: path, error) }
-        var folders: [FileDescriptor] = []
         var folderStatuses: [FileStatus] = []
-        var dropOnly = false
+        var folderReadable: [Bool] = []
         var owner = UserDatabase.effectiveUser
         do {
             let status = try root.status()
@@ -159,28 +163,28 @@ package final class Spool: Sendable {
             var madeFolder = false
             for folder in Folder.allCases {
                 let folderPath = "\(path)/\(folder.rawValue)"
-                let fd = try Spool.openFolder(
-                    root, folder.rawValue, path: folderPath, create: create, spool: path, created: &madeFolder,
-                    dropOnly: &dropOnly)
-                folders.append(fd)
-                guard let folderStatus = try? fd.status(), folderStatus.device == device else {
+                let folderStatus = try Spool.checkFolder(
+                    root, folder.rawValue, path: folderPath, create: create, spool: path, created: &madeFolder)
+                guard folderStatus.device == device else {
                     throw SpoolError.otherFileSystem(path: folderPath, spool: path)
                 }
                 folderStatuses.append(folderStatus)
+                folderReadable.append(root.allows(FileName(folder.rawValue), R_OK | X_OK))
             }
             // A new folder exists after a power cut only once the directory holding it is synced: without
             // this, the first enqueue could be acknowledged into a new/ that is then lost.
             if madeFolder { try root.sync() }
             if created { try Spool.syncParent(of: path) }
         } catch {
-            folders.forEach { $0.close() }
             root.close()
             if let error = error as? SpoolError { throw error }
             throw .io(path: path, error as! Errno)
         }
+        // A shared spool's producer: some folders may be written and searched (tmp/, new/) or not at all.
+        let dropOnly = folderReadable.contains(false)
         self.root = root
-        self.folders = folders
         self.folderStatuses = folderStatuses
+        self.folderReadable = folderReadable
         self.dropOnly = dropOnly
         self.owner = owner
         wasCreated = created
@@ -189,28 +193,26 @@ package final class Spool: Sendable {
         if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }
     }
 
-    /// Folder `name` of `root`, made when missing if `create` (setting `created`), or an `O_PATH` descriptor where it
-    /// may not be read, as for a shared spool's producer (setting `dropOnly`).
-    package static func openFolder(_ root: FileDescriptor, _ name: String, path: String, create: Bool, spool: String,
-                                   created: inout Bool, dropOnly: inout Bool) throws(SpoolError) -> FileDescriptor {
-        do {
-            return try root.openDirectory(FileName(name))
-        } catch .permissionDenied {
-            // A shared spool's producer: the folder may be written and searched (tmp/, new/) or not at all.
-            // O_PATH needs neither; what the descriptor is used for is checked by the kernel at each use.
-            dropOnly = true
-            do throws(Errno) { return try root.locateDirectory(FileName(name)) } catch {
-                throw openError(path: path, error)
-            }
+    /// The status of folder `name` of `root`, made when missing if `create` (setting `created`); a symbolic
+    /// link or anything but a directory is refused. Nothing is opened: `directory(_:)` opens a folder when
+    /// first needed.
+    package static func checkFolder(_ root: FileDescriptor, _ name: String, path: String, create: Bool, spool: String,
+                                    created: inout Bool) throws(SpoolError) -> FileStatus {
+        let folder = FileName(name)
+        do throws(Errno) {
+            let status = try root.status(of: folder)
+            if status.isSymbolicLink { throw Errno.tooManySymbolicLinkLevels }
+            if !status.isDirectory { throw Errno.notDirectory }
+            return status
         } catch .noSuchFileOrDirectory {
             guard create else { throw .noSuchSpool(path: spool, missing: name) }
             do {
-                try root.makeDirectory(FileName(name), mode: directoryMode)
+                try root.makeDirectory(folder, mode: directoryMode)
                 created = true
             } catch let error where error != .fileExists {
                 throw .cannotCreate(path: path, error)
             } catch {}
-            do { return try root.openDirectory(FileName(name)) } catch { throw openError(path: path, error) }
+            do { return try root.status(of: folder) } catch { throw openError(path: path, error) }
         } catch {
             throw openError(path: path, error)
         }
@@ -252,13 +254,34 @@ package final class Spool: Sendable {
     }
 
     deinit {
-        folders.forEach { $0.close() }
+        folderDescriptors.withLock { $0.filter { $0 >= 0 }.forEach { FileDescriptor(rawValue: $0).close() } }
         root.close()
     }
 
-    /// The descriptor of one folder.
+    /// The descriptor of one folder, opened the first time it is needed (`O_PATH` where this process may not
+    /// read it) and kept. Only the folder found when the spool was opened is taken: one made anew since gets
+    /// the descriptor -1, whose every use fails (EBADF), as the old one's would have.
     package func directory(_ folder: Folder) -> FileDescriptor {
-        folders[Folder.allCases.firstIndex(of: folder)!]
+        let index = Folder.allCases.firstIndex(of: folder)!
+        return folderDescriptors.withLock { descriptors in
+            if descriptors[index] >= 0 { return FileDescriptor(rawValue: descriptors[index]) }
+            let name = FileName(folder.rawValue)
+            guard let opened = try? (folderReadable[index] ? root.openDirectory(name) : root.locateDirectory(name))
+            else { return FileDescriptor(rawValue: -1) }
+            let held = folderStatuses[index]
+            guard let status = try? opened.status(), status.device == held.device, status.inode == held.inode else {
+                opened.close()
+                return FileDescriptor(rawValue: -1)
+            }
+            descriptors[index] = opened.rawValue
+            return opened
+        }
+    }
+
+    /// The descriptor of one folder if `directory(_:)` opened it already.
+    package func openedDirectory(_ folder: Folder) -> FileDescriptor? {
+        let index = Folder.allCases.firstIndex(of: folder)!
+        return folderDescriptors.withLock { $0[index] >= 0 ? FileDescriptor(rawValue: $0[index]) : nil }
     }
 
     /// The path of an entry, for messages.
@@ -283,7 +306,16 @@ extension Spool {
             held.isSameFile(as: FileName(name), in: .currentDirectory)
         }
         guard same(root, path) else { return false }
-        for folder in Folder.allCases where !same(directory(folder), "\(path)/\(folder.rawValue)") { return false }
+        for (index, folder) in Folder.allCases.enumerated() {
+            let name = "\(path)/\(folder.rawValue)"
+            if let held = openedDirectory(folder) {
+                if !same(held, name) { return false }
+            } else if case let .success(now) = Result(catching: { () throws(Errno) in
+                try FileDescriptor.currentDirectory.status(of: FileName(name))
+            }), now.device != folderStatuses[index].device || now.inode != folderStatuses[index].inode {
+                return false
+            }
+        }
         return lock.reachesItsPath
     }
 }

@@ -169,6 +169,12 @@ package struct FileDescriptor: Sendable, Equatable {
         return FileStatus(st)
     }
 
+    /// Whether this process may use `name` in this directory as `mode` says (`R_OK`, `W_OK`, `X_OK`), by its
+    /// effective ids (a set-group-ID program's group counts), as an open would be judged.
+    package func allows(_ name: FileName, _ mode: Int32) -> Bool {
+        name.withCString { faccessat(rawValue, $0, mode, AT_EACCESS) } == 0
+    }
+
     /// The status of `name` in this directory, without following a symbolic link.
     package func status(of name: FileName) throws(Errno) -> FileStatus {
         var st = stat()
