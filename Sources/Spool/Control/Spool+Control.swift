@@ -83,7 +83,7 @@ extension Spool {
         if item.folder == .cur, let claim = item.claim {
             throw .inFlight(id: item.id, pid: claim.owner.pid, host: claim.owner.host)
         }
-        try check(withLock { transaction in transaction.discard(item.fileName, id: item.id, in: item.folder) }, item)
+        try check(discard(item.fileName, id: item.id, in: item.folder), item)
     }
 
     /// Puts a waiting operation on hold (`s=held` in its name): no run sends it, nor what follows it in its

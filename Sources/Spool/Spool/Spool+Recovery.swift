@@ -121,59 +121,77 @@ extension Spool.Transaction {
         return recovered
     }
 
-    /// Completes filings cut short by a crash: a reason `ID.why` in `failed/` or `conflict/` without `ID`.
-    /// When the entry its `source:` names is still there, the move is made (the decision to file was);
-    /// when that entry is gone too, the operation was retried or discarded and the stale reason is removed.
-    /// Reasons without `source:` (written by older versions) are left alone.
+    /// Completes filings cut short by a crash: a reason `ID.why` in `failed/` or `conflict/` without `ID`,
+    /// found from the markers such changes leave while they are made (`Spool+FilingMarker.swift`), not by
+    /// listing those folders. When the entry the reason's `source:` names is still there, the move is made
+    /// (the decision to file was); when that entry is gone too, the operation was retried or discarded and
+    /// the stale reason is removed. A marker goes once nothing it marks is left to finish.
     @discardableResult
     package func finishFilings(log: Log = .silent) throws(SystemCallError) -> Int {
+        let nowSeconds = Timestamp.nowSeconds()
+        let marked: [(folder: Spool.Folder, id: String, age: Int64)]
+        do { marked = try spool.markedFilings(nowSeconds: nowSeconds) } catch {
+            throw SystemCallError("list", spool.path, error)
+        }
         var finished = 0
-        for folder in [Spool.Folder.failed, .conflict] {
-            var orphans: [String] = []
-            do {
-                try spool.forEachEntry(in: folder) { name, _ in
-                    guard !name.isHidden, let text = name.string, text.hasSuffix(".why") else { return }
-                    let dir = spool.directory(folder)
-                    let id = String(text.dropLast(4))
-                    if case .failure(.noSuchFileOrDirectory) = Result(catching: { () throws(Errno) in
-                        try dir.status(of: FileName(id))
-                    }) {
-                        orphans.append(id)
-                    }
-                }
-            } catch {
-                throw SystemCallError("list", "\(spool.path)/\(folder.rawValue)", error)
-            }
-            let dir = orphans.isEmpty ? FileDescriptor(rawValue: -1) : spool.directory(folder)
-            for id in orphans {
-                guard let (from, source) = spool.reason(of: id, in: folder).source, from == .new || from == .cur else {
-                    continue
-                }
-                // Only a filing whose worker is gone: a claim's owner is checked directly; otherwise (an entry
-                // in new/, a claim made on another host) the reason must be older than any filing takes.
-                let ownerAlive = from == .cur ? QueueName(source)?.claim?.owner.isAlive : nil
-                if ownerAlive == true { continue }
-                if ownerAlive == nil {
-                    guard let status = try? dir.status(of: FileName(id + ".why")),
-                          Timestamp.nowSeconds() - status.changedSeconds >= Spool.twinSettleSeconds else { continue }
-                }
-                switch finishFiling(source, from: from, to: folder, as: id) {
-                case .moved:
-                    finished += 1
-                    log.notice(
-                        "finished filing \(id) in \(folder.rawValue)/ (a worker died between writing the reason and "
-                            + "moving the operation)"
-                    )
-                case .gone:
-                    // The source is gone (or the filing finished): check that the operation did not arrive meanwhile.
-                    guard (try? dir.status(of: FileName(id))) == nil else { continue }
-                    removeReason(of: id, in: folder)
-                    log.detail("removed the stale reason \(folder.rawValue)/\(id).why")
-                case let .fault(fault):
-                    throw fault
-                }
-            }
+        for (folder, id, age) in marked {
+            let (done, pending, settled) = try finishFiling(of: id, in: folder, log: log)
+            finished += done
+            // A young marker with nothing found may be a filing whose reason is not yet in place: kept.
+            if !pending && (settled || age >= Spool.twinSettleSeconds) { spool.clearFiling(folder, id) }
         }
         return finished
+    }
+
+    /// Finishes what is left of the filings of `id` in `folder`: its names `ID`, `ID.1`, … (as `file` chooses
+    /// them) whose reason is there without the operation. Returns how many were finished, whether one must
+    /// wait (its worker lives, or it is too young to tell), and whether one was found complete or settled.
+    private func finishFiling(of id: String, in folder: Spool.Folder, log: Log) throws(SystemCallError)
+        -> (finished: Int, pending: Bool, settled: Bool)
+    {
+        let dir = spool.directory(folder)
+        var finished = 0, pending = false, settled = false
+        for suffix in 0..<1000 {
+            let filedAs = suffix == 0 ? id : "\(id).\(suffix)"
+            let reasonThere = (try? dir.status(of: FileName(filedAs + ".why"))) != nil
+            let operationThere = (try? dir.status(of: FileName(filedAs))) != nil
+            if !reasonThere && !operationThere { break }
+            if operationThere {
+                settled = settled || reasonThere
+                continue
+            }
+            guard let (from, source) = spool.reason(of: filedAs, in: folder).source, from == .new || from == .cur else {
+                continue
+            }
+            // Only a filing whose worker is gone: a claim's owner is checked directly; otherwise (an entry
+            // in new/, a claim made on another host) the reason must be older than any filing takes.
+            let ownerAlive = from == .cur ? QueueName(source)?.claim?.owner.isAlive : nil
+            if ownerAlive == nil, (try? dir.status(of: FileName(filedAs + ".why"))).map({
+                Timestamp.nowSeconds() - $0.changedSeconds < Spool.twinSettleSeconds
+            }) ?? true {
+                pending = true
+                continue
+            }
+            if ownerAlive == true {
+                pending = true
+                continue
+            }
+            settled = true
+            switch finishFiling(source, from: from, to: folder, as: filedAs) {
+            case .moved:
+                finished += 1
+                log.notice(
+                    "finished filing \(filedAs) in \(folder.rawValue)/ (a worker died between writing the reason "
+                        + "and moving the operation)")
+            case .gone:
+                // The source is gone (or the filing finished): check that the operation did not arrive meanwhile.
+                guard (try? dir.status(of: FileName(filedAs))) == nil else { continue }
+                removeReason(of: filedAs, in: folder)
+                log.detail("removed the stale reason \(folder.rawValue)/\(filedAs).why")
+            case let .fault(fault):
+                throw fault
+            }
+        }
+        return (finished, pending, settled)
     }
 }

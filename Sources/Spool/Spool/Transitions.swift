@@ -71,8 +71,11 @@ extension Spool {
             forgetDeferral(of: id)
         }
         let filed: String
+        // Marked first: housekeeping finishes a filing cut short from its marker (Spool+FilingMarker.swift).
+        markFiling(destination, id)
         do {
             guard let moved = try placeFiling(name, from: folder, to: destination, id: id, reason: reason) else {
+                clearFiling(destination, id)
                 return .gone
             }
             filed = moved
@@ -87,6 +90,7 @@ extension Spool {
         do { try directory(destination).sync() } catch {
             return .fault(SystemCallError("fsync", "\(path)/\(destination.rawValue)", error))
         }
+        clearFiling(destination, id)
         return .moved(filed)
     }
 
@@ -367,6 +371,7 @@ extension Spool.Transaction {
         if moved.wasMoved {
             // Still under the lock: a worker that reads the marker under it sees this move with it.
             spool.noteUnfiled()
+            CrashPoint.reach("retry.moved")
             removeReason(of: id, in: folder)
         }
         return moved
@@ -457,9 +462,23 @@ extension Spool {
     /// failed/ID or conflict/ID → new/ID:STATE (`spool-ctl retry`): `Transaction.unfile` under the lock, then
     /// `new/` fsynced once it is let go, as `unclaim` does. A failed fsync is a fault although the operation moved.
     package func unfile(_ name: FileName, id: String, from folder: Folder, as target: FileName) -> MoveResult<Void> {
+        // Marked outside the lock (its fsync must not hold the others up): a crash between the move and the
+        // reason's removal leaves a stale reason, which the marker points housekeeping to.
+        markFiling(folder, id)
         let moved = withLock { transaction in transaction.unfile(name, id: id, from: folder, as: target) }
+        if !hasReason(of: id, in: folder) { clearFiling(folder, id) }
         guard moved.wasMoved else { return moved }
         return syncFolder(.new)
+    }
+
+    /// FOLDER/NAME → gone (`spool-ctl discard`): `Transaction.discard` under the lock, marked as `unfile` is
+    /// when the operation was filed, for a crash between the removal and its reason's.
+    package func discard(_ name: FileName, id: String, in folder: Folder) -> MoveResult<Void> {
+        let filed = folder == .failed || folder == .conflict
+        if filed { markFiling(folder, id) }
+        let removed = withLock { transaction in transaction.discard(name, id: id, in: folder) }
+        if filed, !hasReason(of: id, in: folder) { clearFiling(folder, id) }
+        return removed
     }
 
     /// Fsyncs `folder` after a move into it: the move was made, but a failure is a fault all the same.

@@ -49,14 +49,28 @@ import Testing
         #expect(server.requests.filter { $0.method != "GET" }.count == expected, "at \(point)")
     }
 
-    @Test func staleReasonWithoutItsOperationIsRemoved() throws {
+    /// A `kill -9` inside `spool-ctl retry`, between putting the operation back and removing its reason:
+    /// the next run removes the stale reason (found from the marker the retry left, not by listing failed/),
+    /// sends the write again, and files it under its own id with a fresh reason.
+    @Test func staleReasonLeftByACrashedRetryIsRemoved() throws {
+        let server = try TestServer { _ in .respond(400, [:], "no") }
+        defer { server.stop() }
         let temporary = TemporarySpool()
-        // What a crash inside `spool-ctl retry` leaves: the reason of an operation that is back in new/.
-        temporary.drop("failed", "gone.why", "id: gone\nfolder: failed\nsource: cur/gone:o=1,k=1@h,1,1,1\nreason: x\n")
-        temporary.drop("failed", "legacy.why", "id: legacy\nreason: written by an older version\n")
+        let id = try temporary.enqueue(["PUT", server.baseURL + "/item"])
         try temporary.send()
-        #expect(temporary.names("failed") == ["gone.why", "legacy.why"], "too young to tell from a filing in progress")
-        try temporary.send(environment: ["SPOOL_TEST_TWIN_SETTLE": "0"])
-        #expect(temporary.names("failed") == ["legacy.why"], "only reasons that name their source are judged")
+        #expect(temporary.names("failed") == [id, id + ".why"])
+        let crashed = try Command.run(
+            "spool-ctl", ["--spool", temporary.path, "retry", id], environment: ["SPOOL_CRASH_AT": "retry.moved"])
+        #expect(crashed.status == SIGKILL, "\(crashed.stderr)")
+        #expect(temporary.names("failed") == [id + ".why"] && temporary.operations("new").count == 1)
+        let marker = ".filing.failed.\(id)"
+        #expect(FileManager.default.fileExists(atPath: temporary.path + "/" + marker))
+        // A reason without its marker (written by an older version, or by hand) is nobody's to judge.
+        temporary.drop("failed", "legacy.why", "id: legacy\nreason: written by an older version\n")
+
+        let after = try temporary.send()
+        #expect(temporary.names("failed") == [id, id + ".why", "legacy.why"], "\(after.stderr)")
+        #expect(server.requests.count == 2 && temporary.names("new").isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: temporary.path + "/" + marker), "the marker is gone")
     }
 }
