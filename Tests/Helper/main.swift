@@ -68,28 +68,23 @@ case "enqueue-many":
         Program.printOut(try spool.enqueue(try Operation(document: document)) + "\n")
     }
 case "intake-starved":
-    // Lists new/, then uses up every free descriptor (a real EMFILE) and takes each name in as a worker
-    // would, printing what happened to it: "fault ERRNO", "entry" or "nothing".
+    // Lists new/, then uses up every free descriptor (a real EMFILE) and takes the dropped files in as a
+    // run does (`admitDropped`), printing each fault met: "fault ERRNO". The lock and new/ are opened first.
     var names: [FileName] = []
-    try spool.directory(.new).forEachEntry { name, _ in names.append(name) }
-    let lines = try spool.withLock { transaction throws(Errno) -> String in
-        var held: [Int32] = []
-        while true {
-            let fd = dup(0)
-            if fd < 0 { break }
-            held.append(fd)
-        }
-        var lines = ""
-        for name in names {
-            do throws(SystemCallError) {
-                lines += (try transaction.intake(name) == nil ? "nothing" : "entry") + "\n"
-            } catch {
-                lines += "fault \(error.error.symbolicName)\n"
-            }
-        }
-        held.forEach { _ = close($0) }
-        return lines
+    try spool.forEachEntry(in: .new) { name, _ in names.append(name) }
+    _ = spool.directory(.new)
+    _ = spool.lockPath
+    var held: [Int32] = []
+    while true {
+        let fd = dup(0)
+        if fd < 0 { break }
+        held.append(fd)
     }
+    var lines = ""
+    spool.admitDropped(
+        names, maxSize: Spool.defaultMaxDocumentSize, maxPayload: Spool.defaultMaxPayloadSize, log: .silent,
+        isStopping: { false }, fault: { lines += "fault \($0.error.symbolicName)\n" })
+    held.forEach { _ = close($0) }
     Program.printOut(lines)
 case "clean-tmp":
     Program.printOut("\(try spool.cleanTemporaryFiles(olderThanSeconds: Int64(args[3])!))\n")

@@ -8,32 +8,36 @@ extension Spool {
     /// wrote straight into `new/` instead of through `tmp/` and has not finished.
     package static let settleMicroseconds: Int64 = 5_000_000
 
-    /// Lists `new/`, calling `body` for every operation with retry state in its name.
-    ///
-    /// Files dropped under plain names are admitted on the way: read, checked, and renamed to `ID:STATE` with
-    /// their key hash and modification time as order, so that later runs need only the listing. Entries that
-    /// can never be sent are filed in `failed/` with the reason. Hidden names are ignored.
-    package func scanNew(
-        maxSize: Int = Spool.defaultMaxDocumentSize, nowMicroseconds: Int64 = Timestamp.nowMicroseconds(),
-        log: Log = .silent, _ body: (QueueEntry) throws -> Void
-    ) throws {
-        var entries: [FileName] = [], dropped: [FileName] = []
+    /// The operations waiting in `new/`, for programs other than the sender (the bench, the tests' helper),
+    /// taken in by the way a run takes them in: files dropped under plain names are admitted by
+    /// `admitDropped` (read and checked without the lock, renamed to `ID:STATE` under short takes of it; what
+    /// can never be sent is filed in `failed/`), then every name with a retry state goes through
+    /// `Transaction.intake` under the lock, as the planner's listing does. Hidden names are ignored. The
+    /// first fault met is thrown, after the rest were taken in.
+    package func scanNew(maxSize: Int = Spool.defaultMaxDocumentSize, log: Log = .silent,
+                         _ body: (QueueEntry) throws -> Void) throws {
+        var dropped: [FileName] = []
         try forEachEntry(in: .new) { fileName, _ in
-            guard !fileName.isHidden else { return }
-            if QueueName(fileName)?.state == nil { dropped.append(fileName) } else { entries.append(fileName) }
+            let name = QueueName(fileName)
+            if !fileName.isHidden, name?.state == nil || name?.claim != nil { dropped.append(fileName) }
         }
-        entries += inWrittenOrder(dropped)
+        var faults: [SystemCallError] = []
+        admitDropped(
+            dropped, maxSize: maxSize, maxPayload: Spool.defaultMaxPayloadSize, log: log, isStopping: { false },
+            fault: { faults.append($0) })
+        var stated: [FileName] = []
+        try forEachEntry(in: .new) { fileName, _ in
+            let name = QueueName(fileName)
+            if !fileName.isHidden, name?.state != nil, name?.claim == nil { stated.append(fileName) }
+        }
         let admitted = try withLock { transaction throws(SystemCallError) in
-            var admitted: [QueueEntry] = []
-            for fileName in entries {
-                if let entry = try transaction.intake(
-                    fileName, maxSize: maxSize, nowMicroseconds: nowMicroseconds, log: log)
-                {
-                    admitted.append(entry)
-                }
+            var entries: [QueueEntry] = []
+            for fileName in stated {
+                if let entry = try transaction.intake(fileName, maxSize: maxSize, log: log) { entries.append(entry) }
             }
-            return admitted
+            return entries
         }
+        if let fault = faults.first { throw fault }
         for entry in admitted { try body(entry) }
     }
 
@@ -80,48 +84,27 @@ extension Spool {
 }
 
 extension Spool.Transaction {
-    /// Takes one name found in `new/`: a name with retry state is returned as it is, a plain one is admitted,
-    /// and one that is not a valid id is filed in `failed/`. Returns nil when there is nothing to send.
-    /// Throws when the spool, not the file, is at fault: the file then stays where it is.
+    /// Takes one name with a retry state found in `new/`, returned with its lane's key; one that is not a
+    /// valid id is filed in `failed/`. A plain name is not this method's: `Spool.admitDropped` admits it.
+    /// Returns nil when there is nothing to send. Throws when the spool, not the file, is at fault: the file
+    /// then stays where it is.
     package func intake(
         _ fileName: FileName, maxSize: Int = Spool.defaultMaxDocumentSize,
-        maxPayload: Int64 = Spool.defaultMaxPayloadSize,
-        nowMicroseconds: Int64 = Timestamp.nowMicroseconds(), log: Log = .silent
+        maxPayload: Int64 = Spool.defaultMaxPayloadSize, log: Log = .silent
     ) throws(SystemCallError) -> QueueEntry? {
         guard let name = QueueName(fileName), name.claim == nil else {
             if let fault = spool.fileBadName(fileName, log: log) { throw fault }
             return nil
         }
-        if let state = name.state {
-            // Gone since it was listed: nothing to note.
-            guard let lane = try laneKey(state.keyHash, of: fileName) else { return nil }
-            return QueueEntry(fileName: fileName, name: name, laneKey: lane)
-        }
-        return try intakeDropped(
-            fileName, id: name.id, maxSize: maxSize, maxPayload: maxPayload, nowMicroseconds: nowMicroseconds, log: log)
+        // Gone since it was listed, or a plain name: nothing to note.
+        guard let state = name.state, let lane = try laneKey(state.keyHash, of: fileName) else { return nil }
+        return QueueEntry(fileName: fileName, name: name, laneKey: lane)
     }
 
     /// `Spool.laneKey` of a name in `new/`, a fault said with its path.
     private func laneKey(_ keyHash: UInt64, of fileName: FileName) throws(SystemCallError) -> UInt64? {
         do throws(Errno) { return try spool.laneKey(keyHash, of: fileName, in: .new) } catch {
             throw SystemCallError("look up", spool.displayPath(.new, fileName), error)
-        }
-    }
-
-    /// Checks a plain-named file in `new/` and admits it with a retry state, or files it in `failed/`, all
-    /// under the lock this transaction holds (`Spool.admitDropped` reads without it).
-    private func intakeDropped(_ fileName: FileName, id: String, maxSize: Int, maxPayload: Int64,
-                               nowMicroseconds: Int64, log: Log) throws(SystemCallError) -> QueueEntry? {
-        switch try spool.readDropped(
-            fileName, id: id, maxSize: maxSize, maxPayload: maxPayload, nowMicroseconds: nowMicroseconds, log: log)
-        {
-        case let .ready(dropped): return try admit(dropped, log: log)
-        case .twin:
-            if let fault = resolveTwin(.new, fileName, nowSeconds: nowMicroseconds / 1_000_000, log: log).fault {
-                throw fault
-            }
-            return nil
-        case .nothing: return nil
         }
     }
 
