@@ -1,8 +1,8 @@
-import CCurl
 import Glibc
-import Synchronization
+import CCurl
 import SpoolSystem
 import SpoolTransport
+import Synchronization
 
 /// One libcurl multi handle and the one thread that drives it: connections are kept per origin and shared,
 /// on HTTP/2 as multiplexed streams, so that many lanes in flight cost no threads.

@@ -1,7 +1,7 @@
+import Glibc
+import CCurl
 import SpoolSystem
 import SpoolTransport
-import CCurl
-import Glibc
 
 /// A kept HTTP/1 connection holding bytes before a request is sent holds what a broken server sent beyond
 /// its last answer (a body after a 204, say). libcurl 7.88 counts such a connection alive and would read

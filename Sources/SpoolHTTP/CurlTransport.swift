@@ -1,5 +1,5 @@
-import CCurl
 import Glibc
+import CCurl
 import SpoolSystem
 import SpoolTransport
 

@@ -1,22 +1,22 @@
+import Glibc
 import Dispatch
 import Foundation
-#if canImport(FoundationNetworking)
 import FoundationNetworking
-#endif
-import Glibc
 import Spool
-import SpoolSystem
-import SpoolTransport
-import SpoolNames
-import SpoolDocument
 import SpoolConfiguration
-import SpoolQueue
-import SpoolHandlers
-import SpoolSending
-import SpoolReporting
 import SpoolControl
+import SpoolDocument
 import SpoolHTTP
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
 import SpoolTestSupport
+import SpoolTransport
+#if canImport(FoundationNetworking)
+#endif
 
 /// N PUT requests with URLSession and nothing else, `concurrency` in flight. For https, the bench CA is
 /// trusted through swift-corelibs-foundation's `URLSessionCertificateAuthorityInfoFile`.

@@ -1,15 +1,4 @@
 import Glibc
-import Spool
-import SpoolSystem
-import SpoolTransport
-import SpoolNames
-import SpoolDocument
-import SpoolConfiguration
-import SpoolQueue
-import SpoolHandlers
-import SpoolSending
-import SpoolReporting
-import SpoolControl
 
 /// Case 7: jobs through a trivial handler (it reads its input and exits 0), against a shell loop running the
 /// same handler once per job with the same input.

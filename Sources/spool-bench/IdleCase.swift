@@ -1,17 +1,17 @@
-import Foundation
 import Glibc
+import Foundation
 import Spool
-import SpoolSystem
-import SpoolTransport
-import SpoolNames
-import SpoolDocument
 import SpoolConfiguration
-import SpoolQueue
-import SpoolHandlers
-import SpoolSending
-import SpoolReporting
 import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
+import SpoolSystem
 import SpoolTestSupport
+import SpoolTransport
 
 /// Case 4: what cron pays every minute: an empty spool, one full of operations none of which is due, and one
 /// whose due backlog waits on its origin, for each thing that may hold an origin back.

@@ -1,15 +1,4 @@
 import Glibc
-import Spool
-import SpoolSystem
-import SpoolTransport
-import SpoolNames
-import SpoolDocument
-import SpoolConfiguration
-import SpoolQueue
-import SpoolHandlers
-import SpoolSending
-import SpoolReporting
-import SpoolControl
 import SpoolTestSupport
 
 /// Case 3b: https to nginx on 127.0.0.1 (HTTP/2 by ALPN), against bare URLSession and Python over TLS.

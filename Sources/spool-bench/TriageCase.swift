@@ -1,15 +1,15 @@
 import Glibc
 import Spool
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
 import SpoolSystem
 import SpoolTransport
-import SpoolNames
-import SpoolDocument
-import SpoolConfiguration
-import SpoolQueue
-import SpoolHandlers
-import SpoolSending
-import SpoolReporting
-import SpoolControl
 
 /// Case 11: the triage page (`spool-ctl cgi`) on a big queue, run as a web server runs it: a process per
 /// request with the CGI variables. The spool holds 100,000 waiting operations and 10,000 conflicts, filed by

@@ -1,5 +1,4 @@
 import Glibc
-import SpoolSystem
 
 /// Case 8: one large payload, as spool-enqueue leaves it in the spool (copied in and synced), sent by
 /// spool-send to nginx, against curl sending the same file to the same server: `--data-binary @file` (which

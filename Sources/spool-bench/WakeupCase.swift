@@ -1,15 +1,4 @@
 import Glibc
-import Spool
-import SpoolSystem
-import SpoolTransport
-import SpoolNames
-import SpoolDocument
-import SpoolConfiguration
-import SpoolQueue
-import SpoolHandlers
-import SpoolSending
-import SpoolReporting
-import SpoolControl
 import SpoolTestSupport
 
 /// Case 6: from the rename into new/ to the request arriving at the server, with spool-send --watch.

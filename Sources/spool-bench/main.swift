@@ -2,16 +2,16 @@
 // baseline measured in the same run, and prints a table. Not a test: nothing here asserts a time.
 import Glibc
 import Spool
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
 import SpoolSystem
 import SpoolTransport
-import SpoolNames
-import SpoolDocument
-import SpoolConfiguration
-import SpoolQueue
-import SpoolHandlers
-import SpoolSending
-import SpoolReporting
-import SpoolControl
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "claim-worker", arguments.count == 2 {

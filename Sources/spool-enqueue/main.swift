@@ -1,16 +1,16 @@
 // spool-enqueue: queue one HTTP write durably and print its id. The logic is EnqueueCommand, in the library.
 import Glibc
 import Spool
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
 import SpoolSystem
 import SpoolTransport
-import SpoolNames
-import SpoolDocument
-import SpoolConfiguration
-import SpoolQueue
-import SpoolHandlers
-import SpoolSending
-import SpoolReporting
-import SpoolControl
 
 // Installed set-group-ID to a shared spool's drop group: work as the caller until the operation is placed.
 let group = GroupPrivilege.setAside()

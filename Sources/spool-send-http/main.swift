@@ -2,17 +2,17 @@
 // (or for --watch). Takes exactly spool-send's arguments; the logic is SendCommand.
 import Glibc
 import Spool
+import SpoolConfiguration
+import SpoolControl
+import SpoolDocument
+import SpoolHTTP
+import SpoolHandlers
+import SpoolNames
+import SpoolQueue
+import SpoolReporting
+import SpoolSending
 import SpoolSystem
 import SpoolTransport
-import SpoolNames
-import SpoolDocument
-import SpoolConfiguration
-import SpoolQueue
-import SpoolHandlers
-import SpoolSending
-import SpoolReporting
-import SpoolControl
-import SpoolHTTP
 
 // Exec'd by the light front, which did this run's housekeeping and checked the TLS files already.
 let housekept = Environment.takeHandOff()

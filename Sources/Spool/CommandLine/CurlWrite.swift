@@ -1,6 +1,6 @@
 import SpoolDocument
-import SpoolTransport
 import SpoolSystem
+import SpoolTransport
 
 /// The options of curl that describe a write, read with curl's meaning, so that `curl` in a script can become
 /// `spool-enqueue`: the method, headers and body they make, gathered while the command line is parsed and

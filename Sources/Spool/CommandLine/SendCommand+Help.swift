@@ -1,13 +1,3 @@
-import SpoolConfiguration
-import SpoolControl
-import SpoolDocument
-import SpoolHandlers
-import SpoolNames
-import SpoolQueue
-import SpoolReporting
-import SpoolSending
-import SpoolSystem
-import SpoolTransport
 
 extension SendCommand {
     /// The text of `spool-send --help`.

@@ -1,6 +1,3 @@
-import SpoolNames
-import SpoolSystem
-import SpoolTransport
 
 /// Standard base64 (RFC 4648, with padding) for `body_base64`.
 package enum Base64 {

@@ -1,6 +1,3 @@
-import SpoolNames
-import SpoolSystem
-import SpoolTransport
 
 extension JSON {
     /// This value with `patch` applied as a JSON Merge Patch (RFC 7396, section 2): an object patch sets its

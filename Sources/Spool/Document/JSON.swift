@@ -1,6 +1,3 @@
-import SpoolNames
-import SpoolSystem
-import SpoolTransport
 
 /// A JSON value that keeps object member order and numbers' exact text, so producers' fields survive a round trip.
 package enum JSON: Equatable, Sendable {

@@ -1,6 +1,3 @@
-import SpoolNames
-import SpoolSystem
-import SpoolTransport
 
 /// Why a JSON text could not be read, with the byte offset where it went wrong.
 package enum JSONError: Error, Equatable, CustomStringConvertible {

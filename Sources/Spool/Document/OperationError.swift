@@ -1,6 +1,3 @@
-import SpoolNames
-import SpoolSystem
-import SpoolTransport
 
 /// Why a document is not a valid operation. Each description names the field and says what is expected.
 package enum OperationError: Error, Equatable, CustomStringConvertible {

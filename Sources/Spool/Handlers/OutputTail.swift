@@ -1,7 +1,3 @@
-import SpoolDocument
-import SpoolNames
-import SpoolSystem
-import SpoolTransport
 
 /// The last bytes a handler wrote to one stream, and how many it wrote in all: bounded whatever it prints.
 package struct OutputTail: Sendable, Equatable {

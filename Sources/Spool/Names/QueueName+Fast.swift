@@ -1,4 +1,3 @@
-import SpoolSystem
 
 extension QueueName {
     /// The few facts a planner needs from a queue file name, read straight from its bytes without allocating:

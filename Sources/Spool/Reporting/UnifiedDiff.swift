@@ -1,4 +1,3 @@
-import SpoolSystem
 
 /// Two texts compared line by line, in the unified format of `diff -u` (POSIX), from the standard library's
 /// own difference (Myers' algorithm): how `spool-ctl show --diff` and the triage page show mine against theirs.

@@ -1,10 +1,3 @@
-import SpoolConfiguration
-import SpoolDocument
-import SpoolHandlers
-import SpoolNames
-import SpoolQueue
-import SpoolSystem
-import SpoolTransport
 
 /// Exponential backoff with jitter: the delay before attempt n+1 after n failed attempts.
 package struct Backoff: Sendable, Equatable {

@@ -1,10 +1,3 @@
-import SpoolConfiguration
-import SpoolDocument
-import SpoolHandlers
-import SpoolNames
-import SpoolQueue
-import SpoolSystem
-import SpoolTransport
 
 /// Postfix's `delay_warning_time` for spool: an operation still not delivered `warnAfterSeconds` seconds after it
 /// was enqueued is reported once, on standard error, so that cron mails it to someone.

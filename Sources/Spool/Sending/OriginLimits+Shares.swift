@@ -1,5 +1,5 @@
-import SpoolSystem
 import SpoolQueue
+import SpoolSystem
 
 /// The shares of one origin in a spool many users drop into (`OriginRecord.share`): each producer's writes
 /// have a window, rate and pause of their own, and together keep to the origin's `max-concurrency`. When

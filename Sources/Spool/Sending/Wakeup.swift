@@ -1,6 +1,6 @@
+import Glibc
 import CSpool
 import Dispatch
-import Glibc
 import SpoolConfiguration
 import SpoolDocument
 import SpoolHandlers

@@ -1,5 +1,5 @@
-import Dispatch
 import Glibc
+import Dispatch
 import SpoolConfiguration
 import SpoolDocument
 import SpoolHandlers

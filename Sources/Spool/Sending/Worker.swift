@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 import SpoolConfiguration
 import SpoolDocument
 import SpoolHandlers
@@ -7,6 +6,7 @@ import SpoolNames
 import SpoolQueue
 import SpoolSystem
 import SpoolTransport
+import Synchronization
 
 /// The sender: claims due operations in order, sends them through a transport, and moves each by its outcome.
 ///

@@ -1,9 +1,9 @@
 import Glibc
-import Synchronization
 import SpoolDocument
 import SpoolNames
 import SpoolSystem
 import SpoolTransport
+import Synchronization
 
 /// Named points between the steps of a multi-step change, where a test can have the process killed with
 /// SIGKILL, to prove that a crash at each of them leaves every operation in exactly one place.

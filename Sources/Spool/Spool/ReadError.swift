@@ -1,7 +1,3 @@
-import SpoolDocument
-import SpoolNames
-import SpoolSystem
-import SpoolTransport
 
 /// Why a queue file could not be read: its own content, which files it in `failed/`, or a fault of the
 /// spool or the system, which leaves it where it is.

@@ -1,10 +1,10 @@
 import Glibc
-import Synchronization
 import CSpool
 import SpoolDocument
 import SpoolNames
 import SpoolSystem
 import SpoolTransport
+import Synchronization
 
 /// A spool directory and open descriptors on its five folders.
 ///

@@ -1,5 +1,5 @@
-import CSpool
 import Glibc
+import CSpool
 import SpoolDocument
 import SpoolNames
 import SpoolSystem

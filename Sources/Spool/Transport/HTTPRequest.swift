@@ -1,4 +1,3 @@
-import SpoolSystem
 
 /// The request a transport sends for one attempt of an operation, with every header already decided.
 package struct HTTPRequest: Sendable {

@@ -1,4 +1,3 @@
-import SpoolSystem
 
 /// How the HTTP engine connects: the transport knobs of `spool-send`, named after curl's options.
 package struct TransportSettings: Sendable, Equatable {

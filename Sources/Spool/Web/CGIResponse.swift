@@ -1,5 +1,3 @@
-import Spool
-import SpoolSystem
 
 /// What the page answers, as a CGI program writes it: a `Status:` line and headers for the web server,
 /// a blank line, the body.

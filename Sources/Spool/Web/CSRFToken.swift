@@ -1,5 +1,5 @@
-import CCrypto
 import Glibc
+import CCrypto
 import Spool
 import SpoolSystem
 
