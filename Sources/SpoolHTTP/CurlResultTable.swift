@@ -1,5 +1,4 @@
 import CCurl
-import SpoolSystem
 import SpoolTransport
 
 /// The one table from libcurl's result codes to spool's transport failures, mirrored in spool-send(8)'s

@@ -1,5 +1,5 @@
-import Glibc
 import CCurl
+import Glibc
 import SpoolSystem
 import SpoolTransport
 

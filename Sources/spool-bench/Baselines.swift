@@ -1,7 +1,7 @@
-import Glibc
 import Dispatch
 import Foundation
 import FoundationNetworking
+import Glibc
 import Spool
 import SpoolConfiguration
 import SpoolControl

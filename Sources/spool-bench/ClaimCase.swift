@@ -1,15 +1,7 @@
 import Glibc
-import Spool
-import SpoolConfiguration
-import SpoolControl
-import SpoolDocument
-import SpoolHandlers
 import SpoolNames
 import SpoolQueue
-import SpoolReporting
-import SpoolSending
 import SpoolSystem
-import SpoolTransport
 
 /// Case 2: claim and finish without network, with 1, 2 and 4 worker processes, against a rename+unlink floor with
 /// and without the lock.

@@ -1,15 +1,5 @@
 import Glibc
-import Spool
-import SpoolConfiguration
-import SpoolControl
-import SpoolDocument
-import SpoolHandlers
-import SpoolNames
-import SpoolQueue
-import SpoolReporting
-import SpoolSending
 import SpoolSystem
-import SpoolTransport
 
 /// Case 3: delivery over plain http to a local keep-alive server, against the engine alone, a bare libcurl
 /// loop (curl --parallel, nobody's code of ours), the server's ceiling, a curl-per-file loop and Python.

@@ -1,15 +1,7 @@
 import Glibc
-import Spool
-import SpoolConfiguration
-import SpoolControl
 import SpoolDocument
-import SpoolHandlers
-import SpoolNames
 import SpoolQueue
-import SpoolReporting
-import SpoolSending
 import SpoolSystem
-import SpoolTransport
 
 /// Case 1: durable enqueue, through the library and one process per operation, against floors.
 func benchEnqueue(_ report: Report, _ config: Config) {

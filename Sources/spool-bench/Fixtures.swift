@@ -1,15 +1,8 @@
 import Glibc
-import Spool
-import SpoolConfiguration
-import SpoolControl
 import SpoolDocument
-import SpoolHandlers
 import SpoolNames
 import SpoolQueue
-import SpoolReporting
-import SpoolSending
 import SpoolSystem
-import SpoolTransport
 
 /// Temporary folders and queues for the cases; everything lives under one directory removed at exit.
 enum Fixtures {

@@ -1,15 +1,5 @@
 import Glibc
-import Spool
-import SpoolConfiguration
-import SpoolControl
-import SpoolDocument
-import SpoolHandlers
-import SpoolNames
-import SpoolQueue
-import SpoolReporting
-import SpoolSending
 import SpoolSystem
-import SpoolTransport
 
 /// Case 5: delivery time per operation and peak memory at a small and a large queue.
 func benchGrowth(_ report: Report, _ config: Config, _ server: BenchServer) {

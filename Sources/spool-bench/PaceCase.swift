@@ -1,9 +1,5 @@
 import Glibc
-import Spool
-import SpoolNames
 import SpoolQueue
-import SpoolSending
-import SpoolSystem
 
 /// Case 12: an origin behind nginx's `limit_req` (burst 8, nodelay, 429 without headers), nothing configured:
 /// the rate spool-send delivers at against the limiter's, and the share of requests answered 429, for a first

@@ -5,7 +5,6 @@ import SpoolConfiguration
 import SpoolControl
 import SpoolDocument
 import SpoolHandlers
-import SpoolNames
 import SpoolQueue
 import SpoolReporting
 import SpoolSending

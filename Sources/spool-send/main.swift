@@ -4,16 +4,7 @@
 // spool-send-http, the half that sends, with the same arguments.
 import Glibc
 import Spool
-import SpoolConfiguration
-import SpoolControl
-import SpoolDocument
-import SpoolHandlers
-import SpoolNames
-import SpoolQueue
-import SpoolReporting
-import SpoolSending
 import SpoolSystem
-import SpoolTransport
 
 var command = SendCommand.fromCommandLine()
 command.loadConfiguration()

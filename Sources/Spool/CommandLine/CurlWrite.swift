@@ -1,4 +1,3 @@
-import SpoolDocument
 import SpoolSystem
 import SpoolTransport
 

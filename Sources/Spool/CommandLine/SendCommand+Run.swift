@@ -1,11 +1,5 @@
 import Glibc
-import SpoolConfiguration
-import SpoolControl
-import SpoolDocument
-import SpoolHandlers
-import SpoolNames
 import SpoolQueue
-import SpoolReporting
 import SpoolSending
 import SpoolSystem
 import SpoolTransport

@@ -1,8 +1,6 @@
 import Glibc
 import SpoolDocument
-import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// spool.conf(5): the administrator's settings per origin, in sections (`[default]`,
 /// `[https://api.example.com]`) of `key = value` lines, read strictly: an unknown key or a bad value is an

@@ -1,8 +1,6 @@
 import Glibc
 import SpoolDocument
-import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// A TLS file an administrator named (`--cacert`, `cacert` in spool.conf(5), `cacert`, `cert` or `key` in an
 /// auth profile) that cannot serve. Found before anything is sent, so that spool-send exits 78 naming the

@@ -1,11 +1,6 @@
-import SpoolConfiguration
 import SpoolDocument
-import SpoolHandlers
-import SpoolNames
 import SpoolQueue
 import SpoolReporting
-import SpoolSystem
-import SpoolTransport
 
 /// The decisions a person makes on a conflict, with the server's version beside it (`ConflictVersions`):
 /// keep mine, keep theirs, or send an edited body. Shared by `spool-ctl resolve` and the triage page.

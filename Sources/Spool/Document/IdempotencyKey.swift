@@ -1,6 +1,5 @@
 import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// Idempotency keys (draft-ietf-httpapi-idempotency-key-header): the same key on every attempt of one write.
 package enum IdempotencyKey {

@@ -1,9 +1,8 @@
-import Glibc
 import CSpool
+import Glibc
 import SpoolDocument
 import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// One run of a handler: started directly (no shell) in a process group of its own, fed the job's body on
 /// standard input, its output kept up to a bound, and stopped at its deadline: SIGTERM to the group, then

@@ -1,8 +1,5 @@
 import Glibc
-import SpoolDocument
-import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// A running handler's standard input, output and error, seen from spool-send: the body written as the
 /// handler takes it, output read as it comes, so that neither side waits on a full pipe.

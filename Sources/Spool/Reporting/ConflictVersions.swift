@@ -1,10 +1,5 @@
-import SpoolConfiguration
 import SpoolDocument
-import SpoolHandlers
-import SpoolNames
 import SpoolQueue
-import SpoolSystem
-import SpoolTransport
 
 /// A conflict as a person compares it: my write beside the server's version that spool-send fetched
 /// (`ServerVersion`), each as text (JSON pretty-printed), their diff, and the ETags that say which

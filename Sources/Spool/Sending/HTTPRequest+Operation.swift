@@ -1,9 +1,4 @@
-import SpoolConfiguration
 import SpoolDocument
-import SpoolHandlers
-import SpoolNames
-import SpoolQueue
-import SpoolSystem
 import SpoolTransport
 
 extension HTTPRequest {

@@ -1,4 +1,3 @@
-import SpoolQueue
 import SpoolTransport
 
 /// What an origin's answer says: its load for the window, and the pause, quota or rate it asks for.

@@ -1,10 +1,4 @@
-import SpoolConfiguration
-import SpoolDocument
 import SpoolHandlers
-import SpoolNames
-import SpoolQueue
-import SpoolSystem
-import SpoolTransport
 
 /// A handler's exit status in sysexits terms, as Postfix's pipe(8) reads a delivery agent's.
 extension Outcome {

@@ -1,11 +1,6 @@
 import Glibc
-import SpoolConfiguration
-import SpoolDocument
-import SpoolHandlers
-import SpoolNames
 import SpoolQueue
 import SpoolSystem
-import SpoolTransport
 
 /// What `spool-send` does after its start: one run (`--once`), or a watcher's rounds (`--watch`) until a stop
 /// signal, with housekeeping every minute, polls of a shared file system, the network's news and a file

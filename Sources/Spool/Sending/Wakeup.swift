@@ -1,13 +1,7 @@
-import Glibc
 import CSpool
 import Dispatch
-import SpoolConfiguration
-import SpoolDocument
-import SpoolHandlers
-import SpoolNames
-import SpoolQueue
+import Glibc
 import SpoolSystem
-import SpoolTransport
 
 /// What wakes a waiting `spool-send --watch`: a file landing in `new/` (inotify), the network changing
 /// (rtnetlink: a new address, a new route, a link up), a stop signal, or a timer.

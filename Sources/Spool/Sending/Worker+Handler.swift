@@ -1,5 +1,5 @@
-import Glibc
 import Dispatch
+import Glibc
 import SpoolConfiguration
 import SpoolDocument
 import SpoolHandlers

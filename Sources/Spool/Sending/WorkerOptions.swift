@@ -1,7 +1,6 @@
 import SpoolConfiguration
 import SpoolDocument
 import SpoolHandlers
-import SpoolNames
 import SpoolQueue
 import SpoolSystem
 import SpoolTransport

@@ -1,8 +1,5 @@
 import Glibc
-import SpoolDocument
-import SpoolNames
 import SpoolSystem
-import SpoolTransport
 import Synchronization
 
 /// Named points between the steps of a multi-step change, where a test can have the process killed with

@@ -1,7 +1,5 @@
 import SpoolDocument
-import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// Why an operation could not be enqueued.
 package enum EnqueueError: Error, CustomStringConvertible {

@@ -1,8 +1,5 @@
 import Glibc
-import SpoolDocument
-import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// The `ID.why` file beside a filed operation: `field: value` lines, written once by `text` and read back
 /// by `Spool.reason(of:in:)`, nowhere else. For a conflict, the server's version of the resource follows

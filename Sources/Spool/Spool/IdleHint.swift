@@ -1,8 +1,5 @@
 import Glibc
-import SpoolDocument
-import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// What the last look at an idle queue found, so that a cron run over thousands of waiting operations
 /// need not list them again: `.idle` in the spool root holds the modification times of `new/` and `cur/`

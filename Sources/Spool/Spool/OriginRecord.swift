@@ -2,7 +2,6 @@ import Glibc
 import SpoolDocument
 import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// What a sender learned about one origin, kept in the spool's `.origins` for the next run (a cron run
 /// starts where the last one left off, and a paused origin stays paused) and for `spool-ctl stats`.

@@ -1,8 +1,5 @@
 import Glibc
-import SpoolDocument
-import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// Limits `spool-enqueue` checks before writing, so that a stuck sender makes producers back off (exit 75)
 /// instead of filling the disk.

@@ -1,7 +1,6 @@
 import SpoolDocument
 import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// Files dropped in `new/` under plain names (the shell protocol), read and checked without the spool lock,
 /// then admitted under short takes of it, 32 at a time: another worker, `spool-ctl` or a producer's merge

@@ -1,8 +1,6 @@
 import Glibc
-import SpoolDocument
 import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// Making deferred operations due now: what a watcher does when the network changes, and what
 /// `spool-ctl retry --now` and `flush` do one by one.

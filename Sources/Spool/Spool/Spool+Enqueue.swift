@@ -2,7 +2,6 @@ import Glibc
 import SpoolDocument
 import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 extension Spool {
     /// Default largest document accepted, in bytes.

@@ -1,8 +1,5 @@
 import Glibc
-import SpoolDocument
-import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// `.filing.FOLDER.ID` in the spool directory: written before an operation is filed in `failed/` or
 /// `conflict/` or taken out of one (`spool-ctl retry`, `discard`), removed once the change is complete.

@@ -1,8 +1,6 @@
 import Glibc
-import SpoolDocument
 import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// The spool's own small files in its root (`.idle`, `.origins`): caches that a crash may lose, so written
 /// through `tmp/` and a rename that replaces the last one, without fsync.

@@ -1,7 +1,5 @@
-import SpoolDocument
 import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 extension Spool {
     /// How long a plain-named file in `new/` that does not parse is left alone: it may be a producer that

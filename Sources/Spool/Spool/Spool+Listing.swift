@@ -1,4 +1,3 @@
-import SpoolNames
 import SpoolSystem
 
 /// Listing a folder: each listing opens the folder by name from the spool directory, not through the

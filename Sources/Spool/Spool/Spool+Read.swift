@@ -2,7 +2,6 @@ import Glibc
 import SpoolDocument
 import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 extension Spool {
     /// Reads and checks the operation file `name` in `folder` without following links or blocking on FIFOs.

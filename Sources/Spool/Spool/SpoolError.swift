@@ -1,7 +1,4 @@
-import SpoolDocument
-import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// Why a spool directory cannot be used. Each description names the path and says what to do.
 package enum SpoolError: Error, CustomStringConvertible {

@@ -1,5 +1,5 @@
-import Glibc
 import CSpool
+import Glibc
 import SpoolDocument
 import SpoolNames
 import SpoolSystem

@@ -1,8 +1,5 @@
 import Glibc
-import SpoolDocument
-import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// A failed system call on the spool that is not the operation's fault: every operation it touched stays
 /// where it was (or its claim is returned), and the run ends with a sysexits code instead of 0.

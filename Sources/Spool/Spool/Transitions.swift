@@ -2,7 +2,6 @@ import Glibc
 import SpoolDocument
 import SpoolNames
 import SpoolSystem
-import SpoolTransport
 
 /// Every change of state of a queue file, and nothing else: each is one of the renames (or, for what is
 /// finished, unlinks) below, Postfix's `mail_queue_rename` in spirit. The states and who may move between

@@ -1,5 +1,4 @@
 import Glibc
-import Spool
 import SpoolSystem
 
 /// What the web server hands a CGI program (RFC 3875): the request's method, its query, its form body and

@@ -1,6 +1,5 @@
-import Glibc
 import CCrypto
-import Spool
+import Glibc
 import SpoolSystem
 
 /// The page's defence against cross-site request forgery: every form carries a token that is the time it was

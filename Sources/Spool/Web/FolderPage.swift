@@ -1,5 +1,3 @@
-import Spool
-import SpoolNames
 import SpoolQueue
 import SpoolReporting
 import SpoolSystem

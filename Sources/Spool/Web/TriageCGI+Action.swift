@@ -1,10 +1,6 @@
 import Glibc
 import Spool
-import SpoolConfiguration
-import SpoolControl
-import SpoolNames
 import SpoolQueue
-import SpoolReporting
 import SpoolSystem
 
 /// The buttons of the triage page: each is one spool-ctl subcommand, run in this process through the same

@@ -1,9 +1,3 @@
-import Spool
-import SpoolConfiguration
-import SpoolControl
-import SpoolDocument
-import SpoolNames
-import SpoolQueue
 import SpoolReporting
 import SpoolSystem
 
