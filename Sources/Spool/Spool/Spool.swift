@@ -20,9 +20,13 @@ package final class Spool: Sendable {
     package let path: String
     /// The spool directory itself.
     package let root: FileDescriptor
-    /// Descriptors on the five folders, in `Folder.allCases` order, -1 until `directory(_:)` first needs one:
-    /// a run that delivers one write never opens `failed/` or `conflict/`.
-    private let folderDescriptors = Locked([Int32](repeating: -1, count: Folder.allCases.count))
+    /// Descriptors on the five folders, -1 until `directory(_:)` first needs one: a run that delivers one write
+    /// never opens `failed/` or `conflict/`. Atomics, read without a lock on every move of every delivery;
+    /// `opening` is taken only to open one.
+    private let tmpDescriptor = Atomic<Int32>(-1), newDescriptor = Atomic<Int32>(-1)
+    private let curDescriptor = Atomic<Int32>(-1), failedDescriptor = Atomic<Int32>(-1)
+    private let conflictDescriptor = Atomic<Int32>(-1)
+    private let opening = Locked(())
     /// Each folder as it was when the spool was opened: a folder opened later, and a listing by name, must
     /// find the same directory (`Spool+Listing`).
     package let folderStatuses: [FileStatus]
@@ -254,7 +258,7 @@ package final class Spool: Sendable {
     }
 
     deinit {
-        folderDescriptors.withLock { $0.filter { $0 >= 0 }.forEach { FileDescriptor(rawValue: $0).close() } }
+        for folder in Folder.allCases { openedDirectory(folder)?.close() }
         root.close()
     }
 
@@ -262,9 +266,11 @@ package final class Spool: Sendable {
     /// read it) and kept. Only the folder found when the spool was opened is taken: one made anew since gets
     /// the descriptor -1, whose every use fails (EBADF), as the old one's would have.
     package func directory(_ folder: Folder) -> FileDescriptor {
-        let index = Folder.allCases.firstIndex(of: folder)!
-        return folderDescriptors.withLock { descriptors in
-            if descriptors[index] >= 0 { return FileDescriptor(rawValue: descriptors[index]) }
+        if let opened = openedDirectory(folder) { return opened }
+        return opening.withLock { _ in
+            // Another thread may have opened it while this one waited.
+            if let opened = openedDirectory(folder) { return opened }
+            let index = Folder.allCases.firstIndex(of: folder)!
             let name = FileName(folder.rawValue)
             guard let opened = try? (folderReadable[index] ? root.openDirectory(name) : root.locateDirectory(name))
             else { return FileDescriptor(rawValue: -1) }
@@ -273,15 +279,26 @@ package final class Spool: Sendable {
                 opened.close()
                 return FileDescriptor(rawValue: -1)
             }
-            descriptors[index] = opened.rawValue
+            descriptor(folder) { $0.store(opened.rawValue, ordering: .releasing) }
             return opened
         }
     }
 
     /// The descriptor of one folder if `directory(_:)` opened it already.
     package func openedDirectory(_ folder: Folder) -> FileDescriptor? {
-        let index = Folder.allCases.firstIndex(of: folder)!
-        return folderDescriptors.withLock { $0[index] >= 0 ? FileDescriptor(rawValue: $0[index]) : nil }
+        let raw = descriptor(folder) { $0.load(ordering: .acquiring) }
+        return raw >= 0 ? FileDescriptor(rawValue: raw) : nil
+    }
+
+    /// Runs `body` on the atomic that holds `folder`'s descriptor.
+    private func descriptor<R>(_ folder: Folder, _ body: (borrowing Atomic<Int32>) -> R) -> R {
+        switch folder {
+        case .tmp: body(tmpDescriptor)
+        case .new: body(newDescriptor)
+        case .cur: body(curDescriptor)
+        case .failed: body(failedDescriptor)
+        case .conflict: body(conflictDescriptor)
+        }
     }
 
     /// The path of an entry, for messages.
