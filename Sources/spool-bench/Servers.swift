@@ -45,9 +45,9 @@ final class BenchServer {
             http: "keepalive_requests 10000000;\nkeepalive_timeout 120;\nhttp2_max_concurrent_streams 128;\n" + upstream
         )
         writeText("\(directory)/nginx.conf", conf)
-        nginx = spawn([
+        nginx = spawn(Placement.server([
             which("nginx")!, "-c", "\(directory)/nginx.conf", "-p", directory, "-e", "\(directory)/error.log"
-        ])
+        ]))
         name = tls ? "nginx (TLS, HTTP/2 by ALPN)" : "nginx (return 204)"
         let curlTrust = tls ? ["--cacert", TestCertificates.shared!.caFile] : []
         for _ in 0..<100 {

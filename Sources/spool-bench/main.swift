@@ -78,15 +78,16 @@ print(
 )
 print(
     "each figure: median (min–max) of \(config.repetitions) runs unless said otherwise; baselines measured in this run")
+print("delivery cases: \(Placement.description)")
 
 let server = BenchServer()
 if wanted("enqueue") { benchEnqueue(report, config) }
 if wanted("claims") { benchClaims(report, config) }
-if wanted("delivery") { benchDelivery(report, config, server) }
-if wanted("https") { benchSecureDelivery(report, config) }
+if wanted("delivery") { Placement.measured { benchDelivery(report, config, server) } }
+if wanted("https") { Placement.measured { benchSecureDelivery(report, config) } }
 if wanted("far") { benchFarOrigin(report, config) }
 if wanted("idle") { benchIdle(report, config) }
-if wanted("growth") { benchGrowth(report, config, server) }
+if wanted("growth") { Placement.measured { benchGrowth(report, config, server) } }
 server.stop()
 if wanted("wakeup") { benchWakeup(report, config) }
 if wanted("handlers") { benchHandlers(report, config) }
