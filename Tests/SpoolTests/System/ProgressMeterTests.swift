@@ -27,7 +27,8 @@ import Testing
     static let script = FileManager.default.isExecutableFile(atPath: "/usr/bin/script")
 
     /// A payload trickling in from a pipe for over a second: on a terminal the copy shows its meter and ends
-    /// with its total; piped, or with -s, nothing but the id.
+    /// with its total; piped, or with -s, nothing but the id. The line drawn after the pause shows the first
+    /// MiB and whatever of the second the first read after it got (a write of head's: 1 MiB, or 1.1 and up).
     @Test(.enabled(if: script, "needs script(1) for a terminal"))
     func spoolEnqueueShowsItsCopyOnATerminalOnly() throws {
         let spool = TemporarySpool()
@@ -36,8 +37,8 @@ import Testing
         let url = "http://127.0.0.1:9/big"
         let terminal = try Command.run(
             "/usr/bin/script", ["-qec", "\(producer) | \(enqueue) --payload - PUT \(url)", "/dev/null"])
-        #expect(
-            terminal.stdout.contains(try Regex(#"\rcopying  1\.[0-9] MiB  "#)), "\(terminal.stdout.debugDescription)")
+        let afterThePause = try Regex(#"\rcopying  1(\.[0-9])? MiB  "#)
+        #expect(terminal.stdout.contains(afterThePause), "\(terminal.stdout.debugDescription)")
         #expect(terminal.stdout.contains(try Regex(#"\rcopying  2 MiB  [0-9.]+ [KM]iB/s  in 0:00:0[1-3]"#)),
                 "\(terminal.stdout.debugDescription)")
         let silent = try Command.run(
