@@ -139,7 +139,14 @@ package final class TestServer: @unchecked Sendable {
             buffer.removeFirst(headerEnd! + 4)
             var lines = head.components(separatedBy: "\r\n")
             let requestLine = lines.removeFirst().split(separator: " ")
-            guard requestLine.count == 3 else { return }
+            guard requestLine.count == 3 else {
+                // Not an HTTP request line: answered as a real server answers it, and the connection closed,
+                // so that a client (and the test behind it) sees the error instead of a silent hang-up.
+                let answer = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+                _ = answer.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                shutdown(fd, Int32(SHUT_RDWR))
+                return
+            }
             var headers: [String: String] = [:]
             for line in lines {
                 guard let colon = line.firstIndex(of: ":") else { continue }

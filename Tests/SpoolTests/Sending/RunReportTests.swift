@@ -46,10 +46,15 @@ import Testing
         for key in 0..<3 { try spool.enqueue(["PUT", "http://127.0.0.1:\(port)/k\(key)"]) }
         var lines: [Substring] = []
         let cron = ["--min-backoff", "1", "--max-backoff", "2"]
-        for _ in 0..<10 {
-            lines += try spool.send(cron).stderr.split(separator: "\n")
-            usleep(300_000)  // Cron's clock, compressed: a run every 0.3 s.
-        }
+        let record = { OriginRecord.read(try! spool.open()).first }
+        // Cron's clock, compressed: runs one after another until the origin was probed again twice (its
+        // backoff from one second to two), ten runs at least; most of them fall within a backoff.
+        var runs = 0
+        #expect(eventually(within: 20) {
+            lines += (try? spool.send(cron).stderr.split(separator: "\n")) ?? ["the run failed"]
+            runs += 1
+            return runs >= 10 && (record()?.failedProbes ?? 0) >= 3
+        }, "probed again twice: \(String(describing: record()))")
         #expect(lines.count == 1 && lines.first?.contains("refused; nothing more is sent to it") == true,
                 "\(lines)")
         let verbose = try spool.send(cron + ["--flush", "-v"])
@@ -62,7 +67,6 @@ import Testing
         let server = try TestServer(port: port) { _ in .respond(204, [:], "") }
         defer { server.stop() }
         // Its backoff ends, and the writes' own (from one second to two): the next cron run probes it.
-        let record = { OriginRecord.read(try! spool.open()).first }
         #expect(eventually(within: 5) {
             (record()?.pausedUntil ?? 0) < Timestamp.nowSeconds()
                 && spool.waiting().allSatisfy { ($0.state?.dueSeconds ?? 0) < Timestamp.nowSeconds() }
