@@ -153,7 +153,8 @@ extension Spool.Transaction {
         var finished = 0, pending = false, settled = false
         for suffix in 0..<1000 {
             let filedAs = suffix == 0 ? id : "\(id).\(suffix)"
-            let reasonThere = (try? dir.status(of: FileName(filedAs + ".why"))) != nil
+            let reasonStatus = try? dir.status(of: FileName(filedAs + ".why"))
+            let reasonThere = reasonStatus != nil
             let operationThere = (try? dir.status(of: FileName(filedAs))) != nil
             if !reasonThere && !operationThere { break }
             if operationThere {
@@ -166,13 +167,8 @@ extension Spool.Transaction {
             // Only a filing whose worker is gone: a claim's owner is checked directly; otherwise (an entry
             // in new/, a claim made on another host) the reason must be older than any filing takes.
             let ownerAlive = from == .cur ? QueueName(source)?.claim?.owner.isAlive : nil
-            if ownerAlive == nil, (try? dir.status(of: FileName(filedAs + ".why"))).map({
-                Timestamp.nowSeconds() - $0.changedSeconds < Spool.twinSettleSeconds
-            }) ?? true {
-                pending = true
-                continue
-            }
-            if ownerAlive == true {
+            let young = reasonStatus.map { Timestamp.nowSeconds() - $0.changedSeconds < Spool.twinSettleSeconds }
+            if ownerAlive == true || ownerAlive == nil && young != false {
                 pending = true
                 continue
             }
