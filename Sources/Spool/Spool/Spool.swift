@@ -22,11 +22,11 @@ package final class Spool: Sendable {
     package let root: FileDescriptor
     /// Descriptors on the five folders, -1 until `directory(_:)` first needs one: a run that delivers one write
     /// never opens `failed/` or `conflict/`. Atomics, read without a lock on every move of every delivery;
-    /// `opening` is taken only to open one.
+    /// `opening` is taken only to open one, and holds the folders found replaced, not tried again.
     private let tmpDescriptor = Atomic<Int32>(-1), newDescriptor = Atomic<Int32>(-1)
     private let curDescriptor = Atomic<Int32>(-1), failedDescriptor = Atomic<Int32>(-1)
     private let conflictDescriptor = Atomic<Int32>(-1)
-    private let opening = Locked(())
+    private let opening = Locked<Set<Folder>>([])
     /// Each folder as it was when the spool was opened: a folder opened later, and a listing by name, must
     /// find the same directory (`Spool+Listing`).
     package let folderStatuses: [FileStatus]
@@ -218,16 +218,18 @@ package final class Spool: Sendable {
     /// the descriptor -1, whose every use fails (EBADF), as the old one's would have.
     package func directory(_ folder: Folder) -> FileDescriptor {
         if let opened = openedDirectory(folder) { return opened }
-        return opening.withLock { _ in
+        return opening.withLock { lost in
             // Another thread may have opened it while this one waited.
             if let opened = openedDirectory(folder) { return opened }
+            if lost.contains(folder) { return FileDescriptor(rawValue: -1) }
             let index = Folder.allCases.firstIndex(of: folder)!
             let name = FileName(folder.rawValue)
             guard let opened = try? (folderReadable[index] ? root.openDirectory(name) : root.locateDirectory(name))
-            else { return FileDescriptor(rawValue: -1) }
+            else { return FileDescriptor(rawValue: -1) } // tried again next time: it may be out of descriptors
             let held = folderStatuses[index]
             guard let status = try? opened.status(), status.device == held.device, status.inode == held.inode else {
                 opened.close()
+                lost.insert(folder)
                 return FileDescriptor(rawValue: -1)
             }
             descriptor(folder) { $0.store(opened.rawValue, ordering: .releasing) }
