@@ -7,45 +7,14 @@ import SpoolQueue
 import SpoolSystem
 import SpoolTransport
 
-/// One attempt: sending a claimed operation, and doing what `AttemptDecision` says with the outcome.
+/// One attempt: sending a claimed operation, or running its job, and saying how it went.
 extension Worker {
-    /// Sends one claimed operation, with the origin's room `ticket`, and acts on the outcome. Returns
-    /// whether the lane may go on. `keyGoesOn`: the lane has the key's next write after this one.
-    package func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int?, keyGoesOn: Bool) async -> Bool {
-        var outcome: Outcome?
-        if let handler = operation.handler {
-            outcome = await runHandler(handler, claimed, operation)
-        } else if let ticket {
-            outcome = await send(claimed, operation, ticket: ticket)
-            // Pushed back (429, 503): the origin's signal, which cut its rate. The operation keeps its claim,
-            // its place and its attempt count, and goes again as soon as the origin's rate allows; a pause or
-            // a stop gives it back as it was (`giveBack`), and so does half a lease from the claim, or less when
-            // one more request could outlast the lease: on a shared spool another host takes a claim older than
-            // the lease for a dead worker's.
-            let holdUntil = pushBackLimit(claimed)
-            let share = share(operation)
-            while case let .pushedBack(token, _, _, _) = outcome, !isStopping, Timestamp.nowSeconds() < holdUntil {
-                guard let again = await room(at: share, operation.origin, for: claimed.id) else { break }
-                guard Timestamp.nowSeconds() < holdUntil else {
-                    limits.finish(share, ticket: again, nil)
-                    break
-                }
-                // Counted here when sent again; the last one by `act`.
-                limits.count(share, .deferred, retry: claimed.state.attempts > 0)
-                log.detail("\(claimed.id): HTTP \(token) from \(operation.origin); sent again at its rate")
-                outcome = await send(claimed, operation, ticket: again)
-            }
-        } else {
-            preconditionFailure("a request is sent only with room at its origin")
-        }
-        guard let outcome else {
-            // The system failed before sending: the claim goes back as it was, and its key waits for the next run.
-            unclaim(claimed, state: claimed.state)
-            park(claimed)
-            return false
-        }
-        let theirs = await fetchServerVersion(outcome, claimed, operation)
-        return act(on: outcome, claimed, operation, theirs: theirs, keyGoesOn: keyGoesOn)
+    /// Sends one claimed operation with the origin's room `ticket`, or runs its handler's job; nil when the
+    /// system, not the operation, failed before sending.
+    package func attempt(_ claimed: QueueEntry, _ operation: Operation, ticket: Int?) async -> Outcome? {
+        if let handler = operation.handler { return await runHandler(handler, claimed, operation) }
+        guard let ticket else { preconditionFailure("a request is sent only with room at its origin") }
+        return await send(claimed, operation, ticket: ticket)
     }
 
     /// Until when a pushed-back operation may be sent again under its claim (epoch seconds): half a lease from
@@ -162,84 +131,6 @@ extension Worker {
                 if Task.isCancelled { return }
                 try? fd.touch()
             }
-        }
-    }
-
-    /// Carries out what `AttemptDecision` makes of an outcome; returns whether the lane may go on. `theirs`,
-    /// the server's version of a conflicting resource, goes into the conflict's reason; `keyGoesOn` says
-    /// whether the lane has the key's next write after this one (`takeOut`).
-    package func act(
-        on outcome: Outcome, _ claimed: QueueEntry, _ operation: Operation, theirs: FilingReason? = nil,
-        keyGoesOn: Bool
-    ) -> Bool {
-        let action = AttemptDecision.decide(outcome, state: claimed.state, maxAttempts: operation.maxAttempts,
-                                            nowMicroseconds: Timestamp.nowMicroseconds()) { attempts, retryAfter in
-            options.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter)
-        }
-        if operation.handler == nil {
-            let kind: DeliveryCounts.Kind = switch action {
-            case .complete: .delivered
-            case .file(.conflict, _): .conflicted
-            case .file: .failed
-            case .retry, .giveBack: .deferred
-            }
-            limits.count(share(operation), kind, retry: claimed.state.attempts > 0)
-        }
-        switch action {
-        case .complete:
-            guard takeOut(delivered: claimed, keyGoesOn: keyGoesOn, job: operation.handler != nil) else {
-                // Delivered, but still in cur/ (the disk refused every move) or taken back by another worker:
-                // it will be sent again, and the key's next write and its dependants wait for that.
-                log.detail("\(claimed.id): delivered, but it did not leave cur/; it goes again, first")
-                park(claimed)
-                return false
-            }
-            log.detail("\(claimed.id): done")
-            state.withLock { $0.summary.done += 1 }
-            return true
-        case .file(let destination, var reason):
-            if let theirs {
-                reason.fields += theirs.fields
-                reason.body = theirs.body
-            }
-            // Not filed, or filed but not synced (a fault), means decided again later, and gone means another
-            // worker's: either way the key's next write waits, for the rest of the run.
-            guard file(claimed, from: .cur, to: destination, reason: reason, operation) else {
-                park(claimed)
-                return false
-            }
-            return true
-        case let .giveBack(reason):
-            // As it was: no attempt counted, no backoff, its key's order kept; its origin's pause or rate
-            // decides when it goes.
-            unclaim(claimed, state: claimed.state)
-            leave(claimed, share(operation), operation.origin)
-            log.detail("\(claimed.id): \(reason) from \(operation.origin); back in its place for the origin's rate")
-            return false
-        case let .retry(next, reason, blocksOrigin, kept):
-            // Kept while still claimed: no other worker can finish the operation and leave it behind.
-            do throws(Errno) { try spool.keepDeferral(of: claimed.id, kept, at: Timestamp.nowSeconds()) } catch {
-                log.detail("\(claimed.id): the reason of this deferral was not kept: \(error)")
-            }
-            unclaim(claimed, state: next)
-            log.detail(
-                "\(claimed.id): \(reason); attempt \(next.attempts), next at "
-                    + "\(Timestamp.formatRFC3339(next.dueSeconds))"
-            )
-            warnIfDelayed(claimed, operation, next: next, reason: reason)
-            // Its name holds the key back until its retry time, in later rounds of this run too (a long run
-            // retries it when due, as a watcher would); only --flush, which ignores retry times, needs the key
-            // parked. A transport failure blocked its origin already (`unreachable`); a handler that cannot run
-            // blocks its jobs here.
-            state.withLock {
-                $0.summary.deferred += 1
-                if options.flush { $0.parkedKeys.insert(claimed.laneKey) }
-                $0.resumeAt = min($0.resumeAt ?? next.dueSeconds, next.dueSeconds)
-                if blocksOrigin, $0.blockedOrigins[operation.origin] == nil {
-                    $0.block(operation.origin, token: next.lastError ?? "failed")
-                }
-            }
-            return false
         }
     }
 

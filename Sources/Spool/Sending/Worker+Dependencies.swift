@@ -6,8 +6,10 @@ import SpoolSystem
 /// `depends_on`: where each dependency of an operation is, and whether they lead back to it.
 extension Worker {
     /// What each `depends_on` id is, up to the first that is not done.
-    package func dependencies(of operation: Operation, _ entry: QueueEntry, plan: Plan) -> [LaneDecision.Dependency] {
-        var found: [LaneDecision.Dependency] = []
+    package func dependencies(of operation: Operation, _ entry: QueueEntry, plan: Plan)
+        -> [OperationStateMachine.Dependency]
+    {
+        var found: [OperationStateMachine.Dependency] = []
         for dependency in operation.dependsOn {
             if dependency == entry.id { return found + [.itself] }
             for folder in [Spool.Folder.failed, .conflict] {

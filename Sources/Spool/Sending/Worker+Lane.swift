@@ -7,7 +7,8 @@ import SpoolQueue
 import SpoolSystem
 import SpoolTransport
 
-/// Carrying out a lane: gathering the facts of each operation, and doing what `LaneDecision` says.
+/// Carrying out a lane: reading each operation, living its life (`Worker+Operation.swift`), and doing what the
+/// lane must when it ends.
 extension Worker {
     /// Works through one key's operations in order, stopping at the first that must wait.
     package func process(_ lane: [QueueEntry], plan: Plan) async {
@@ -24,47 +25,17 @@ extension Worker {
             case .stop: return
             }
             let next = index + 1 < lane.count ? lane[index + 1] : nil
-            switch decide(entry, operation, next: next, nowSeconds: nowSeconds, plan: plan) {
-            case .claim:
-                break
-            case .look, .wait:
-                return
+            let read = ReadOperation(entry: entry, operation: operation, source: source, next: next)
+            // Only once this one is claimed and sent is the rest of the key likely to be sent in this run.
+            let finish = await live(read, plan: plan, nowSeconds: nowSeconds) { asked.claimed(index) }
+            switch finish {
+            case .goOn: continue
+            case .wait, .stop: return
             case let .park(why):
                 if why == .originBlocked { countWaiting(operation.origin) }
-                park(entry)
-                return
-            case let .fail(reason):
-                guard file(entry, from: .new, to: .failed, reason: reason, operation) else { return park(entry) }
-                continue
-            case .coalesce:
-                guard let next, coalesce(entry, into: next) else { return park(entry) }
-                continue
-            }
-            // Room at the origin first: a claim is not held while waiting for it. A handler job takes only
-            // its --concurrency slot.
-            var ticket: Int?
-            if operation.handler == nil {
-                guard let granted = await room(at: share(operation), operation.origin, for: entry.id) else {
-                    return leave(entry, share(operation), operation.origin)
-                }
-                ticket = granted
-            }
-            let claim = spool.withLock { transaction in transaction.claim(entry) }
-            if let fault = claim.fault { record(fault) }
-            let claimed = claim.value
-            // Lost: another worker took it (or the disk failed), and owns the rest of this key.
-            guard LaneDecision.afterClaim(won: claimed != nil) == .claim, let claimed else {
-                if let ticket { limits.finish(share(operation), ticket: ticket, nil) }
                 return park(entry)
+            case .leave: return leave(entry, share(operation), operation.origin)
             }
-            guard let sent = asClaimed(claimed, operation, file: source) else {
-                if let ticket { limits.finish(share(operation), ticket: ticket, nil) }
-                unclaim(claimed, state: claimed.state)
-                return park(claimed)
-            }
-            // Only now, with this one claimed and sent, is the rest of the key likely to be sent in this run.
-            asked.claimed(index)
-            guard await attempt(claimed, sent, ticket: ticket, keyGoesOn: next != nil) else { return }
         }
     }
 
@@ -200,33 +171,6 @@ extension Worker {
             }
             state.withLock { $0.summary.failed += 1 }
             return .filed
-        }
-    }
-
-    /// What `LaneDecision` makes of a lane's operation: the facts from the run's state first, then, each time
-    /// it asks, the ones that cost I/O (dependencies, the next operation's key), read from the spool.
-    package func decide(_ entry: QueueEntry, _ operation: Operation, next: QueueEntry?, nowSeconds: Int64, plan: Plan)
-        -> LaneDecision.Action
-    {
-        let blocked = state.withLock { $0.blockedOrigins[operation.origin] != nil }
-        var facts = LaneDecision.Facts(
-            entry: entry, operation: operation, nowSeconds: nowSeconds, lifetimeSeconds: options.lifetimeSeconds,
-            allowedOrigins: options.allowedOrigins, producerRights: rights(of: operation),
-            producerPolicyPath: options.configuration.producerPolicyPath, originBlocked: blocked,
-            claimSuffixLength: Claim(owner: .current, since: nowSeconds).suffix.count)
-        while true {
-            let action = LaneDecision.decide(facts)
-            guard case let .look(what) = action else { return action }
-            switch what {
-            case .dependencies:
-                facts.dependencies = dependencies(of: operation, entry, plan: plan)
-            case .nextKey:
-                let newer = next.flatMap {
-                    try? readDocument(.new, $0.fileName)?.operation
-                }
-                // Only the same producer's write replaces one: another's may not cancel it.
-                facts.nextHasSameKey = newer?.key == operation.key && newer?.dropper == operation.dropper
-            }
         }
     }
 

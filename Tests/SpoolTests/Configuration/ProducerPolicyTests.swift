@@ -113,7 +113,7 @@ import Testing
 
     @Test func theLaneFilesWhatThePolicyRefusesBeforeAnythingElse() throws {
         let operation = try Self.operation(#"{"method":"PUT","url":"https://api.example.com/a","auth":"billing"}"#)
-        let refused = LaneDecisionTests.decide(operation) {
+        let refused = OperationStateMachineTests.decide(operation) {
             $0.producerRights = ProducerPolicy().rights(of: Self.bob)
             $0.originBlocked = true
         }
@@ -122,8 +122,8 @@ import Testing
             return
         }
         #expect(reason["error"] == "forbidden" && reason["reason"]?.contains("bob (uid 1002)") == true)
-        #expect(LaneDecisionTests.decide(operation) { $0.producerRights = Self.policy.rights(of: Self.alice) } == .claim)
-        #expect(LaneDecisionTests.decide(operation) == .claim, "no rights: the spool's owner or root dropped it")
+        #expect(OperationStateMachineTests.decide(operation) { $0.producerRights = Self.policy.rights(of: Self.alice) } == .waitForRoom)
+        #expect(OperationStateMachineTests.decide(operation) == .waitForRoom, "no rights: the spool's owner or root dropped it")
     }
 
     @Test func aWriteFoldsOnlyIntoItsOwnProducersWrites() {

@@ -18,7 +18,7 @@ import Testing
         )
     }
 
-    @Test func statusTable() {
+    @Test func statusTable() throws {
         #expect(classify("PUT", 201) == .done)
         #expect(classify("DELETE", 404) == .done)
         #expect(classify("DELETE", 410) == .done)
@@ -36,9 +36,13 @@ import Testing
         // The origin's signal, not the operation's failure: given back as it was, and sent at the origin's rate.
         for status in [429, 503] {
             if case .pushedBack = classify("POST", status) {} else { Issue.record("\(status) is the origin's") }
-            let action = AttemptDecision.decide(
-                classify("POST", status), state: RetryState(orderMicroseconds: 1, keyHash: 2), maxAttempts: 1,
-                nowMicroseconds: 0) { _, _ in 60 }
+            let document = try Operation(bytes: Array(#"{"method":"POST","url":"http://h/","max_attempts":1}"#.utf8))
+            let now = OperationStateMachineTests.nowSeconds
+            // No time left under the claim: the push-back is the attempt's last answer.
+            var machine = OperationStateMachineTests.sending(
+                document, entry: OperationStateMachineTests.entry(attempts: 0), holdUntil: now)
+            let action = machine.receive(.answered(classify("POST", status), nowMicroseconds: now * 1_000_000,
+                                                   stopping: false))
             #expect(action == .giveBack(reason: "HTTP \(status)"), "max_attempts 1 is not used up by a \(status)")
         }
         for status in [301, 302, 307, 308, 400, 401, 403, 422, 501] {

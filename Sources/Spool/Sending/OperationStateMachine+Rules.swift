@@ -1,39 +1,22 @@
 import SpoolConfiguration
 import SpoolDocument
-import SpoolHandlers
 import SpoolNames
 import SpoolQueue
 import SpoolSystem
-import SpoolTransport
 
-/// What a lane does with its next operation, decided from facts alone, in the manner of swift-nio's state
-/// machines: `Worker.process` gathers the facts (reading the document, looking up dependencies), calls
-/// `decide`, and carries out the action it returns. Nothing here touches the spool.
-package enum LaneDecision {
-    /// What one `depends_on` id turned out to be, gathered by the worker in order.
-    package enum Dependency: Equatable, Sendable {
-        /// Done in this run, or found nowhere (done before).
-        case done
-        /// Filed in `failed/` or `conflict/`: this one can never be right.
-        case filed(id: String, folder: Spool.Folder)
-        /// Still queued: wait for it.
-        case queued(id: String)
-        /// Still queued, and its own dependencies lead back here.
-        case cycle(through: String)
-        /// The operation names its own id.
-        case itself
-    }
-
-    /// Everything the decision looks at. Dependencies and the next operation's key cost I/O, so they start
-    /// unknown (nil) and the decision asks for them (`Action.look`) only when it gets that far.
+/// The rules of an operation's life: what the lane does with an operation it read, and which move an answer
+/// calls for. Pure: the facts are gathered by the worker.
+extension OperationStateMachine {
+    /// Everything the rules look at. Dependencies and the next operation's key cost I/O, so they start unknown
+    /// (nil) and the machine asks for them (`Action.look`) only when it gets that far.
     package struct Facts {
         /// The operation's name and retry state.
         package var entry: QueueEntry
         /// Its document.
         package var operation: Operation
-        /// Seconds since the epoch.
+        /// Seconds since the epoch, when it was read.
         package var nowSeconds: Int64
-        /// Options that bear on the decision.
+        /// The queue lifetime (`--lifetime`).
         package var lifetimeSeconds: Int64
         /// The origins requests may go to (`--allow-origin`); nil allows every one. Handler jobs are exempt.
         package var allowedOrigins: Set<String>?
@@ -50,13 +33,17 @@ package enum LaneDecision {
         package var nextHasSameKey: Bool?
         /// Bytes a claim adds to the file name.
         package var claimSuffixLength: Int
+        /// The delays after failed attempts (`--min-backoff`, `--max-backoff`).
+        package var backoff: Backoff
+        /// Where in its upper half the backoff lands (0…1), drawn by the worker: spreads retries.
+        package var jitter: Double
 
-        /// The facts of one decision.
+        /// The facts of one operation read.
         package init(
             entry: QueueEntry, operation: Operation, nowSeconds: Int64, lifetimeSeconds: Int64,
             allowedOrigins: Set<String>? = nil, producerRights: ProducerPolicy.Rights? = nil,
             producerPolicyPath: String? = nil, originBlocked: Bool = false, dependencies: [Dependency]? = nil,
-            nextHasSameKey: Bool? = nil, claimSuffixLength: Int = 40
+            nextHasSameKey: Bool? = nil, claimSuffixLength: Int = 40, backoff: Backoff = Backoff(), jitter: Double = 1
         ) {
             self.entry = entry
             self.operation = operation
@@ -69,52 +56,33 @@ package enum LaneDecision {
             self.dependencies = dependencies
             self.nextHasSameKey = nextHasSameKey
             self.claimSuffixLength = claimSuffixLength
+            self.backoff = backoff
+            self.jitter = jitter
         }
+
+        /// A handler's job: it takes only its concurrency slot, and is never sent again under its claim.
+        package var isJob: Bool { operation.handler != nil }
     }
 
-    /// Why a lane stops for the rest of the run.
-    package enum ParkReason: Equatable, Sendable {
-        case originBlocked
-        case claimLost
-    }
-
-    /// A fact that costs I/O, for the worker to look up before it asks again.
-    package enum Lookup: Equatable, Sendable {
-        /// Where each `depends_on` id is.
-        case dependencies
-        /// The key of the lane's next operation.
-        case nextKey
-    }
-
-    /// What the worker does next.
-    package enum Action: Equatable, Sendable {
-        /// Look this up, set it in the facts and decide again.
+    /// What the lane's rules make of the facts so far.
+    enum Rule: Equatable {
         case look(Lookup)
-        /// Claim it and send it.
         case claim
-        /// Stop the lane for now: a dependency is still queued.
-        case wait
-        /// Stop the lane for the rest of this run.
-        case park(ParkReason)
-        /// File it in `failed/` with this reason; the lane goes on.
         case fail(FilingReason)
-        /// Remove it: the lane's next operation replaces it (same key, never attempted).
         case coalesce
+        case finish(Finish)
     }
 
-    /// The action for the lane's next operation.
-    package static func decide(_ facts: Facts) -> Action {
+    /// The lane's rules, in the order they apply.
+    func rule() -> Rule {
         let operation = facts.operation, entry = facts.entry
         // --allow-origin limits where requests go; the handler directory is the list of what may run.
         if let allowed = facts.allowedOrigins, operation.handler == nil, !allowed.contains(operation.origin) {
-            return .fail(
-                FilingReason([
-                    (
-                        "reason",
-                        "origin \(operation.origin) is not allowed (spool-send --allow-origin / SPOOL_ALLOW_ORIGINS); "
-                            + "nothing was sent"
-                    )
-                ]))
+            return .fail(FilingReason([(
+                "reason",
+                "origin \(operation.origin) is not allowed (spool-send --allow-origin / SPOOL_ALLOW_ORIGINS); "
+                    + "nothing was sent"
+            )]))
         }
         // In a shared spool, a producer names only the origins, profiles and handlers the policy gives them.
         if let rights = facts.producerRights,
@@ -122,8 +90,8 @@ package enum LaneDecision {
         {
             return .fail(FilingReason([("reason", why), ("error", "forbidden")]))
         }
-        if facts.originBlocked { return .park(.originBlocked) }
-        if let reason = expiry(facts) { return .fail(reason) }
+        if facts.originBlocked { return .finish(.park(.originBlocked)) }
+        if let reason = expiry() { return .fail(reason) }
         if !operation.dependsOn.isEmpty, facts.dependencies == nil { return .look(.dependencies) }
         for dependency in facts.dependencies ?? [] {
             switch dependency {
@@ -132,7 +100,7 @@ package enum LaneDecision {
             case let .filed(id, folder):
                 return .fail(FilingReason([("reason", "depends on \(id), which is in \(folder.rawValue)/")]))
             case let .cycle(id): return .fail(FilingReason([("reason", "depends_on forms a cycle through \(id)")]))
-            case .queued: return .wait
+            case .queued: return .finish(.wait)
             }
         }
         if operation.coalesce, entry.state.attempts == 0 {
@@ -146,13 +114,8 @@ package enum LaneDecision {
         return .claim
     }
 
-    /// What follows a claim: send when it was won, else another worker owns the rest of the key.
-    package static func afterClaim(won: Bool) -> Action {
-        won ? .claim : .park(.claimLost)
-    }
-
     /// The reason an operation is past its time, or nil.
-    package static func expiry(_ facts: Facts) -> FilingReason? {
+    func expiry() -> FilingReason? {
         let state = facts.entry.state
         var why: String?
         if let expires = facts.operation.expiresAt, expires <= facts.nowSeconds {
@@ -166,5 +129,36 @@ package enum LaneDecision {
         var reason = [("reason", why), ("attempts", "\(state.attempts)")]
         if let last = state.lastError { reason.append(("last-error", last)) }
         return FilingReason(reason)
+    }
+
+    /// The move an answer calls for: complete, file, defer, or give back (pushed back, and not sent again).
+    func answerRule(_ outcome: Outcome, nowMicroseconds: Int64) -> Action {
+        let state = facts.entry.state, attempts = state.attempts + 1
+        switch outcome {
+        case .done:
+            return .complete
+        case let .pushedBack(_, reason, _, _):
+            return .giveBack(reason: reason)
+        case let .conflict(fields):
+            return .file(.conflict, FilingReason(fields + [Outcome.Field("attempts", "\(attempts)")]))
+        case let .failed(fields):
+            return .file(.failed, FilingReason(fields + [Outcome.Field("attempts", "\(attempts)")]))
+        case let .retry(token, reason, retryAfter, blocksOrigin, details):
+            // Out of attempts, the last answer is kept as a rejected one's is: status, ETag, body start.
+            if let limit = facts.operation.maxAttempts, attempts >= limit {
+                let gaveUp = "gave up after \(attempts) attempts (max_attempts); last error: \(reason)"
+                return .file(.failed, FilingReason([Outcome.Field("reason", gaveUp)] + details
+                    + [Outcome.Field("attempts", "\(attempts)"), Outcome.Field("last-error", token)]))
+            }
+            var next = state
+            next.attempts = attempts
+            next.lastError = token
+            // Rounded up to the next whole second: never earlier than the backoff or Retry-After asked for.
+            let delay = facts.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter, random: facts.jitter)
+            next.dueSeconds = (nowMicroseconds + delay * 1_000_000 + 999_999) / 1_000_000
+            let kept = FilingReason([Outcome.Field("reason", reason)] + details
+                + [Outcome.Field("attempts", "\(attempts)"), Outcome.Field("last-error", token)])
+            return .deferral(next, reason: reason, blocksOrigin: blocksOrigin, kept: kept)
+        }
     }
 }
