@@ -10,7 +10,7 @@ import SpoolSystem
 /// request, of this lane or another, would wait for a disk it does not need. So these threads remove it: in
 /// `cur/`, when nothing follows it in its key this round (its claim keeps the key until then; at most
 /// `--concurrency` such), or else in `tmp/`, where a rename (`Spool.retire`) first put it out of the key's
-/// way, since nothing in `tmp/` is ever sent (`Worker.takeOut` decides which). The worker waits for every
+/// way, since nothing in `tmp/` is ever sent (`Remover.takeOut` decides which). The worker waits for every
 /// pending removal before it plans again and before its run ends (`drain`); what a crash leaves, recovery and
 /// housekeeping take care of.
 ///

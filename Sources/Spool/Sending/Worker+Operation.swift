@@ -109,7 +109,14 @@ extension Worker {
         }
         switch action {
         case .complete:
-            guard takeOut(delivered: claimed, keyGoesOn: keyGoesOn, job: operation.handler != nil) else {
+            let removed: @Sendable (Bool) -> Void = { [self] gone in
+                // Done for `depends_on` once gone; else it goes again, first, and its key waits for it.
+                state.withLock { run in
+                    if gone { run.completed.insert(claimed.id) } else { run.parkedKeys.insert(claimed.laneKey) }
+                }
+            }
+            let job = operation.handler != nil
+            guard remover.takeOut(claimed, keyGoesOn: keyGoesOn, job: job, removed: removed) else {
                 // Delivered, but still in cur/ (the disk refused every move) or taken back by another worker:
                 // it will be sent again, and the key's next write and its dependants wait for that.
                 log.detail("\(claimed.id): delivered, but it did not leave cur/; it goes again, first")

@@ -86,10 +86,8 @@ package final class Worker: Sendable {
         self.transport = transport
         self.options = options
         absoluteSpoolPath = FileName.absolutePath(spool.path)
-        // A file retired to a sticky tmp/ can be removed there only by its owner, tmp/'s owner or root: where
-        // this worker is none of them (a layout spool(5) does not describe), delivered files stay in cur/.
-        let user = UserDatabase.effectiveUser
-        retiresToTemporary = user == 0 || (try? spool.directory(.tmp).status())?.owner == user
+        faults = Faults(log: options.log)
+        remover = Remover(spool: spool, concurrency: options.concurrency, faults: faults, log: options.log)
         limits = OriginLimits(
             configuration: options.configuration, concurrency: options.concurrency, log: options.log,
             backoff: options.backoff, flush: options.flush
@@ -102,43 +100,22 @@ package final class Worker: Sendable {
     package func requestStop() { stopping.store(true, ordering: .relaxed) }
 
     /// Whether a stop was requested, or the spool's storage failed so that going on would only fail again.
-    package var isStopping: Bool { stopping.load(ordering: .relaxed) || storageFailed.load(ordering: .relaxed) }
+    package var isStopping: Bool { stopping.load(ordering: .relaxed) || faults.endRun }
 
-    /// Set by a fault that ends the run (`storage`, `disconnected`): every operation stays where it is.
-    package let storageFailed = Atomic<Bool>(false)
-
-    /// Faults met since the last `takeFaults`.
-    package let faults = Locked(FaultReport())
+    /// The faults met, and the claims they stranded.
+    package let faults: Faults
 
     /// Notes a fault of the spool (not of an operation): logged once per kind, kept for the exit status.
-    package func record(_ fault: SystemCallError) {
-        let first = faults.withLock { $0.add(fault) }
-        if first { log.warning(fault.description) } else { log.detail(fault.description) }
-        if fault.kind.stopsRun { storageFailed.store(true, ordering: .relaxed) }
-    }
+    package func record(_ fault: SystemCallError) { faults.record(fault) }
 
-    /// The faults met since the last call, and forgets them: what decides a run's exit status. A watcher
-    /// that goes on after them runs again as if they had not been.
-    package func takeFaults() -> FaultReport {
-        defer { storageFailed.store(false, ordering: .relaxed) }
-        return faults.withLock { report in defer { report = FaultReport() }; return report }
-    }
+    /// The faults met since the last call, and forgets them: what decides a run's exit status.
+    package func takeFaults() -> FaultReport { faults.take() }
 
     /// The log from the worker's options.
     package var log: Log { options.log }
 
-    /// Claims this worker could not move on (a full or failing disk): returned to `new/` at housekeeping
-    /// (`unclaimStranded`), since recovery never takes a live worker's claims.
-    package let stranded = Locked<[QueueEntry]>([])
-
-    /// Delivered files, in `cur/` or retired to `tmp/`, removed while the lanes send.
-    package let removals = PendingRemovals()
-
-    /// How many delivered files wait in `cur/` for their removal (`takeOut`): at most `--concurrency`.
-    package let deliveredInCur = Locked(0)
-
-    /// Whether this worker may remove what it retires to `tmp/` (it is root or owns `tmp/`).
-    package let retiresToTemporary: Bool
+    /// Takes delivered operations out of `cur/`.
+    package let remover: Remover
 
     /// Sends `plan`'s lanes, `--concurrency` at once. One task per slot, each taking the next lane as it
     /// finishes one: no task made per lane, and no wake-up of this task between lanes. They run where the
@@ -185,7 +162,7 @@ package final class Worker: Sendable {
             await sendLanes(of: plan)
             // Every delivered file is gone before the next plan and before the run ends: the plan sees no
             // delivered claim in cur/, and tmp/ holds no more than one round's deliveries.
-            await removals.drain()
+            await remover.drain()
             let after = state.withLock {
                 $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done
             }

@@ -3,7 +3,7 @@ import SpoolTestSupport
 @testable import SpoolSystem
 import Testing
 
-/// How a delivered operation leaves `cur/` (`Worker.takeOut`): renamed into `tmp/`, out of its key's way,
+/// How a delivered operation leaves `cur/` (`Remover.takeOut`): renamed into `tmp/`, out of its key's way,
 /// when its lane sends the key's next write; else removed in place by one `unlinkat`, after its lane moves on.
 @Suite struct DeliveredRemovalTests {
     /// `spool-send --once` under strace over one key of three writes, two keys of one and a handler's job: the
