@@ -10,8 +10,7 @@ extension SendCommand {
     package func exitUnlessSenderNeeded() {
         if watch { return }
         let worker = Worker(spool: openSpool(), options: options)
-        worker.housekeeping()
-        let due = worker.hasDueWork()
+        let due = worker.hasDueWork(housekeeping: true)
         let faults = worker.takeFaults()
         // The sender meets any fault again and reports it after sending what it can; a failing storage or
         // nothing to send ends here.

@@ -159,21 +159,6 @@ package struct PlanBuilder {
         return (others, tooLate)
     }
 
-    /// The keys another worker (or a dead one) holds a claim of.
-    package mutating func listHeld(_ spool: Spool) throws(Errno) {
-        listing = "\(spool.path)/cur"
-        var found = Set<UInt64>()
-        var fault: Errno?
-        try spool.forEachRawEntry(in: .cur) { raw, _ in
-            guard let facts = QueueName.Facts(raw),
-                  let lane = Self.lane(facts.keyHash, of: raw, in: .cur, spool, fault: &fault)
-            else { return }
-            found.insert(lane)
-        }
-        if let fault { throw fault }
-        held = found
-    }
-
     /// The keys to form lanes for, at most `laneBudget` of them, those that go first; the others' earliest
     /// due time goes into the plan.
     package mutating func dueKeys() -> Set<UInt64> {

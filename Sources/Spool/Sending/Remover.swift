@@ -29,7 +29,7 @@ package final class Remover: Sendable {
         // A file retired to a sticky tmp/ can be removed there only by its owner, tmp/'s owner or root: where
         // this worker is none of them (a layout spool(5) does not describe), delivered files stay in cur/.
         let user = UserDatabase.effectiveUser
-        retiresToTemporary = user == 0 || (try? spool.directory(.tmp).status())?.owner == user
+        retiresToTemporary = user == 0 || spool.folderStatus(.tmp)?.owner == user
     }
 
     /// Takes a delivered operation out of `cur/`; returns whether its lane may go on. When the lane sends the

@@ -11,20 +11,25 @@ import SpoolTransport
 /// short, abandoned temporary files, and its own stranded claims.
 extension Worker {
     /// Returns dead workers' claims and this worker's stranded ones to `new/`, completes (or clears)
-    /// filings cut short, and removes abandoned files from `tmp/`.
-    package func housekeeping() {
+    /// filings cut short, and removes abandoned files from `tmp/`. Returns the names its listing of `cur/`
+    /// left there (nil after a fault), for a plan made next to take instead of listing `cur/` again.
+    @discardableResult
+    package func housekeeping() -> [FileName]? {
         unclaimStranded()
+        var left: [FileName]? = []
         do {
             try spool.withLock { transaction throws(SystemCallError) in
                 // Filings first: a claim whose reason is already filed goes on to failed/, not back to new/.
                 try transaction.finishFilings(log: log)
-                try transaction.recoverStaleClaims(leaseSeconds: options.leaseSeconds, log: log)
+                try transaction.recoverStaleClaims(leaseSeconds: options.leaseSeconds, log: log) { left?.append($0) }
             }
         } catch {
             record(error)
+            left = nil
         }
         do { try spool.cleanTemporaryFiles(log: log) } catch { record(error) }
         saySetAside()
+        return left
     }
 
     /// Says what moves set out of their way in `new/`: a producer's entry that took the name a write or a

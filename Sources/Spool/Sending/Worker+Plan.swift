@@ -94,8 +94,8 @@ extension Worker {
     /// The lock is held for the listings only. Files dropped under plain names are read, checked and filed
     /// without it and admitted under short takes of it, 32 to a take (`Spool.admitDropped`), then the queue is
     /// listed again; what is dropped meanwhile waits for the next round. Filings are made after the lock is
-    /// let go.
-    package func makePlan(deciding: Bool = false) -> Plan {
+    /// let go. `claims`: the names in `cur/` a listing just made found (`hasDueWork`), taken for the first pass.
+    package func makePlan(deciding: Bool = false, claims: [FileName]? = nil) -> Plan {
         let started = Timestamp.nowMicroseconds()
         defer { planSeconds.withLock { $0 = Double(Timestamp.nowMicroseconds() - started) / 1e6 } }
         var admitting = true
@@ -109,7 +109,9 @@ extension Worker {
             let listed: Listed
             do throws(Errno) {
                 listed = try spool.withLock { transaction throws(Errno) in
-                    try list(into: &builder, deciding: deciding, admitting: admitting, transaction)
+                    try list(
+                        into: &builder, deciding: deciding, admitting: admitting, claims: admitting ? claims : nil,
+                        transaction)
                 }
             } catch {
                 // Before the first listing, the step that failed was taking the lock.
@@ -156,7 +158,8 @@ extension Worker {
     /// The listings `makePlan` makes under the lock: `new/` (returning at once with the dropped files when
     /// `admitting` and there are any), then `cur/`, then the due keys' operations.
     private func list(
-        into builder: inout PlanBuilder, deciding: Bool, admitting: Bool, _ transaction: Spool.Transaction
+        into builder: inout PlanBuilder, deciding: Bool, admitting: Bool, claims: [FileName]?,
+        _ transaction: Spool.Transaction
     ) throws(Errno) -> Listed {
         let (others, tooLate) = try builder.listWaiting(spool)
         // A name with a retry state that the quick reading refused is taken in here, under the lock; a claimed
@@ -169,7 +172,7 @@ extension Worker {
         if admitting, !dropped.isEmpty { return Listed(dropped: dropped) }
         builder.plan.sawPlainNames = !others.isEmpty
         intake(stated, into: &builder, transaction)
-        try builder.listHeld(spool)
+        if let claims { try builder.takeHeld(claims, spool) } else { try builder.listHeld(spool) }
         var listed = Listed(tooLate: tooLate)
         let dueKeys = builder.dueKeys()
         guard !dueKeys.isEmpty else { return listed }

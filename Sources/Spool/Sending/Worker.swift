@@ -246,14 +246,18 @@ package final class Worker: Sendable {
     /// no HTTP.
     ///
     /// A queue that was idle at the last look and has not changed since is not listed again (`IdleHint`).
-    package func hasDueWork() -> Bool {
+    /// With `housekeeping`, it keeps house first, and plans from the names its listing of `cur/` left there:
+    /// a claim made or ended between the two looks is as one made or ended during the plan, which a plan
+    /// never sees either, and the sender, if one is started, plans afresh.
+    package func hasDueWork(housekeeping keepsHouse: Bool = false) -> Bool {
+        // Folder times before any listing: a change made after this reading shows as a different time later.
+        let before = IdleHint.folderTimes(spool)
+        let claims = keepsHouse ? housekeeping() : nil
         let nowSeconds = Timestamp.nowSeconds()
         if !options.flush, let hint = IdleHint.read(spool), hint.stillHolds(spool, nowSeconds: nowSeconds) {
             return false
         }
-        // Folder times before the listing: a change made after this reading shows as a different time later.
-        let before = IdleHint.folderTimes(spool)
-        let plan = makePlan(deciding: true)
+        let plan = makePlan(deciding: true, claims: claims)
         saySetAside()
         if plan.foundDue { return true }
         if plan.lanes.isEmpty, !plan.heldByPause.isEmpty {

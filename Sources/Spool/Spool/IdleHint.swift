@@ -32,7 +32,7 @@ package struct IdleHint: Equatable {
 
     /// The modification times of `new/` and `cur/` now.
     package static func folderTimes(_ spool: Spool) -> (new: Int64, cur: Int64)? {
-        guard let new = try? spool.directory(.new).status(), let cur = try? spool.directory(.cur).status() else {
+        guard let new = spool.folderStatus(.new), let cur = spool.folderStatus(.cur) else {
             return nil
         }
         return (new.modifiedNanoseconds, cur.modifiedNanoseconds)

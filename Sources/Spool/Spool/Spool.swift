@@ -237,6 +237,18 @@ package final class Spool: Sendable {
         }
     }
 
+    /// The status of one folder, through its descriptor when it is open, else by its name in the spool (no
+    /// link followed) without opening it: the light front's look at an idle queue opens no folder for it. Nil
+    /// when it cannot be had, or when the name now holds another folder than the one the spool was opened with.
+    package func folderStatus(_ folder: Folder) -> FileStatus? {
+        if let opened = openedDirectory(folder) { return try? opened.status() }
+        let index = Folder.allCases.firstIndex(of: folder)!, held = folderStatuses[index]
+        guard let status = try? root.status(of: FileName(folder.rawValue)), status.device == held.device,
+              status.inode == held.inode
+        else { return nil }
+        return status
+    }
+
     /// The descriptor of one folder if `directory(_:)` opened it already.
     package func openedDirectory(_ folder: Folder) -> FileDescriptor? {
         let raw = descriptor(folder) { $0.load(ordering: .acquiring) }
