@@ -25,7 +25,7 @@ extension OperationStateMachine {
         /// The policy's file, for the reason; nil when no file is named (the default policy).
         package var producerPolicyPath: String?
         /// The operation's origin failed at the transport level earlier in this run.
-        package var originBlocked: Bool
+        package var originDown: Bool
         /// Its dependencies, up to the first that is not done; nil until looked up.
         package var dependencies: [Dependency]?
         /// The lane's next operation has the same key (a coalescing write may give way to it); nil until
@@ -35,15 +35,17 @@ extension OperationStateMachine {
         package var claimSuffixLength: Int
         /// The delays after failed attempts (`--min-backoff`, `--max-backoff`).
         package var backoff: Backoff
-        /// Where in its upper half the backoff lands (0…1), drawn by the worker: spreads retries.
-        package var jitter: Double
+        /// Where in its upper half the backoff lands (0…1): spreads retries. Nil draws it when a deferral needs
+        /// it (a random draw is a system call; a delivery needs none).
+        package var jitter: Double?
 
         /// The facts of one operation read.
         package init(
             entry: QueueEntry, operation: Operation, nowSeconds: Int64, lifetimeSeconds: Int64,
             allowedOrigins: Set<String>? = nil, producerRights: ProducerPolicy.Rights? = nil,
-            producerPolicyPath: String? = nil, originBlocked: Bool = false, dependencies: [Dependency]? = nil,
-            nextHasSameKey: Bool? = nil, claimSuffixLength: Int = 40, backoff: Backoff = Backoff(), jitter: Double = 1
+            producerPolicyPath: String? = nil, originDown: Bool = false, dependencies: [Dependency]? = nil,
+            nextHasSameKey: Bool? = nil, claimSuffixLength: Int = 40, backoff: Backoff = Backoff(),
+            jitter: Double? = nil
         ) {
             self.entry = entry
             self.operation = operation
@@ -52,7 +54,7 @@ extension OperationStateMachine {
             self.allowedOrigins = allowedOrigins
             self.producerRights = producerRights
             self.producerPolicyPath = producerPolicyPath
-            self.originBlocked = originBlocked
+            self.originDown = originDown
             self.dependencies = dependencies
             self.nextHasSameKey = nextHasSameKey
             self.claimSuffixLength = claimSuffixLength
@@ -90,7 +92,7 @@ extension OperationStateMachine {
         {
             return .fail(FilingReason([("reason", why), ("error", "forbidden")]))
         }
-        if facts.originBlocked { return .finish(.park(.originBlocked)) }
+        if facts.originDown { return .finish(.park(.originDown)) }
         if let reason = expiry() { return .fail(reason) }
         if !operation.dependsOn.isEmpty, facts.dependencies == nil { return .look(.dependencies) }
         for dependency in facts.dependencies ?? [] {
@@ -143,7 +145,7 @@ extension OperationStateMachine {
             return .file(.conflict, FilingReason(fields + [Outcome.Field("attempts", "\(attempts)")]))
         case let .failed(fields):
             return .file(.failed, FilingReason(fields + [Outcome.Field("attempts", "\(attempts)")]))
-        case let .retry(token, reason, retryAfter, blocksOrigin, details):
+        case let .retry(token, reason, retryAfter, takesOriginDown, details):
             // Out of attempts, the last answer is kept as a rejected one's is: status, ETag, body start.
             if let limit = facts.operation.maxAttempts, attempts >= limit {
                 let gaveUp = "gave up after \(attempts) attempts (max_attempts); last error: \(reason)"
@@ -154,11 +156,12 @@ extension OperationStateMachine {
             next.attempts = attempts
             next.lastError = token
             // Rounded up to the next whole second: never earlier than the backoff or Retry-After asked for.
-            let delay = facts.backoff.delay(afterAttempts: attempts, retryAfter: retryAfter, random: facts.jitter)
+            let delay = facts.backoff.delay(
+                afterAttempts: attempts, retryAfter: retryAfter, random: facts.jitter ?? Double.random(in: 0...1))
             next.dueSeconds = (nowMicroseconds + delay * 1_000_000 + 999_999) / 1_000_000
             let kept = FilingReason([Outcome.Field("reason", reason)] + details
                 + [Outcome.Field("attempts", "\(attempts)"), Outcome.Field("last-error", token)])
-            return .deferral(next, reason: reason, blocksOrigin: blocksOrigin, kept: kept)
+            return .deferral(next, reason: reason, takesOriginDown: takesOriginDown, kept: kept)
         }
     }
 }

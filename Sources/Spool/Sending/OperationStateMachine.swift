@@ -59,7 +59,7 @@ package struct OperationStateMachine {
         case wait
         /// Stops, and the key waits for the rest of the run.
         case park(ParkReason)
-        /// Stops, leaving the operation where its origin's pause, a stop or a blocked origin holds it: parked
+        /// Stops, leaving the operation where its origin's pause, a stop or its origin down holds it: parked
         /// unless only its own share's pause holds it (`Worker.leave`).
         case leave
         /// Stops: its name says when it goes again (deferred).
@@ -69,7 +69,7 @@ package struct OperationStateMachine {
     /// Why a key waits for the rest of the run.
     package enum ParkReason: Equatable, Sendable {
         /// Its origin failed at the transport level in this run.
-        case originBlocked
+        case originDown
         /// Another worker won the claim, and owns the rest of the key.
         case claimLost
         /// The claimed file became another request than the one decided on, or could not be read again.
@@ -108,7 +108,7 @@ package struct OperationStateMachine {
         case dependencies([Dependency])
         /// Whether the lane's next operation has this one's key and producer (`Lookup.nextKey`).
         case nextKey(same: Bool)
-        /// Room at the origin was granted, or refused (a pause, a stop, the origin blocked meanwhile).
+        /// Room at the origin was granted, or refused (a pause, a stop, the origin down meanwhile).
         case room(granted: Bool, nowSeconds: Int64)
         /// The claim was won or lost; a won claim may be sent again after a push-back until `holdUntilSeconds`.
         case claimed(won: Bool, holdUntilSeconds: Int64)
@@ -141,8 +141,8 @@ package struct OperationStateMachine {
         /// File the claim in `failed/` or `conflict/` with this reason.
         case file(Spool.Folder, FilingReason)
         /// Give the claim back with this next state, keeping `kept` beside it for `spool-ctl show`; its origin
-        /// is blocked for the run when `blocksOrigin`.
-        case deferral(RetryState, reason: String, blocksOrigin: Bool, kept: FilingReason)
+        /// is down for the rest of the run when `takesOriginDown`.
+        case deferral(RetryState, reason: String, takesOriginDown: Bool, kept: FilingReason)
         /// Give the claim back as it was: no attempt counted, no backoff. `reason` is the push-back's, nil when
         /// the claim goes back unsent (the system failed, or the file changed into another request).
         case giveBack(reason: String?)

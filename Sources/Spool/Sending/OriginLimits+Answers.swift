@@ -3,7 +3,7 @@ import SpoolTransport
 /// What an origin's answer says: its load for the window, and the pause, quota or rate it asks for.
 extension OriginLimits {
     /// What an answer says about the origin's load.
-    package static func signal(_ result: Result<HTTPResponse, TransportError>) -> OriginWindow.Signal {
+    package static func signal(_ result: Result<HTTPResponse, TransportError>) -> OriginState.Signal {
         switch result {
         case let .success(response):
             switch response.status {
@@ -21,7 +21,7 @@ extension OriginLimits {
     /// instruction to a push-back (a 429 or 503 with `Retry-After` or a used-up quota): then no rate is learned
     /// from it, since the origin said what it wants.
     @discardableResult
-    package static func apply(_ response: HTTPResponse, to window: inout OriginWindow, nowSeconds: Double) -> Bool {
+    package static func apply(_ response: HTTPResponse, to window: inout OriginState, nowSeconds: Double) -> Bool {
         let pushedBack = response.status == 429 || response.status == 503
         var instructed = false
         if response.status == 429 { window.countTooManyRequests() }

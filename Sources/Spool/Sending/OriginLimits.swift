@@ -27,7 +27,7 @@ package final class OriginLimits: Sendable {
     /// What the lanes share, under the lock.
     package struct State {
         /// Each origin's window, made at its first request and never removed.
-        package var windows: [String: OriginWindow] = [:]
+        package var windows: [String: OriginState] = [:]
         /// The lanes waiting for room in a full window, by origin, with the share each waits for.
         package var waiters: [String: [(share: String, waiter: CheckedContinuation<Int?, Never>)]] = [:]
         /// Whether any producer's share exists: only then do shares add up under their origin's limit, and
@@ -92,9 +92,9 @@ package final class OriginLimits: Sendable {
     }
 
     /// The window a first request to `share` finds.
-    package func newWindow(_ share: String, _ state: inout State) -> OriginWindow {
+    package func newWindow(_ share: String, _ state: inout State) -> OriginState {
         let settings = configuration.settings(for: String(OriginRecord.origin(ofShare: share)))
-        var window = OriginWindow(
+        var window = OriginState(
             maximum: maximum(settings), initial: settings.initialConcurrency, rate: settings.rate,
             burst: settings.burst)
         loadSeeds(&state)
@@ -173,7 +173,7 @@ package final class OriginLimits: Sendable {
 
     /// Where `origin`'s window is, made first if it has none. Why: each lookup hashes the whole origin, and a
     /// request asked for its window five times over; through the index it is hashed once.
-    package func windowIndex(_ origin: String, _ state: inout State) -> Dictionary<String, OriginWindow>.Index {
+    package func windowIndex(_ origin: String, _ state: inout State) -> Dictionary<String, OriginState>.Index {
         if let index = state.windows.index(forKey: origin) { return index }
         state.windows[origin] = newWindow(origin, &state)
         return state.windows.index(forKey: origin)!
@@ -190,7 +190,7 @@ package final class OriginLimits: Sendable {
             case let .wait(seconds):
                 let until = Timestamp.nowFractionalSeconds() + seconds
                 if let deadline, until >= deadline { return .paused(until: until) }
-                try? await Task.sleep(nanoseconds: UInt64(min(seconds, OriginWindow.longestWaitSeconds) * 1e9) + 1)
+                try? await Task.sleep(nanoseconds: UInt64(min(seconds, OriginState.longestWaitSeconds) * 1e9) + 1)
             case .full:
                 // Resumed with a ticket when a finish handed this lane its room (the shares of an origin), else
                 // with nil to ask again.
@@ -213,7 +213,7 @@ package final class OriginLimits: Sendable {
     }
 
     /// Whether a request to `share` may go now, counted as on its way if so.
-    private func admit(_ share: String, _ state: inout State) -> OriginWindow.Admission {
+    private func admit(_ share: String, _ state: inout State) -> OriginState.Admission {
         let index = windowIndex(share, &state)
         // Fields, not a copy of the window: a copy alive at `admit` would copy its pacer's record.
         let (inFlight, size) = (state.windows.values[index].inFlight, state.windows.values[index].window)
@@ -271,11 +271,11 @@ package final class OriginLimits: Sendable {
     /// What the answer to `ticket` does to `window`: whether its size changed, whether its rate was cut, and
     /// what the log says of it then.
     private static func settle(
-        _ window: inout OriginWindow, ticket: Int, _ result: Result<HTTPResponse, TransportError>?, nowSeconds: Double
-    ) -> (changed: Bool, lesson: OriginWindow.Lesson, window: (size: Int, maximum: Int, rate: Double?, limit: Double))
+        _ window: inout OriginState, ticket: Int, _ result: Result<HTTPResponse, TransportError>?, nowSeconds: Double
+    ) -> (changed: Bool, lesson: OriginState.Lesson, window: (size: Int, maximum: Int, rate: Double?, limit: Double))
     {
         let changed = window.finish(ticket: ticket, result.map(OriginLimits.signal) ?? .neutral)
-        var lesson = OriginWindow.Lesson.nothing
+        var lesson = OriginState.Lesson.nothing
         if case let .success(response) = result {
             // An instruction (a pause, a quota) is obeyed, and teaches no rate: the origin said what it wants.
             let instructed = OriginLimits.apply(response, to: &window, nowSeconds: nowSeconds)

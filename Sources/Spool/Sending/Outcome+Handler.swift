@@ -19,20 +19,20 @@ extension Outcome {
         case .exited(temporaryExitStatus):
             return .retry(
                 token: "tempfail", reason: "handler \(name) exited 75 (EX_TEMPFAIL)\(lastLine)", retryAfter: nil,
-                blocksOrigin: false)
+                takesOriginDown: false)
         case let .signaled(signal):
             return .retry(
                 token: "signal", reason: "handler \(name) was killed by signal \(signal)\(lastLine)", retryAfter: nil,
-                blocksOrigin: false)
+                takesOriginDown: false)
         case .timedOut:
             return .retry(
                 token: "timeout", reason: "handler \(name) ran past --timeout (\(Int(timeout)) s) and was stopped",
-                retryAfter: nil, blocksOrigin: false)
+                retryAfter: nil, takesOriginDown: false)
         case .unknown:
             // Like a lost answer: it may have run, so it runs again with the same idempotency key.
             return .retry(
                 token: "lost", reason: "the exit status of handler \(name) could not be read", retryAfter: nil,
-                blocksOrigin: false)
+                takesOriginDown: false)
         case .exited(conflictExitStatus):
             return .conflict(
                 reason: [

@@ -8,7 +8,7 @@ package enum Outcome: Equatable, Sendable {
     case done
     /// Temporary: back to `new/` with one more attempt; `retryAfter` is the server's minimum delay in seconds,
     /// `details` what the answer said (status, body start) for the kept reason.
-    case retry(token: String, reason: String, retryAfter: Int64?, blocksOrigin: Bool, details: [Field] = [])
+    case retry(token: String, reason: String, retryAfter: Int64?, takesOriginDown: Bool, details: [Field] = [])
     /// The origin pushed back (429, or 503): its signal, not the operation's failure. The operation keeps
     /// its place and its attempt count and goes again when the origin's rate allows (`retryAfter`: the
     /// origin's own pause, which `OriginLimits` obeys for the whole origin).
@@ -48,7 +48,8 @@ package enum Outcome: Equatable, Sendable {
             // Temporary; the lost response above all, since the write may have been applied: it is retried
             // with the same Idempotency-Key.
             return .retry(
-                token: failure.token, reason: failure.description, retryAfter: nil, blocksOrigin: failure.blocksOrigin)
+                token: failure.token, reason: failure.description, retryAfter: nil,
+                takesOriginDown: failure.takesOriginDown)
         case let .success(r): response = r
         }
         let status = response.status
@@ -67,7 +68,7 @@ package enum Outcome: Equatable, Sendable {
             // draft-ietf-httpapi-idempotency-key-header: the same key is still being processed.
             return .retry(
                 token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)",
-                retryAfter: retryAfter, blocksOrigin: false,
+                retryAfter: retryAfter, takesOriginDown: false,
                 details: reason)
         case 429, 503:
             return .pushedBack(token: "\(status)", reason: "HTTP \(status)", retryAfter: retryAfter, details: reason)
@@ -76,7 +77,7 @@ package enum Outcome: Equatable, Sendable {
                 reason: [Field("reason", "the server refused the write as conflicting (HTTP \(status))")] + reason)
         case _ where temporaryStatuses.contains(status):
             return .retry(
-                token: "\(status)", reason: "HTTP \(status)", retryAfter: retryAfter, blocksOrigin: false,
+                token: "\(status)", reason: "HTTP \(status)", retryAfter: retryAfter, takesOriginDown: false,
                 details: reason)
         case 300..<400:
             let location = response.headers["location"].map { "; Location: \($0)" } ?? ""

@@ -66,9 +66,9 @@ extension Worker {
                 limits.finish(share, ticket: ticket, result)
                 return outcome
             }
-            // Blocked before the window wakes the lanes waiting behind this request (the origin's probe): they
-            // must find the origin blocked, not send.
-            if case let .failure(failure) = result, failure.blocksOrigin {
+            // Down before the window wakes the lanes waiting behind this request (the origin's probe): they
+            // must find the origin down, not send.
+            if case let .failure(failure) = result, failure.takesOriginDown {
                 unreachable(operation.origin, failure.token)
             }
             limits.finish(share, ticket: ticket, result)
@@ -90,7 +90,7 @@ extension Worker {
                 return .failed(reason: [Outcome.Field("reason", error.description), Outcome.Field("error", "auth")])
             }
             log.warning("\(claimed.id): \(error)")
-            outcome = .retry(token: "auth", reason: error.description, retryAfter: nil, blocksOrigin: false)
+            outcome = .retry(token: "auth", reason: error.description, retryAfter: nil, takesOriginDown: false)
         }
         return outcome
     }

@@ -56,7 +56,7 @@ extension Worker {
             return nil
         }
         log.warning("\(claimed.id): \(error); nothing was run")
-        return .retry(token: "handler", reason: error.description, retryAfter: nil, blocksOrigin: true)
+        return .retry(token: "handler", reason: error.description, retryAfter: nil, takesOriginDown: true)
     }
 
     /// A clean environment: a fixed PATH and what the job is, nothing of spool-send's own.

@@ -32,7 +32,7 @@ extension Worker {
             case .goOn: continue
             case .wait, .stop: return
             case let .park(why):
-                if why == .originBlocked { countWaiting(operation.origin) }
+                if why == .originDown { countWaiting(operation.origin) }
                 return park(entry)
             case .leave: return leave(entry, share(operation), operation.origin)
             }
@@ -45,7 +45,7 @@ extension Worker {
     /// one hash, 1 in 2^32, would hold the other's back too, in each run while this one is down).
     package func waitsByName(_ entry: QueueEntry, nowSeconds: Int64) -> Bool {
         if entry.state.held || !options.flush && entry.state.dueSeconds > nowSeconds { return true }
-        guard entry.state.originHash != 0, let origin = blockedOrigin(hash: entry.state.originHash),
+        guard entry.state.originHash != 0, let origin = downOrigin(hash: entry.state.originHash),
               droppedByOwner(entry)
         else { return false }
         countWaiting(origin)
@@ -88,16 +88,16 @@ extension Worker {
     }
 
     /// Waits for room at `share` of `origin` and returns the ticket; nil when the lane must leave the operation
-    /// where it is and stop: a stop was asked meanwhile, the origin is blocked (counted), or the share paused
+    /// where it is and stop: a stop was asked meanwhile, the origin is down (counted), or the share paused
     /// (noted for the run).
     package func room(at share: String, _ origin: String, for id: String) async -> Int? {
         switch await limits.acquire(share) {
         case let .go(granted):
             // The wait for room may have been long: a stop asked meanwhile comes first, and so does a
             // transport failure of the request this lane waited behind (the origin's probe).
-            let blocked = state.withLock { !$0.blockedOrigins.isEmpty && $0.blockedOrigins[origin] != nil }
-            if blocked { countWaiting(origin) }
-            if isStopping || blocked {
+            let down = state.withLock { !$0.downOrigins.isEmpty && $0.downOrigins[origin] != nil }
+            if down { countWaiting(origin) }
+            if isStopping || down {
                 limits.finish(share, ticket: granted, nil)
                 return nil
             }
@@ -175,8 +175,8 @@ extension Worker {
     }
 
     /// The origin that failed in this run under the hash names carry, if any.
-    package func blockedOrigin(hash: UInt32) -> String? {
-        state.withLock { $0.blockedOriginHashes.isEmpty ? nil : $0.blockedOriginHashes[hash] }
+    package func downOrigin(hash: UInt32) -> String? {
+        state.withLock { $0.downOriginHashes.isEmpty ? nil : $0.downOriginHashes[hash] }
     }
 
     /// Whether root or the spool's owner dropped `entry` (a status, not a read): only their names are taken at
@@ -198,23 +198,23 @@ extension Worker {
         _ = state.withLock { $0.parkedKeys.insert(entry.laneKey) }
     }
 
-    /// Leaves `entry`, which its origin's pause (or a stop, or a blocked origin) holds back. Held by the pause
+    /// Leaves `entry`, which its origin's pause (or a stop, or its origin down) holds back. Held by the pause
     /// of its origin's own share, its key is not parked: the plan leaves it out by the origin hash in its name
     /// while the pause lasts and takes it in the first round after, so that a `Retry-After` of seconds does
     /// not wait for the end of a long run. A producer's share is parked (names do not say whose they are), and
-    /// so is a blocked origin's key, for the run.
+    /// so is the key of an origin down, for the run.
     package func leave(_ entry: QueueEntry, _ share: String, _ origin: String) {
-        let paused = state.withLock { $0.blockedOrigins[origin] == nil && $0.pausedOrigins[share] != nil }
+        let paused = state.withLock { $0.downOrigins[origin] == nil && $0.pausedOrigins[share] != nil }
         if !paused || share.contains(" ") || isStopping { park(entry) }
     }
 
-    /// Notes that `origin` failed at the transport level (`token`): blocked for the run, and down from now
-    /// until its next probe (a later run's). Only the first failure of a block counts toward the probe's
+    /// Notes that `origin` failed at the transport level (`token`): down for the run, and from now
+    /// until its next probe (a later run's). Only the first failure of the run counts toward the probe's
     /// backoff: the lanes that sent beside it tell nothing new.
     package func unreachable(_ origin: String, _ token: String) {
         let newly = state.withLock { run in
-            defer { run.block(origin, token: token) }
-            return run.blockedOrigins[origin] == nil
+            defer { run.markDown(origin, token: token) }
+            return run.downOrigins[origin] == nil
         }
         guard newly else { return }
         let since = limits.unreachable(origin, nowSeconds: Timestamp.nowSeconds())

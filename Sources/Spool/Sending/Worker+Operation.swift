@@ -75,13 +75,13 @@ extension Worker {
 
     /// The facts the machine starts from: the run's state and options; lookups come later, when asked for.
     func facts(of read: ReadOperation, nowSeconds: Int64) -> OperationStateMachine.Facts {
-        let blocked = state.withLock { $0.blockedOrigins[read.operation.origin] != nil }
+        let down = state.withLock { $0.downOrigins[read.operation.origin] != nil }
         return OperationStateMachine.Facts(
             entry: read.entry, operation: read.operation, nowSeconds: nowSeconds,
             lifetimeSeconds: options.lifetimeSeconds, allowedOrigins: options.allowedOrigins,
             producerRights: rights(of: read.operation), producerPolicyPath: options.configuration.producerPolicyPath,
-            originBlocked: blocked, claimSuffixLength: Claim(owner: .current, since: nowSeconds).suffix.count,
-            backoff: options.backoff, jitter: Double.random(in: 0...1))
+            originDown: down, claimSuffixLength: Claim(owner: .current, since: nowSeconds).suffix.count,
+            backoff: options.backoff)
     }
 
     /// Looks up what the machine asked for, from the spool.
@@ -141,8 +141,8 @@ extension Worker {
                 log.detail("\(claimed.id): \(reason) from \(operation.origin); back in its place for the origin's rate")
             }
             return made
-        case let .deferral(next, reason, blocksOrigin, kept):
-            deferral(claimed, operation, next: next, reason: reason, blocksOrigin: blocksOrigin, kept: kept)
+        case let .deferral(next, reason, takesOriginDown, kept):
+            deferral(claimed, operation, next: next, reason: reason, takesOriginDown: takesOriginDown, kept: kept)
             return true
         default:
             preconditionFailure("\(action) is not a move of a claim")
@@ -151,7 +151,7 @@ extension Worker {
 
     /// Gives a claim back with its next attempt's state, and notes what the run must know of it.
     func deferral(
-        _ claimed: QueueEntry, _ operation: Operation, next: RetryState, reason: String, blocksOrigin: Bool,
+        _ claimed: QueueEntry, _ operation: Operation, next: RetryState, reason: String, takesOriginDown: Bool,
         kept: FilingReason
     ) {
         // Kept while still claimed: no other worker can finish the operation and leave it behind.
@@ -164,14 +164,14 @@ extension Worker {
         warnIfDelayed(claimed, operation, next: next, reason: reason)
         // Its name holds the key back until its retry time, in later rounds of this run too (a long run retries
         // it when due, as a watcher would); only --flush, which ignores retry times, needs the key parked. A
-        // transport failure blocked its origin already (`unreachable`); a handler that cannot run blocks its
+        // transport failure took its origin down already (`unreachable`); a handler that cannot run takes its
         // jobs here.
         state.withLock {
             $0.summary.deferred += 1
             if options.flush { $0.parkedKeys.insert(claimed.laneKey) }
             $0.resumeAt = min($0.resumeAt ?? next.dueSeconds, next.dueSeconds)
-            if blocksOrigin, $0.blockedOrigins[operation.origin] == nil {
-                $0.block(operation.origin, token: next.lastError ?? "failed")
+            if takesOriginDown, $0.downOrigins[operation.origin] == nil {
+                $0.markDown(operation.origin, token: next.lastError ?? "failed")
             }
         }
     }

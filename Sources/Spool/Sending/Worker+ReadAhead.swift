@@ -12,7 +12,7 @@ extension Worker {
             // (and one that failed since is left unread, as `process` leaves it).
             let hash = entry.state.originHash
             guard !isStopping, !entry.state.held, options.flush || entry.state.dueSeconds <= Timestamp.nowSeconds(),
-                  hash != 0, limits.hasAnswered(hash: hash), blockedOrigin(hash: hash) == nil
+                  hash != 0, limits.hasAnswered(hash: hash), downOrigin(hash: hash) == nil
             else { return nil }
             guard let read = try? spool.readOperationAndStatus(
                 .new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload)

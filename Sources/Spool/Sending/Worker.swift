@@ -54,17 +54,17 @@ package final class Worker: Sendable {
         package var summary = RunSummary()
         /// Origins that failed at the transport level, with the failure's token: nothing more is sent to
         /// them this run.
-        package var blockedOrigins: [String: String] = [:]
+        package var downOrigins: [String: String] = [:]
         /// The origins found unreachable in this run, with the first failure's token, and since when they were
         /// unreachable already (nil when it is news), for the run's report.
         package var wentUnreachable: [String: (token: String, since: Int64?)] = [:]
         /// The same origins by the hash names carry (`h=`): a lane holds back their operations unread.
-        package var blockedOriginHashes: [UInt32: String] = [:]
+        package var downOriginHashes: [UInt32: String] = [:]
         /// Operations left waiting in this run because their origin was stopped or paused, per origin.
         package var waitingOnOrigin: [String: Int] = [:]
         /// Origins that asked for a pause, met in this run, and until when.
         package var pausedOrigins: [String: Double] = [:]
-        /// Keys that must wait for the rest of this run (deferred, lost a claim race, origin blocked).
+        /// Keys that must wait for the rest of this run (deferred, lost a claim race, origin down).
         package var parkedKeys: Set<UInt64> = []
         /// Ids done in this round, for `depends_on`: the round's index of what is present was listed before
         /// they were done. Emptied with each round, so that it holds a round's worth, not a run's.
@@ -74,9 +74,9 @@ package final class Worker: Sendable {
         package var resumeAt: Int64?
 
         /// Nothing more is sent to `origin` this run: it failed at the transport level (`token`).
-        package mutating func block(_ origin: String, token: String) {
-            blockedOrigins[origin] = token
-            blockedOriginHashes[OrderingKey.originHash(origin)] = origin
+        package mutating func markDown(_ origin: String, token: String) {
+            downOrigins[origin] = token
+            downOriginHashes[OrderingKey.originHash(origin)] = origin
         }
     }
 
@@ -184,8 +184,8 @@ package final class Worker: Sendable {
     package func notePauses(_ plan: Plan) {
         guard !plan.heldByPause.isEmpty else { return }
         state.withLock { run in
-            // A blocked origin's own count (its lanes') says what waits besides the request that failed.
-            for (origin, pause) in plan.heldByPause where run.blockedOrigins[origin] == nil {
+            // An origin down has its own count (its lanes'), of what waits besides the request that failed.
+            for (origin, pause) in plan.heldByPause where run.downOrigins[origin] == nil {
                 run.pausedOrigins[origin] = max(run.pausedOrigins[origin] ?? 0, Double(pause.until))
                 run.waitingOnOrigin[origin] = pause.count
             }
@@ -195,8 +195,8 @@ package final class Worker: Sendable {
     /// Says, at the default level, only what changed since spool last spoke of an origin: it went down
     /// (unreachable, unavailable) or came back, or a new pause; with `-v`, every run's state of each.
     package func reportOrigins() {
-        let (blocked, paused, waiting, unreachable) = state.withLock {
-            ($0.blockedOrigins, $0.pausedOrigins, $0.waitingOnOrigin, $0.wentUnreachable)
+        let (down, paused, waiting, unreachable) = state.withLock {
+            ($0.downOrigins, $0.pausedOrigins, $0.waitingOnOrigin, $0.wentUnreachable)
         }
         // A handler that cannot run was logged with its reason already.
         let nowSeconds = Timestamp.nowSeconds()
@@ -219,7 +219,7 @@ package final class Worker: Sendable {
             let was = cause == "unavailable" ? "unavailable" : "unreachable"
             log.notice("\(origin): reachable again, after \(humanDuration(max(0, nowSeconds - since))) \(was)")
         }
-        for (share, until) in paused.sorted(by: { $0.key < $1.key }) where blocked[share] == nil
+        for (share, until) in paused.sorted(by: { $0.key < $1.key }) where down[share] == nil
             && unreachable[share] == nil
         {
             let origin = OriginRecord.origin(ofShare: share)

@@ -135,7 +135,7 @@ package enum TransportError: Error, Equatable, Sendable {
 
     /// Whether nothing more should go to this origin in this run: every failure but a lost connection,
     /// which says nothing about the next request, and an answer too large, which is this write's own.
-    package var blocksOrigin: Bool {
+    package var takesOriginDown: Bool {
         switch self {
         case .lost, .tooLarge, .bodyUnreadable: false
         default: true

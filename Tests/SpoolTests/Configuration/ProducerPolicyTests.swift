@@ -115,7 +115,7 @@ import Testing
         let operation = try Self.operation(#"{"method":"PUT","url":"https://api.example.com/a","auth":"billing"}"#)
         let refused = OperationStateMachineTests.decide(operation) {
             $0.producerRights = ProducerPolicy().rights(of: Self.bob)
-            $0.originBlocked = true
+            $0.originDown = true
         }
         guard case let .fail(reason) = refused else {
             Issue.record("expected a filing, got \(refused)")

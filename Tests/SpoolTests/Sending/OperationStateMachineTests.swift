@@ -95,7 +95,7 @@ import Testing
             Self.reason(Self.decide(operation) { $0.allowedOrigins = ["https://other.example.com"] }).contains(
                 "not allowed"))
         #expect(Self.decide(operation) { $0.allowedOrigins = ["https://api.example.com"] } == .waitForRoom)
-        #expect(Self.decide(operation) { $0.originBlocked = true } == .finish(.park(.originBlocked)))
+        #expect(Self.decide(operation) { $0.originDown = true } == .finish(.park(.originDown)))
     }
 
     @Test func dependencies() throws {
@@ -182,7 +182,7 @@ import Testing
         _ = stuck.receive(.answered(.done, nowMicroseconds: 0, stopping: false))
         #expect(stuck.receive(.moved(false)) == .finish(.park(.notMoved)), "still in cur/: the key waits")
         var deferred = Self.sending(try Self.operation())
-        let retry = Outcome.retry(token: "500", reason: "HTTP 500", retryAfter: nil, blocksOrigin: false)
+        let retry = Outcome.retry(token: "500", reason: "HTTP 500", retryAfter: nil, takesOriginDown: false)
         guard case .deferral = deferred.receive(.answered(retry, nowMicroseconds: 0, stopping: false)) else {
             Issue.record("a 500 is deferred")
             return
@@ -196,7 +196,7 @@ import Testing
         #expect(conflict == .file(.conflict, FilingReason([("status", "409"), ("attempts", "3")])))
         let failed = try Self.answer(.failed(reason: [Outcome.Field("status", "400")]))
         #expect(failed == .file(.failed, FilingReason([("status", "400"), ("attempts", "3")])))
-        let retry = Outcome.retry(token: "503", reason: "HTTP 503", retryAfter: 120, blocksOrigin: false)
+        let retry = Outcome.retry(token: "503", reason: "HTTP 503", retryAfter: 120, takesOriginDown: false)
         guard case let .deferral(next, _, blocks, _) = try Self.answer(retry, nowMicroseconds: 1_500_000) else {
             Issue.record("a 503 is retried")
             return

@@ -34,7 +34,7 @@ import Testing
     }
 
     /// Sends `count` writes as fast as the window lets one lane (answers after 1 ms), from `startSeconds`.
-    func simulate(_ window: inout OriginWindow, _ limiter: inout Limiter, count: Int, startSeconds: Double = 0,
+    func simulate(_ window: inout OriginState, _ limiter: inout Limiter, count: Int, startSeconds: Double = 0,
                   change: ((Double, inout Limiter) -> Void)? = nil) -> Run {
         var run = Run(), now = startSeconds
         while run.accepted.count < count, now - startSeconds < 600 {
@@ -57,7 +57,7 @@ import Testing
 
     @Test(arguments: [(10.0, 100), (40.0, 400), (200.0, 2000), (500.0, 5000)])
     func findsTheLimitWithin2xTheIdealTime(rate: Double, count: Int) {
-        var window = OriginWindow(maximum: 32)
+        var window = OriginState(maximum: 32)
         var limiter = Limiter(rate: rate, burst: 8)
         let run = simulate(&window, &limiter, count: count)
         let ideal = Double(count - 8) / rate
@@ -71,12 +71,12 @@ import Testing
     }
 
     @Test func aSecondRunStartsFromTheLearnedRate() {
-        var window = OriginWindow(maximum: 32)
+        var window = OriginState(maximum: 32)
         var limiter = Limiter(rate: 40, burst: 8)
         let start = 1_000_000.0
         let first = simulate(&window, &limiter, count: 400, startSeconds: start)
         let record = window.record("http://h", nowSeconds: Int64(start + first.seconds))
-        var next = OriginWindow(maximum: 32)
+        var next = OriginState(maximum: 32)
         next.restore(record, nowSeconds: start + first.seconds + 10)
         // Ten seconds after the last cut the curve is past its recovery: the run starts at the limit learned.
         #expect(next.pacer.rate == record.learnedLimit && abs(record.learnedLimit - 40) < 8, "\(record.line)")
@@ -86,13 +86,13 @@ import Testing
         #expect(early(second) * 2 <= early(first), "429s in the first second: \(early(first)), then \(early(second))")
         #expect(second.seconds <= first.seconds + 0.5)
         print("pacer model: a second run at 40/s: \(early(first)) then \(early(second)) answered 429 in the first second")
-        var stale = OriginWindow(maximum: 32)
+        var stale = OriginState(maximum: 32)
         stale.restore(record, nowSeconds: start + first.seconds + OriginPacer.memorySeconds + 60)
         #expect(stale.pacer.rate == nil, "forgotten after a day without news")
     }
 
     @Test func followsALimitThatIsHalvedAndRestored() {
-        var window = OriginWindow(maximum: 32)
+        var window = OriginState(maximum: 32)
         var limiter = Limiter(rate: 40, burst: 8)
         let run = simulate(&window, &limiter, count: 1200) { seconds, limiter in
             limiter.rate = seconds >= 10 && seconds < 20 ? 20 : 40

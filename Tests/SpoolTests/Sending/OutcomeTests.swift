@@ -29,7 +29,7 @@ import Testing
             classify("PUT", 409, ["retry-after": "3"])
                 == .retry(
                     token: "409", reason: "HTTP 409 with Retry-After (request with this key still in progress)",
-                    retryAfter: 3, blocksOrigin: false, details: [Outcome.Field("status", "409")]))
+                    retryAfter: 3, takesOriginDown: false, details: [Outcome.Field("status", "409")]))
         for status in [408, 425, 500, 502, 504] {
             if case .retry = classify("POST", status) {} else { Issue.record("\(status) is retried") }
         }
@@ -56,21 +56,21 @@ import Testing
             lost
                 == .retry(
                     token: "lost", reason: "connection lost without an answer: Empty reply from server",
-                    retryAfter: nil, blocksOrigin: false))
+                    retryAfter: nil, takesOriginDown: false))
         let tls = Outcome.classify(
             method: "PUT", result: .failure(.tls("unable to get local issuer certificate")), nowSeconds: 0)
         #expect(
             tls
                 == .retry(
                     token: "tls", reason: "TLS error: unable to get local issuer certificate", retryAfter: nil,
-                    blocksOrigin: true))
+                    takesOriginDown: true))
         // An answer whose head is too large would be too large on every retry: filed, never re-sent forever.
         guard case .failed = Outcome.classify(method: "PUT", result: .failure(.tooLarge("head")), nowSeconds: 0) else {
             Issue.record("an answer too large is filed")
             return
         }
         let refused = Outcome.classify(method: "PUT", result: .failure(.refused), nowSeconds: 0)
-        #expect(refused == .retry(token: "refused", reason: "connection refused", retryAfter: nil, blocksOrigin: true))
+        #expect(refused == .retry(token: "refused", reason: "connection refused", retryAfter: nil, takesOriginDown: true))
     }
 
     @Test func retryAfterForms() {

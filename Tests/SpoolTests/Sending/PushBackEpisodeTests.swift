@@ -90,12 +90,12 @@ import Testing
         var pacer = OriginPacer()
         pacer.restore(limit: 10, cutAt: 1000, cuts: 3, nowSeconds: 1000 + 60)
         #expect(pacer.learnedAt == 1000, "a run's start is no evidence")
-        var window = OriginWindow(maximum: 4)
+        var window = OriginState(maximum: 4)
         var record = OriginRecord(origin: "http://h")
         (record.learnedLimit, record.learnedRate, record.learnedAt, record.learnedCuts) = (10, 8.5, 1000, 3)
         record.updated = 1000
         for run in 1...30 {
-            window = OriginWindow(maximum: 4)
+            window = OriginState(maximum: 4)
             window.restore(record, nowSeconds: Double(1000 + run * 3600))
             record = window.record("http://h", nowSeconds: Int64(1000 + run * 3600))
         }

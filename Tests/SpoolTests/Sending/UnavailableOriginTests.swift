@@ -16,7 +16,7 @@ import Testing
     /// The rules, without I/O: a push-back while nothing was accepted lately says unavailable; one soon after
     /// accepted answers cuts the rate; an accepted answer ends the down state and its backoff.
     @Test func onlyAMixTeachesARate() {
-        var window = OriginWindow(maximum: 4)
+        var window = OriginState(maximum: 4)
         guard case let .go(first) = window.admit(nowSeconds: 100) else { Issue.record("a first request goes"); return }
         _ = window.finish(ticket: first, .pushedBack)
         #expect(window.pace(status: 503, ticket: first, nowSeconds: 100.1) == .unavailable)

@@ -6,11 +6,13 @@ import SpoolQueue
 import SpoolSystem
 import SpoolTransport
 
-/// One origin's share of the requests, decided without I/O: a window of requests at once that grows while
-/// the origin answers and halves when it pushes back (Postfix's per-destination concurrency with slow start,
-/// TCP's AIMD), a token bucket for a request rate (configured, announced or learned: `OriginPacer`), and a
-/// pause the origin asked for.
-package struct OriginWindow: Sendable, Equatable {
+/// Everything spool knows of one origin (or one producer's share of it), with its rules, decided without
+/// I/O: a window of requests at once that grows while the origin answers and halves when it pushes back
+/// (Postfix's per-destination concurrency with slow start, TCP's AIMD), its pace, a token bucket for a request
+/// rate (configured, announced or learned: `OriginPacer`), a pause the origin asked for, and whether it is
+/// down (unreachable or unavailable) with its probes' backoff. `OriginLimits` keeps one per origin for the
+/// lanes, under one lock; `record` is what `.origins` keeps of it for the next run (`OriginRecord`).
+package struct OriginState: Sendable, Equatable {
     /// What one answer says about the origin's load.
     package enum Signal: Sendable, Equatable {
         /// It answered (2xx, 3xx, a 4xx other than 429): the window grows.
@@ -89,7 +91,7 @@ package struct OriginWindow: Sendable, Equatable {
     /// A new origin's window, from `initial` up to `maximum` at once, and `rate` per second with `burst`.
     package init(maximum: Int, initial: Int? = nil, rate: Double? = nil, burst: Int? = nil) {
         self.maximum = max(1, maximum)
-        window = Double(min(self.maximum, max(1, initial ?? OriginWindow.initialWindow)))
+        window = Double(min(self.maximum, max(1, initial ?? OriginState.initialWindow)))
         configuredRate = rate
         self.burst = Double(max(1, burst ?? 1))
         tokens = self.burst
@@ -118,7 +120,7 @@ package struct OriginWindow: Sendable, Equatable {
             if tokens < 1 - 1e-6 * rate {
                 let seconds = (1 - tokens) / rate
                 // A long wait is a pause: the lane leaves rather than hold its place for it.
-                guard seconds > OriginWindow.longestWaitSeconds else { return .wait(seconds: seconds) }
+                guard seconds > OriginState.longestWaitSeconds else { return .wait(seconds: seconds) }
                 // Kept as a pause, so that the next run leaves the origin's writes by their names.
                 pause(until: nowSeconds + seconds, nowSeconds: nowSeconds, cause: "rate")
                 return .paused(until: nowSeconds + seconds)
@@ -138,7 +140,7 @@ package struct OriginWindow: Sendable, Equatable {
         switch signal {
         case .answered:
             if let ceiling {
-                window += window + 1 < ceiling ? 1 / window : OriginWindow.probeGrowth / window
+                window += window + 1 < ceiling ? 1 / window : OriginState.probeGrowth / window
             } else {
                 window += 1
             }
@@ -231,7 +233,7 @@ package struct OriginWindow: Sendable, Equatable {
     /// The origin's own announced rate, requests per second.
     package mutating func announce(rate: Double) {
         guard rate.isFinite, rate > 0 else { return }
-        announcedRate = max(rate, OriginWindow.lowestRate)
+        announcedRate = max(rate, OriginState.lowestRate)
     }
 
     /// What this window has learned, to keep for the next run.

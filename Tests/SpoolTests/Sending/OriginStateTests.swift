@@ -12,14 +12,14 @@ import Testing
 @testable import SpoolControl
 
 /// The window per origin: slow start, one cut per round, slow probing near the last cut, rate, pauses.
-@Suite struct OriginWindowTests {
-    func go(_ window: inout OriginWindow, nowSeconds: Double = 0) -> Int? {
+@Suite struct OriginStateTests {
+    func go(_ window: inout OriginState, nowSeconds: Double = 0) -> Int? {
         if case let .go(ticket) = window.admit(nowSeconds: nowSeconds) { return ticket }
         return nil
     }
 
     @Test func startsAtFourAndGrowsByOnePerAnswerUntilThePushback() {
-        var window = OriginWindow(maximum: 32)
+        var window = OriginState(maximum: 32)
         let tickets = (0..<4).compactMap { _ in go(&window) }
         #expect(tickets.count == 4 && window.admit(nowSeconds: 0) == .full)
         for ticket in tickets { _ = window.finish(ticket: ticket, .answered) }
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func nearTheLastCutTheWindowGrowsSlowly() {
-        var window = OriginWindow(maximum: 32, initial: 4)
+        var window = OriginState(maximum: 32, initial: 4)
         let first = go(&window)!
         _ = window.finish(ticket: first, .pushedBack)
         #expect(window.window == 2 && window.ceiling == 4)
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func neverBelowOneNorAboveTheMaximum() {
-        var window = OriginWindow(maximum: 3, initial: 10)
+        var window = OriginState(maximum: 3, initial: 10)
         #expect(window.window == 3)
         for _ in 0..<10 {
             let ticket = go(&window)!
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func aRateSpacesRequests() {
-        var window = OriginWindow(maximum: 32, rate: 10, burst: 2)
+        var window = OriginState(maximum: 32, rate: 10, burst: 2)
         #expect(go(&window, nowSeconds: 100) != nil && go(&window, nowSeconds: 100) != nil, "the burst goes at once")
         guard case let .wait(seconds) = window.admit(nowSeconds: 100) else { Issue.record("a third must wait"); return }
         #expect(abs(seconds - 0.1) < 1e-9)
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func aPauseHoldsEveryRequest() {
-        var window = OriginWindow(maximum: 8)
+        var window = OriginState(maximum: 8)
         window.pause(until: 50, nowSeconds: 0)
         #expect(window.admit(nowSeconds: 49) == .paused(until: 50))
         #expect(go(&window, nowSeconds: 50) != nil)
@@ -89,13 +89,13 @@ import Testing
         #expect(
             RetryAfter.seconds("9223372036854775807", nowSeconds: 0) == RetryAfter.longest,
             "a Retry-After of 2^63 s is 30 days")
-        var window = OriginWindow(maximum: 4)
+        var window = OriginState(maximum: 4)
         window.pause(until: 1e300, nowSeconds: 100)
         #expect(window.pausedUntil == 100 + 86400, "a pause is a day at most")
         #expect(window.record("http://a.example", nowSeconds: 100).pausedUntil == 100 + 86400)
         window.announce(rate: 1e-300)
-        #expect(window.rate == OriginWindow.lowestRate, "one request a day at the least")
-        var slow = OriginWindow(maximum: 4, rate: 0.1)
+        #expect(window.rate == OriginState.lowestRate, "one request a day at the least")
+        var slow = OriginState(maximum: 4, rate: 0.1)
         _ = go(&slow, nowSeconds: 0)
         #expect(slow.admit(nowSeconds: 0) == .paused(until: 10), "a wait longer than 5 s is a pause: the lane leaves")
     }
@@ -110,7 +110,7 @@ import Testing
             record?.window == 256 && record?.pushbacks == OriginRecord.largestCount && record?.tooManyRequests == 0
                 && record?.pauses == 0)
         #expect(record?.announcedRate == 0 && record?.ceiling == 0 && record?.pausedUntil == 1 << 40)
-        var window = OriginWindow(maximum: 8)
+        var window = OriginState(maximum: 8)
         window.restore(try #require(record), nowSeconds: 0)
         #expect(window.pausedUntil == 86400, "restored, a pause is a day at most")
         let ticket = try #require(go(&window, nowSeconds: 86400))
