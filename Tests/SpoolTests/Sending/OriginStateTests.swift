@@ -1,15 +1,8 @@
 import Testing
-@testable import Spool
-@testable import SpoolSystem
-@testable import SpoolTransport
-@testable import SpoolNames
-@testable import SpoolDocument
 @testable import SpoolConfiguration
 @testable import SpoolQueue
-@testable import SpoolHandlers
 @testable import SpoolSending
-@testable import SpoolReporting
-@testable import SpoolControl
+@testable import SpoolTransport
 
 /// The window per origin: slow start, one cut per round, slow probing near the last cut, rate, pauses.
 @Suite struct OriginStateTests {
