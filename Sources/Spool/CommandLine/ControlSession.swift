@@ -129,7 +129,7 @@ package struct ControlSession {
             item.id, item.stateWord(nowSeconds: nowSeconds), String(item.attempts),
             next > 0 ? Timestamp.formatRFC3339(next) : "-",
             item.operation?.method ?? "?", item.operation.map(ControlSession.target) ?? "?", key,
-            humanDuration(item.age(nowSeconds: nowSeconds)), item.dropperName ?? "?",
+            humanDuration(item.age(nowSeconds: nowSeconds)), item.producerName ?? "?",
             item.reasonLine ?? waiting.map { "waits for " + $0.why } ?? item.lastError ?? "-"
         ]
     }
@@ -154,8 +154,8 @@ package struct ControlSession {
             ["file:", spool.displayPath(item.folder, item.fileName)],
             ["attempts:", String(item.attempts)]
         ]
-        if let dropper = item.dropper {
-            rows.append(["dropped by:", UserDatabase.display(dropper)])
+        if let producer = item.producer {
+            rows.append(["dropped by:", UserDatabase.display(producer)])
         }
         if let due = item.dueSeconds { rows.append(["next attempt:", Timestamp.formatRFC3339(due)]) }
         if let waiting = item.waitsFor { rows.append(["waits for:", waiting]) }

@@ -33,7 +33,7 @@ package struct Operation: Sendable {
     package var payload: PayloadSpan?
     /// The user id owning the operation's file, set by the reader that found it: who dropped it, which a
     /// producer cannot forge (a file's owner is whoever created it).
-    package var dropper: UInt32?
+    package var producer: UInt32?
     /// The document's `idempotency_key`, if any.
     package let idempotencyKey: String?
     /// The document's `if_match`, if any.

@@ -33,14 +33,14 @@ package struct QueueItem: Sendable {
     /// Size of the file in bytes.
     package var size: Int
     /// Who dropped it: its file's owner (nil when the file could not be looked at).
-    package var dropper: UInt32? = nil
+    package var producer: UInt32? = nil
     /// What a waiting write waits for beyond its own retry time (its origin's pause, its origin unreachable),
     /// when `spool-ctl` looked (`ControlSession.originWait`).
     package var waitsFor: String? = nil
 
-    /// The dropper as `list` shows it: a login name, else the user id.
-    package var dropperName: String? {
-        dropper.map { UserDatabase.name(of: $0) ?? String($0) }
+    /// The producer as `list` shows it: a login name, else the user id.
+    package var producerName: String? {
+        producer.map { UserDatabase.name(of: $0) ?? String($0) }
     }
 
     /// The one-line reason: the `reason` field of `ID.why`, else the problem with the document.
@@ -81,8 +81,8 @@ package struct QueueItem: Sendable {
             ("age_seconds", .number(String(age(nowSeconds: nowSeconds)))),
             ("reason", optional(reasonLine)),
             ("size", .number(String(size))),
-            ("dropped_by", optional(dropperName)),
-            ("dropped_by_uid", dropper.map { .number(String($0)) } ?? .null),
+            ("dropped_by", optional(producerName)),
+            ("dropped_by_uid", producer.map { .number(String($0)) } ?? .null),
         ]
         if let payload = operation?.payload { members.append(("payload_bytes", .number(String(payload.length)))) }
         if let waitsFor { members.append(("waits_for", .string(waitsFor))) }

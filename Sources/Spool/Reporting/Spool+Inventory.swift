@@ -18,7 +18,7 @@ extension Spool {
             lastError: name?.state?.lastError,
             orderMicroseconds: name?.state?.orderMicroseconds ?? status?.modifiedMicroseconds ?? 0, claim: name?.claim,
             operation: nil, problem: nil, reason: FilingReason([(String, String)]()), size: status?.size ?? 0,
-            dropper: status.map { dropper(owner: $0.owner, name: fileName) })
+            producer: status.map { producer(owner: $0.owner, name: fileName) })
         if folder == .failed || folder == .conflict {
             item.reason = reason(of: fileName.string ?? id, in: folder)
             if let attempts = item.reason["attempts"].flatMap({ Int($0) }) { item.attempts = attempts }
@@ -30,7 +30,7 @@ extension Spool {
             if let owner = status?.owner, !isProducer(owner),
                let producer = item.reason["producer-uid"].flatMap(UInt32.init), isProducer(producer)
             {
-                item.dropper = producer
+                item.producer = producer
             }
         }
         do {

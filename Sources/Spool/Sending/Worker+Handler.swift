@@ -67,11 +67,11 @@ extension Worker {
                 id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
                 method: operation.method, url: operation.url, body: operation.body)
         // Who dropped the job (its file's owner), for a handler on a shared spool that has rules of its own.
-        let dropper = operation.dropper.map { ["SPOOL_DROPPED_BY=\($0)"] } ?? []
+        let producer = operation.producer.map { ["SPOOL_DROPPED_BY=\($0)"] } ?? []
         return [
             "PATH=/usr/local/bin:/usr/bin:/bin", "SPOOL_HANDLER=\(name)", "SPOOL_ID=\(claimed.id)",
             "SPOOL_ATTEMPT=\(claimed.state.attempts + 1)", "SPOOL_IDEMPOTENCY_KEY=\(key)", "SPOOL_KEY=\(operation.key)",
             "SPOOL_DIR=\(absoluteSpoolPath)"
-        ] + dropper
+        ] + producer
     }
 }

@@ -59,7 +59,7 @@ extension Worker {
     /// lost. The read may be old: a lane waits for room between reading and claiming, and a read made ahead
     /// waits for its lane. Nil when that reading fails (a fault is recorded; a rejected document is filed by
     /// the next run's reading), or when it is another request than the one decided on (another origin,
-    /// handler, key, dropper or auth profile: only a full reading may decide on it, in a later run).
+    /// handler, key, producer or auth profile: only a full reading may decide on it, in a later run).
     package func asClaimed(_ claimed: QueueEntry, _ operation: Operation, file: FileIdentity) -> Operation? {
         // A status that cannot be had proves nothing: the file is read again, as when it changed.
         if let status = try? spool.directory(.cur).status(of: claimed.fileName), status.identity == file {
@@ -72,7 +72,7 @@ extension Worker {
             return nil
         }
         guard let now, now.origin == operation.origin, now.handler == operation.handler, now.key == operation.key,
-              now.dropper == operation.dropper, now.auth == operation.auth
+              now.producer == operation.producer, now.auth == operation.auth
         else {
             log.notice("\(claimed.id): became another request since it was read; left for the next run to decide")
             return nil
@@ -84,7 +84,7 @@ extension Worker {
     /// users drop into; else the origin's own.
     package func share(_ operation: Operation) -> String {
         guard spool.takesProducerDrops else { return operation.origin }
-        return OriginRecord.share(operation.origin, producer: spool.keyScope(of: operation.dropper))
+        return OriginRecord.share(operation.origin, producer: spool.keyScope(of: operation.producer))
     }
 
     /// Waits for room at `share` of `origin` and returns the ticket; nil when the lane must leave the operation
@@ -145,11 +145,11 @@ extension Worker {
                 park(entry)
                 return .stop
             }
-            // A name's order must be its document's, as its dropper's: in a shared spool a producer could
+            // A name's order must be its document's, as its producer's: in a shared spool a producer could
             // otherwise write a name into another producer's lane.
-            let scope = spool.keyScope(of: read.operation.dropper)
+            let scope = spool.keyScope(of: read.operation.producer)
             guard RetryState.keyHash(read.operation.key, scope: scope) == entry.state.keyHash else {
-                throw .rejected(.foreignOrder(dropper: read.operation.dropper ?? 0))
+                throw .rejected(.foreignOrder(producer: read.operation.producer ?? 0))
             }
             return .operation(read.operation, file: read.file)
         } catch {

@@ -94,7 +94,7 @@ extension Worker {
         case .nextKey:
             let newer = read.next.flatMap { try? readDocument(.new, $0.fileName)?.operation }
             // Only the same producer's write replaces one: another's may not cancel it.
-            return .nextKey(same: newer?.key == read.operation.key && newer?.dropper == read.operation.dropper)
+            return .nextKey(same: newer?.key == read.operation.key && newer?.producer == read.operation.producer)
         }
     }
 

@@ -4,10 +4,10 @@ import SpoolSystem
 
 extension Worker {
     /// The rights of whoever dropped `operation` under the producer policy (spool.conf's `producers`), or nil
-    /// when the spool's owner or root did, who keep today's rules. An operation whose dropper is unknown gets
+    /// when the spool's owner or root did, who keep today's rules. An operation whose producer is unknown gets
     /// the rights of nobody in particular (the `*` lines).
     package func rights(of operation: Operation) -> ProducerPolicy.Rights? {
-        guard let uid = operation.dropper else {
+        guard let uid = operation.producer else {
             return options.configuration.producerPolicy.rights(of: SystemUser(uid: UInt32.max, name: nil, groups: []))
         }
         guard spool.isProducer(uid) else { return nil }

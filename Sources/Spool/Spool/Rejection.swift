@@ -14,7 +14,7 @@ package enum Rejection: Error, Equatable, CustomStringConvertible {
     case payloadChanged(size: Int64, expected: Int64)
     case unreadable(Errno)
     case closedToSender(owner: UInt32, mode: UInt32)
-    case foreignOrder(dropper: UInt32)
+    case foreignOrder(producer: UInt32)
     case invalid(OperationError)
 
     /// What is wrong with the file, for the reason it is filed with.
@@ -38,9 +38,9 @@ package enum Rejection: Error, Equatable, CustomStringConvertible {
             "the file (mode \(String(mode & 0o7777, radix: 8)), dropped by \(UserDatabase.display(owner))) cannot be "
                 + "read by the sender; in a shared spool a dropped file must be readable by its group (mode 0640, "
                 + "as spool-enqueue makes it)"
-        case let .foreignOrder(dropper):
+        case let .foreignOrder(producer):
             "its name puts it in an order (k=) that is not its document's key as dropped by "
-                + "\(UserDatabase.display(dropper)): a name written by hand to hold back another's writes, or a file "
+                + "\(UserDatabase.display(producer)): a name written by hand to hold back another's writes, or a file "
                 + "whose owner changed after it was queued ('spool-ctl retry' queues it again in its own order)"
         case let .invalid(error): "invalid operation: \(error)"
         }

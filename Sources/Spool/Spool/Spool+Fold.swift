@@ -42,7 +42,7 @@ package struct KeyEntry: Sendable, Equatable {
     /// Whether its body is JSON that a merge patch can go into (no payload, no handler).
     package var mergeable: Bool
     /// Who dropped it (its file's owner); nil when it could not be read.
-    package var dropper: UInt32? = nil
+    package var producer: UInt32? = nil
 
     /// Taken back from a worker that died, stranded by one (`RetryState.interrupted`), or put back from
     /// `failed/` or `conflict/` (`RetryState.retriedToken`): it may have been sent.
@@ -60,19 +60,19 @@ package enum FoldDecision: Equatable, Sendable {
     case cancel([KeyEntry])
 
     /// What a write does to its key's waiting `entries` (oldest first), or nil to queue it as its own. In a
-    /// shared spool a write folds only into its own producer's (`dropper`), and a merge, which writes the
+    /// shared spool a write folds only into its own producer's (`producer`), and a merge, which writes the
     /// merged file anew, only when that producer is the `writer` (the merged file's owner is whoever writes it).
     package static func decide(
-        merge: Bool, delete: Bool, entries: [KeyEntry], dropper: UInt32? = nil, writer: UInt32? = nil
+        merge: Bool, delete: Bool, entries: [KeyEntry], producer: UInt32? = nil, writer: UInt32? = nil
     ) -> FoldDecision? {
         if delete, let create = entries.lastIndex(where: { $0.creates }) {
             // The create and everything behind it must be untouched: if any was tried, the server may have it.
             let doomed = entries[create...]
-            guard doomed.allSatisfy(\.untouched), doomed.allSatisfy({ $0.dropper == dropper }) else { return nil }
+            guard doomed.allSatisfy(\.untouched), doomed.allSatisfy({ $0.producer == producer }) else { return nil }
             return .cancel(doomed.reversed())
         }
-        if merge, let newest = entries.last, newest.untouched, newest.mergeable, newest.dropper == dropper,
-           dropper == writer
+        if merge, let newest = entries.last, newest.untouched, newest.mergeable, newest.producer == producer,
+           producer == writer
         {
             return .merge(newest)
         }
@@ -114,7 +114,7 @@ extension Spool.Transaction {
                 entries.append(KeyEntry(
                     id: name.id, folder: folder, name: name.fileName, attempts: name.state!.attempts,
                     orderMicroseconds: name.state!.orderMicroseconds, creates: operation?.creates ?? false,
-                    mergeable: operation.map(Spool.isMergeable) ?? false, dropper: operation?.dropper,
+                    mergeable: operation.map(Spool.isMergeable) ?? false, producer: operation?.producer,
                     interrupted: name.state!.mayHaveBeenSent))
             }
         }
@@ -128,14 +128,14 @@ extension Spool.Transaction {
         guard operation.merge || delete else { return .queue }
         let writer = UserDatabase.effectiveUser
         let (entries, unadmitted) = try keyEntries(
-            RetryState.keyHash(operation.key, scope: spool.keyScope(of: operation.dropper ?? writer)), before: before)
+            RetryState.keyHash(operation.key, scope: spool.keyScope(of: operation.producer ?? writer)), before: before)
         // At enqueue, a file dropped but not yet admitted may be a write on this key, ordered before this one
         // by its time: folding past it would reorder the two (a merge landing in an older write, a DELETE
         // cancelling a create the dropped write then recreates). Queued behind everything instead. (Admission
         // takes dropped files in their order, so the ones before a dropped merge are in already.)
         if before == nil, unadmitted > 0 { return .queue }
         switch FoldDecision.decide(
-            merge: operation.merge, delete: delete, entries: entries, dropper: operation.dropper ?? writer,
+            merge: operation.merge, delete: delete, entries: entries, producer: operation.producer ?? writer,
             writer: writer)
         {
         case nil: return .queue

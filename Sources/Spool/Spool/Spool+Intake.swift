@@ -133,7 +133,7 @@ extension Spool.Transaction {
         case let .queueNotMerged(into): notMergedInto = into
         }
         let state = RetryState(
-            for: operation, orderMicroseconds: dropped.modified, scope: spool.keyScope(of: operation.dropper))
+            for: operation, orderMicroseconds: dropped.modified, scope: spool.keyScope(of: operation.producer))
         let name = QueueName(id: dropped.id, state: state)
         switch admit(fileName, as: name.fileName) {
         case .moved: break
@@ -146,6 +146,6 @@ extension Spool.Transaction {
         }
         log.detail("admitted \(dropped.id)")
         return QueueEntry(
-            fileName: name.fileName, name: name, laneKey: spool.laneKey(state.keyHash, dropper: operation.dropper))
+            fileName: name.fileName, name: name, laneKey: spool.laneKey(state.keyHash, producer: operation.producer))
     }
 }

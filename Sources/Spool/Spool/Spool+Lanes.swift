@@ -38,16 +38,16 @@ extension Spool {
         guard takesProducerDrops else { return (keyHash, nil, 0) }
         do throws(Errno) {
             let status = try directory(folder).status(of: name)
-            let dropper = dropper(owner: status.owner, name: name)
-            return (laneKey(keyHash, dropper: dropper), keyScope(of: dropper), status.size)
+            let producer = producer(owner: status.owner, name: name)
+            return (laneKey(keyHash, producer: producer), keyScope(of: producer), status.size)
         } catch .noSuchFileOrDirectory {
             return nil
         }
     }
 
-    /// The lane of key hash `keyHash` dropped by `dropper`.
-    package func laneKey(_ keyHash: UInt64, dropper: UInt32?) -> UInt64 {
-        guard takesProducerDrops, let scope = keyScope(of: dropper) else { return keyHash }
+    /// The lane of key hash `keyHash` dropped by `producer`.
+    package func laneKey(_ keyHash: UInt64, producer: UInt32?) -> UInt64 {
+        guard takesProducerDrops, let scope = keyScope(of: producer) else { return keyHash }
         // Keyed with a secret of this process: a producer who could compute it could choose a `k=` whose lane
         // is another's.
         var hasher = Hasher()
@@ -68,7 +68,7 @@ extension Spool {
     /// a file of the owner or root is the producer's its name's `u=` names (a producer's write the owner
     /// rewrote: `resolve`, `retry --if-match`, which only root can give back), else theirs. No producer can
     /// make a file of the owner's, nor rename one in the sticky `new/`.
-    package func dropper(owner: UInt32, name: FileName) -> UInt32 {
+    package func producer(owner: UInt32, name: FileName) -> UInt32 {
         // The parse only for a name with a `,u=`: every read asks this, and lanes of every name of a shared
         // spool.
         guard !isProducer(owner), Spool.mayNameProducer(name.bytes), let producer = QueueName(name)?.state?.producer,

@@ -86,7 +86,7 @@ extension Spool {
             do throws(ReadError) {
                 var operation = try Spool.operation(
                     read.bytes, truncated: true, fileSize: Int64(status.size), maxSize: maxSize, maxPayload: maxPayload)
-                operation.dropper = dropper(owner: status.owner, name: name)
+                operation.producer = producer(owner: status.owner, name: name)
                 return (operation, status)
             } catch {
                 guard firstPiece < maxSize, case .rejected = error else { throw error }
@@ -100,7 +100,7 @@ extension Spool {
         var operation = try Spool.operation(
             read.bytes, truncated: read.truncated || status.size > maxSize, fileSize: Int64(status.size),
             maxSize: maxSize, maxPayload: maxPayload)
-        operation.dropper = dropper(owner: status.owner, name: name)
+        operation.producer = producer(owner: status.owner, name: name)
         return (operation, status)
     }
 

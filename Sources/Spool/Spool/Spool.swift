@@ -106,11 +106,11 @@ package final class Spool: Sendable {
         UserDatabase.effectiveUser == owner ? Spool.fileMode : Spool.droppedFileMode
     }
 
-    /// Whose order an operation dropped by `dropper` keeps: nil (the one shared order per key) for the spool's
-    /// owner and root, else the dropper's own, so that one producer's writes never hold back another's.
-    package func keyScope(of dropper: UInt32?) -> UInt32? {
-        guard let dropper, isProducer(dropper) else { return nil }
-        return dropper
+    /// Whose order an operation dropped by `producer` keeps: nil (the one shared order per key) for the spool's
+    /// owner and root, else the producer's own, so that one producer's writes never hold back another's.
+    package func keyScope(of producer: UInt32?) -> UInt32? {
+        guard let producer, isProducer(producer) else { return nil }
+        return producer
     }
 
     /// Whether what `uid` drops is a producer's, held to the producer policy and ordered on its own: anyone

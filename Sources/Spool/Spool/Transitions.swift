@@ -60,9 +60,9 @@ extension Spool {
         // Who dropped it: the owner of its file, which a producer cannot forge (spool(5), shared spools), or
         // the producer whose write the owner rewrote, kept by uid for a later retry.
         if reason["dropped-by"] == nil, let owner = try? directory(folder).status(of: name).owner {
-            let dropper = dropper(owner: owner, name: name)
-            reason.fields.append(("dropped-by", UserDatabase.display(dropper)))
-            if dropper != owner { reason.fields.append(("producer-uid", String(dropper))) }
+            let producer = producer(owner: owner, name: name)
+            reason.fields.append(("dropped-by", UserDatabase.display(producer)))
+            if producer != owner { reason.fields.append(("producer-uid", String(producer))) }
         }
         // A deferred operation's last deferral goes into its filed reason: an expired one says what kept it.
         if folder == .new || folder == .cur, let state = QueueName(name)?.state, state.attempts > 0 {
@@ -167,11 +167,11 @@ extension Spool {
         do {
             let fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: writtenFileMode)
             defer { fd.close() }
-            // Root's edit keeps the operation its dropper's (and so under their policy and order).
-            if UserDatabase.effectiveUser == 0, let dropper = try? directory(folder).status(of: name).owner,
-               dropper != 0
+            // Root's edit keeps the operation its producer's (and so under their policy and order).
+            if UserDatabase.effectiveUser == 0, let producer = try? directory(folder).status(of: name).owner,
+               producer != 0
             {
-                try fd.changeOwner(to: dropper)
+                try fd.changeOwner(to: producer)
             }
             try fd.writeAll(document)
             if let payload {

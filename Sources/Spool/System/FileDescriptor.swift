@@ -134,7 +134,7 @@ package struct FileDescriptor: Sendable, Equatable {
     }
 
     /// Gives the file to user `owner` (`fchown`; the group stays): root keeping a rewritten operation its
-    /// dropper's.
+    /// producer's.
     package func changeOwner(to owner: UInt32) throws(Errno) {
         try retryingInterrupts { Glibc.fchown(rawValue, owner, UInt32.max) }
     }

@@ -127,21 +127,21 @@ import Testing
     }
 
     @Test func aWriteFoldsOnlyIntoItsOwnProducersWrites() {
-        func entry(_ id: String, dropper: UInt32, creates: Bool = false) -> KeyEntry {
+        func entry(_ id: String, producer: UInt32, creates: Bool = false) -> KeyEntry {
             KeyEntry(
                 id: id, folder: .new, name: FileName(id), attempts: 0, orderMicroseconds: 1, creates: creates,
-                mergeable: true, dropper: dropper)
+                mergeable: true, producer: producer)
         }
-        let bobs = [entry("a", dropper: 1002)]
-        #expect(FoldDecision.decide(merge: true, delete: false, entries: bobs, dropper: 1001, writer: 1001) == nil)
-        #expect(FoldDecision.decide(merge: true, delete: false, entries: bobs, dropper: 1002, writer: 1002)
+        let bobs = [entry("a", producer: 1002)]
+        #expect(FoldDecision.decide(merge: true, delete: false, entries: bobs, producer: 1001, writer: 1001) == nil)
+        #expect(FoldDecision.decide(merge: true, delete: false, entries: bobs, producer: 1002, writer: 1002)
             == .merge(bobs[0]))
-        #expect(FoldDecision.decide(merge: true, delete: false, entries: bobs, dropper: 1002, writer: 0) == nil,
+        #expect(FoldDecision.decide(merge: true, delete: false, entries: bobs, producer: 1002, writer: 0) == nil,
                 "the merged file would belong to its writer, not to bob")
-        let creates = [entry("c", dropper: 1002, creates: true), entry("d", dropper: 1001)]
-        #expect(FoldDecision.decide(merge: false, delete: true, entries: creates, dropper: 1002, writer: 0) == nil,
+        let creates = [entry("c", producer: 1002, creates: true), entry("d", producer: 1001)]
+        #expect(FoldDecision.decide(merge: false, delete: true, entries: creates, producer: 1002, writer: 0) == nil,
                 "alice's write behind bob's create is not bob's to cancel")
-        #expect(FoldDecision.decide(merge: false, delete: true, entries: [creates[0]], dropper: 1002, writer: 0)
+        #expect(FoldDecision.decide(merge: false, delete: true, entries: [creates[0]], producer: 1002, writer: 0)
             == .cancel([creates[0]]))
     }
 

@@ -75,7 +75,7 @@ import Testing
             + #""enqueued_at":"2026-11-29T12:58:30Z","age_seconds":90,"reason":null,"size":42,"#
             + #""dropped_by":null,"dropped_by_uid":null}"#)
         var dropped = Self.item(.new, operation: operation)
-        dropped.dropper = 0
+        dropped.producer = 0
         let byRoot = dropped.json(nowSeconds: Self.nowSeconds)
         #expect(byRoot["dropped_by"] == .string("root") && byRoot["dropped_by_uid"] == .number("0"))
     }

@@ -84,7 +84,7 @@ import Testing
 
     /// A name is taken at its word only from root or the spool's owner: a producer's operation of a stopped
     /// origin is read all the same, so that a name carrying another's order is still found and filed. Here
-    /// three files change owner after they were queued, which is how their order stops being their dropper's.
+    /// three files change owner after they were queued, which is how their order stops being their producer's.
     @Test(.enabled(if: getuid() == 0, "needs root, to give files to another user"))
     func aProducersNameIsReadEvenWhenItsOriginIsStopped() throws {
         let spool = TemporarySpool()
