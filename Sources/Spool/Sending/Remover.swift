@@ -3,7 +3,8 @@ import SpoolQueue
 import SpoolSystem
 
 /// Takes delivered operations out of `cur/`, with as few system calls on the lane's thread as a crash allows:
-/// one owner for the last step of a delivery, and the only code that completes or retires a claim.
+/// one owner for the last step of a delivery, and the only code that completes or retires a claim (a
+/// coalesced write's too: `Worker.coalesce`).
 package final class Remover: Sendable {
     /// The spool the delivered files are in.
     private let spool: Spool

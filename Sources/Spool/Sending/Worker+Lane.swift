@@ -241,10 +241,8 @@ extension Worker {
             record(fault)
             return false
         }
-        if let fault = spool.complete(claimed).fault {
-            strand(claimed, fault)
-            return false
-        }
+        // Removed in place, as a delivered file is; gone meanwhile means another worker took the claim back.
+        guard remover.removeInPlace(claimed) else { return false }
         log.notice("coalesced \(entry.id) into newer \(newer.id) (same key, never attempted)")
         state.withLock { $0.summary.coalesced += 1 }
         return true
