@@ -181,7 +181,7 @@ package final class TestServer: @unchecked Sendable {
             log.withLock { $0.append(request) }
             var reply = handler(request)
             if case let .delayed(seconds, status) = reply {
-                Thread.sleep(forTimeInterval: seconds)
+                guard TestServer.holdAnswer(fd, seconds: seconds) else { return }
                 reply = .respond(status, [:], "")
             }
             guard case let .respond(status, replyHeaders, text) = reply else {
@@ -203,6 +203,21 @@ package final class TestServer: @unchecked Sendable {
     }
 
     /// CLOCK_MONOTONIC in nanoseconds.
+    /// Holds an answer back `seconds`, as a slow server does, for as long as the connection lasts: waits on the
+    /// socket with that deadline, so that a client that gives up (its timeout) or a `stop` ends the wait at
+    /// once. Returns false when the connection ended first: there is no one left to answer.
+    static func holdAnswer(_ fd: Int32, seconds: Double) -> Bool {
+        let deadline = monotonicNow() + UInt64(max(0, seconds) * 1e9)
+        // POLLRDHUP (0x2000, Linux): the client closed; POLLHUP and POLLERR come unasked (a `stop` shuts it down).
+        var entry = pollfd(fd: fd, events: Int16(0x2000), revents: 0)
+        while case let now = monotonicNow(), now < deadline {
+            let milliseconds = Int32(min(Double(deadline - now) / 1e6, Double(Int32.max)).rounded(.up))
+            let ready = poll(&entry, 1, milliseconds)
+            if ready > 0 || ready < 0 && errno != EINTR { return false }
+        }
+        return true
+    }
+
     package static func monotonicNow() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
