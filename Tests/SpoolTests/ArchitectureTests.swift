@@ -131,20 +131,26 @@ import Testing
         var found: [String] = []
         for (path, text) in try Self.sources("Sources/Spool") where !path.hasPrefix("Sources/Spool/System/") {
             let file = (path as NSString).lastPathComponent
-            if file != "Transitions.swift" {
+            // The transitions name every move; Spool+Move.swift makes one, for them alone.
+            let moves = ["Transitions.swift", "Spool+Move.swift"]
+            if !moves.contains(file) {
                 found += Self.matches(#"\.(rename|link|exchange)\("#, in: text).map { "\(path): \($0)" }
+            }
+            if file != "Transitions.swift", path.hasPrefix("Sources/Spool/Spool/") {
+                found += Self.matches(#"(^|[^.\w])move\([^)]*from:"#, in: text)
+                    .filter { !$0.contains("func move(") }.map { "\(path): \($0)" }
             }
             // A removal: of advice files and their temporaries, of a filing's marker in the spool directory,
             // and of the person's edited copy, which is outside the spool (`resolve --edit`).
             if ![
-                "Transitions.swift", "Spool+Hints.swift", "DeferralReason.swift", "ControlSession+Resolve.swift",
-                "Spool+FilingMarker.swift",
+                "Transitions.swift", "Spool+Move.swift", "Spool+Hints.swift", "DeferralReason.swift",
+                "ControlSession+Resolve.swift", "Spool+FilingMarker.swift",
             ].contains(file) {
                 found += Self.matches(#"\.unlink\("#, in: text).map { "\(path): \($0)" }
             }
             // A rename over a name: advice files only (hints in the root, a deferral's reason), and the one
             // rewrite of a filed document.
-            if !["Transitions.swift", "Spool+Hints.swift", "DeferralReason.swift"].contains(file) {
+            if !["Transitions.swift", "Spool+Move.swift", "Spool+Hints.swift", "DeferralReason.swift"].contains(file) {
                 found += Self.matches(#"\.replace\("#, in: text).map { "\(path): \($0)" }
             }
         }

@@ -2,9 +2,23 @@ import Glibc
 import SpoolNames
 import SpoolSystem
 
-/// What opening a spool checks and makes: its folders (checked, made when missing), the directory that holds
-/// a new spool (synced), and the error for a folder that is not one.
+/// What opening a spool checks and makes: which path it is, its folders (checked, made when missing), the
+/// directory that holds a new spool (synced), the error for a folder that is not one, and whether an open
+/// spool still reaches its path.
 extension Spool {
+    /// The spool named by `--spool`, else `SPOOL_DIR`, else `./spool`.
+    package static func defaultPath(option: String?) -> String { defaultPath(option: option, fallback: "spool") }
+
+    /// The spool named by `--spool`, else `SPOOL_DIR`, else `fallback`.
+    package static func defaultPath(option: String?, fallback: String) -> String {
+        if let option { return option }
+        if let path = Environment.value("SPOOL_DIR") { return path }
+        return fallback
+    }
+
+    /// The host's spool, as the Debian package makes it: a set-group-ID spool-enqueue's default.
+    package static let hostPath = "/var/spool/spool"
+
     /// The status of folder `name` of `root`, made when missing if `create` (setting `created`); a symbolic
     /// link or anything but a directory is refused. Nothing is opened: `directory(_:)` opens a folder when
     /// first needed.
@@ -52,5 +66,29 @@ extension Spool {
         case .notDirectory: .notADirectory(path: path)
         default: .cannotOpen(path: path, error)
         }
+    }
+}
+
+extension Spool {
+    /// Whether the descriptors this spool holds still reach its path: false once the file system was
+    /// remounted under a running worker, or a folder or `.lock` was made anew (the old descriptors answer
+    /// ENOTCONN or ESTALE forever), so that a watcher exits and its supervisor opens the new ones; true
+    /// while the path is out of reach as well.
+    package var reachesItsPath: Bool {
+        func same(_ held: FileDescriptor, _ name: String) -> Bool {
+            held.isSameFile(as: FileName(name), in: .currentDirectory)
+        }
+        guard same(root, path) else { return false }
+        for folder in Folder.allCases {
+            let name = "\(path)/\(folder.rawValue)"
+            if let held = openedDirectory(folder) {
+                if !same(held, name) { return false }
+            } else if case let .success(now) = Result(catching: { () throws(Errno) in
+                try FileDescriptor.currentDirectory.status(of: FileName(name))
+            }), !isFolderFound(now, folder) {
+                return false
+            }
+        }
+        return lock.reachesItsPath
     }
 }

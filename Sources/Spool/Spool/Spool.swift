@@ -117,19 +117,6 @@ package final class Spool: Sendable {
     /// but root and the spool's owner.
     package func isProducer(_ uid: UInt32) -> Bool { uid != 0 && uid != owner }
 
-    /// The spool named by `--spool`, else `SPOOL_DIR`, else `./spool`.
-    package static func defaultPath(option: String?) -> String { defaultPath(option: option, fallback: "spool") }
-
-    /// The spool named by `--spool`, else `SPOOL_DIR`, else `fallback`.
-    package static func defaultPath(option: String?, fallback: String) -> String {
-        if let option { return option }
-        if let path = Environment.value("SPOOL_DIR") { return path }
-        return fallback
-    }
-
-    /// The host's spool, as the Debian package makes it: a set-group-ID spool-enqueue's default.
-    package static let hostPath = "/var/spool/spool"
-
     /// Opens the spool at `path`. With `create`, as a producer or `spool-ctl init` opens it, a missing spool
     /// (one level) and any missing folder are made with mode 0700; without it, as readers and the sender open
     /// it, a path that is not yet a spool is refused (`noSuchSpool`), so that a mistyped path is an error
@@ -226,8 +213,7 @@ package final class Spool: Sendable {
             let name = FileName(folder.rawValue)
             guard let opened = try? (folderReadable[index] ? root.openDirectory(name) : root.locateDirectory(name))
             else { return FileDescriptor(rawValue: -1) } // tried again next time: it may be out of descriptors
-            let held = folderStatuses[index]
-            guard let status = try? opened.status(), status.device == held.device, status.inode == held.inode else {
+            guard let status = try? opened.status(), isFolderFound(status, folder) else {
                 opened.close()
                 lost.insert(folder)
                 return FileDescriptor(rawValue: -1)
@@ -242,11 +228,16 @@ package final class Spool: Sendable {
     /// when it cannot be had, or when the name now holds another folder than the one the spool was opened with.
     package func folderStatus(_ folder: Folder) -> FileStatus? {
         if let opened = openedDirectory(folder) { return try? opened.status() }
-        let index = Folder.allCases.firstIndex(of: folder)!, held = folderStatuses[index]
-        guard let status = try? root.status(of: FileName(folder.rawValue)), status.device == held.device,
-              status.inode == held.inode
-        else { return nil }
+        guard let status = try? root.status(of: FileName(folder.rawValue)), isFolderFound(status, folder) else {
+            return nil
+        }
         return status
+    }
+
+    /// Whether `status` is of the very folder found as `folder` when the spool was opened.
+    package func isFolderFound(_ status: FileStatus, _ folder: Folder) -> Bool {
+        let found = folderStatuses[Folder.allCases.firstIndex(of: folder)!]
+        return status.device == found.device && status.inode == found.inode
     }
 
     /// The descriptor of one folder if `directory(_:)` opened it already.
@@ -276,28 +267,4 @@ extension Spool {
     /// Whether the spool's file system may be written by other hosts (NFS, FUSE, CIFS, Ceph, 9P), whose
     /// drops raise no inotify event here.
     package var mayBeShared: Bool { cspool_is_shared(root.rawValue) != 0 }
-}
-
-extension Spool {
-    /// Whether the descriptors this spool holds still reach its path: false once the file system was
-    /// remounted under a running worker, or a folder or `.lock` was made anew (the old descriptors answer
-    /// ENOTCONN or ESTALE forever), so that a watcher exits and its supervisor opens the new ones; true
-    /// while the path is out of reach as well.
-    package var reachesItsPath: Bool {
-        func same(_ held: FileDescriptor, _ name: String) -> Bool {
-            held.isSameFile(as: FileName(name), in: .currentDirectory)
-        }
-        guard same(root, path) else { return false }
-        for (index, folder) in Folder.allCases.enumerated() {
-            let name = "\(path)/\(folder.rawValue)"
-            if let held = openedDirectory(folder) {
-                if !same(held, name) { return false }
-            } else if case let .success(now) = Result(catching: { () throws(Errno) in
-                try FileDescriptor.currentDirectory.status(of: FileName(name))
-            }), now.device != folderStatuses[index].device || now.inode != folderStatuses[index].inode {
-                return false
-            }
-        }
-        return lock.reachesItsPath
-    }
 }

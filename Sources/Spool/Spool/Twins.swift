@@ -4,6 +4,18 @@ import SpoolSystem
 import SpoolTransport
 
 extension Spool {
+    /// What `resolveTwin` found and did.
+    package enum TwinResolution: Sendable {
+        /// The name is the file's only one in the spool (or gone).
+        case noTwin
+        /// The other name was removed: this one is the operation.
+        case keptThis
+        /// This name was removed: the other one is the operation.
+        case removedThis
+        /// Two names, too young to tell from a move in progress: left alone.
+        case tooYoung
+    }
+
     /// How old a pair of names must be before it counts as a move cut short by a crash rather than one in
     /// progress: a `link` + `unlink` takes microseconds. Tests shorten it with `SPOOL_TEST_TWIN_SETTLE`.
     package static let twinSettleSeconds: Int64 =
