@@ -12,24 +12,25 @@ import SpoolTransport
 extension Worker {
     /// Returns dead workers' claims and this worker's stranded ones to `new/`, completes (or clears)
     /// filings cut short, and removes abandoned files from `tmp/`. Returns the names its listing of `cur/`
-    /// left there (nil after a fault), for a plan made next to take instead of listing `cur/` again.
+    /// found when recovery moved none of them (nil otherwise), for a plan made next to take instead of listing
+    /// `cur/` again.
     @discardableResult
     package func housekeeping() -> [FileName]? {
         unclaimStranded()
-        var left: [FileName]? = []
+        var listed: [FileName]?
         do {
             try spool.withLock { transaction throws(SystemCallError) in
                 // Filings first: a claim whose reason is already filed goes on to failed/, not back to new/.
                 try transaction.finishFilings(log: log)
-                try transaction.recoverStaleClaims(leaseSeconds: options.leaseSeconds, log: log) { left?.append($0) }
+                try transaction.recoverStaleClaims(leaseSeconds: options.leaseSeconds, log: log) { listed = $0 }
             }
         } catch {
             record(error)
-            left = nil
+            listed = nil
         }
         do { try spool.cleanTemporaryFiles(log: log) } catch { record(error) }
         saySetAside()
-        return left
+        return listed
     }
 
     /// Says what moves set out of their way in `new/`: a producer's entry that took the name a write or a

@@ -50,11 +50,12 @@ extension Worker {
                 if let now { sending = now }
                 action = machine.receive(.checked(sameRequest: now != nil))
             case let .send(again):
-                if again, case let .pushedBack(token, _, _, _) = outcome {
+                if !again {
+                    onSend()
+                } else if case let .pushedBack(token, _, _, _) = outcome {
+                    // The push-back answered before counts now; the last answer is counted by its move.
                     limits.count(share, .deferred, retry: claimed.state.attempts > 0)
                     log.detail("\(claimed.id): HTTP \(token) from \(sending.origin); sent again at its rate")
-                } else {
-                    onSend()
                 }
                 outcome = await attempt(claimed, sending, ticket: ticket)
                 ticket = nil

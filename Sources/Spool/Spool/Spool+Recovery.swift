@@ -68,18 +68,19 @@ extension Spool.Transaction {
     /// exact, so a live claim is never stolen however long its request takes. A claim made on another host
     /// (a spool on shared storage) cannot be checked and is recovered once it is older than `leaseSeconds`.
     /// A stale claim that is one of two names of a move cut short keeps only the name the move was heading to.
-    /// Entries in `cur/` that are not claims are left alone for `spool-ctl check` to report. `left`, when given,
-    /// gets the names this listing leaves in `cur/`: the light front plans from them instead of listing again.
+    /// Entries in `cur/` that are not claims are left alone for `spool-ctl check` to report. `unchanged`, when
+    /// given, gets the names listed in `cur/` when none of them was stale, so none moved: the light front plans
+    /// from them instead of listing `cur/` again.
     @discardableResult
     package func recoverStaleClaims(leaseSeconds: Int64, nowSeconds: Int64 = Timestamp.nowSeconds(),
-                                   log: Log = .silent, left: ((FileName) -> Void)? = nil)
+                                   log: Log = .silent, unchanged: (([FileName]) -> Void)? = nil)
         throws(SystemCallError) -> [String]
     {
         var staleClaims: [(FileName, QueueName, Claim)] = [], seen: [FileName] = []
         do {
             try spool.forEachEntry(in: .cur) { name, _ in
                 let cur = spool.directory(.cur)
-                if left != nil, !name.isHidden { seen.append(name) }
+                if unchanged != nil, !name.isHidden { seen.append(name) }
                 guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
                 // Another host's claim is stale once both its stamp and the file's last touch are older than
                 // the lease: a worker uploading a payload touches the file while it sends.
@@ -94,20 +95,20 @@ extension Spool.Transaction {
         } catch {
             throw SystemCallError("list", "\(spool.path)/cur", error)
         }
-        // The names that left cur/ here (returned, or a twin's name removed), for `left`.
-        var recovered: [String] = [], departed = Set<[UInt8]>()
-        let cur = staleClaims.isEmpty ? FileDescriptor(rawValue: -1) : spool.directory(.cur)
+        if staleClaims.isEmpty {
+            unchanged?(seen)
+            return []
+        }
+        var recovered: [String] = []
+        let cur = spool.directory(.cur)
         for (name, queued, claim) in staleClaims {
             if let status = try? cur.status(of: name), status.linkCount > 1 {
                 let resolution: Spool.TwinResolution
                 switch resolveTwin(.cur, name, nowSeconds: nowSeconds, log: log) {
                 case let .moved(resolved): resolution = resolved
-                case .gone:
-                    departed.insert(name.bytes)
-                    continue
+                case .gone: continue
                 case let .fault(fault): throw fault
                 }
-                if resolution == .removedThis { departed.insert(name.bytes) }
                 // Too young to tell: returning it now could give the operation a third name.
                 if resolution == .removedThis || resolution == .tooYoung { continue }
             }
@@ -116,10 +117,9 @@ extension Spool.Transaction {
             switch unclaim(QueueEntry(fileName: name, name: queued), state: queued.state!.interrupted) {
             case .moved:
                 recovered.append(queued.id)
-                departed.insert(name.bytes)
                 log.notice("recovered \(queued.id) from dead worker pid \(claim.owner.pid) on \(claim.owner.host)")
             case .gone:
-                departed.insert(name.bytes) // Another worker recovered it first.
+                break // Another worker recovered it first.
             case let .fault(fault):
                 throw fault
             }
@@ -127,7 +127,6 @@ extension Spool.Transaction {
         if !recovered.isEmpty {
             do { try spool.directory(.new).sync() } catch { throw SystemCallError("fsync", "\(spool.path)/new", error) }
         }
-        if let left { for name in seen where !departed.contains(name.bytes) { left(name) } }
         return recovered
     }
 
