@@ -22,7 +22,7 @@ extension ControlSession {
         guard item.folder == .new, !item.held, let operation = item.operation, operation.handler == nil else {
             return nil
         }
-        let producer = spool.takesProducerDrops ? spool.keyScope(of: item.producer) : nil
+        let producer = spool.users.takesProducerDrops ? spool.users.keyScope(of: item.producer) : nil
         guard let record = records[OriginRecord.share(operation.origin, producer: producer)] else { return nil }
         return ControlSession.originWait(record, nowSeconds: nowSeconds)
     }

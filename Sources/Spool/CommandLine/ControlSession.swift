@@ -273,7 +273,9 @@ extension ControlCommand {
         default: break
         }
         // A producer's entry that a move back into new/ set out of its way (`Spool.setAside`).
-        for line in spool.takeSetAsideNotes() { Program.printError("\(ControlCommand.program): warning: \(line)\n") }
+        for line in spool.users.takeSetAsideNotes() {
+            Program.printError("\(ControlCommand.program): warning: \(line)\n")
+        }
         return session.status
     }
 }

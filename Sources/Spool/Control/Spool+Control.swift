@@ -58,9 +58,9 @@ extension Spool {
             // Rewritten by root, the file keeps its producer; by the spool's owner, it becomes theirs, and the
             // name says whose write it stays (`u=`): its producer's policy and order per key.
             let owner = (try? directory(item.folder).status(of: item.fileName).owner) ?? item.producer
-            let producer = item.producer.flatMap { isProducer($0) ? $0 : nil } ?? owner
+            let producer = item.producer.flatMap { users.isProducer($0) ? $0 : nil } ?? owner
             target.state = RetryState(
-                for: operation, orderMicroseconds: item.orderMicroseconds, scope: keyScope(of: producer))
+                for: operation, orderMicroseconds: item.orderMicroseconds, scope: users.keyScope(of: producer))
             if let owner, let producer, owner != producer { target.state!.producer = producer }
             // It may have been sent before it was filed: no later write may be merged into it or cancel it.
             target.state!.lastError = RetryState.retriedToken
@@ -97,7 +97,7 @@ extension Spool {
                 throw .unreadable(id: item.id, why: item.problem ?? "its document cannot be read")
             }
             name.state = RetryState(
-                for: operation, orderMicroseconds: item.orderMicroseconds, scope: keyScope(of: item.producer))
+                for: operation, orderMicroseconds: item.orderMicroseconds, scope: users.keyScope(of: item.producer))
         }
         guard !name.state!.held else { return nil }
         name.state!.held = true

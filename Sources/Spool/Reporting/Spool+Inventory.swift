@@ -18,7 +18,7 @@ extension Spool {
             lastError: name?.state?.lastError,
             orderMicroseconds: name?.state?.orderMicroseconds ?? status?.modifiedMicroseconds ?? 0, claim: name?.claim,
             operation: nil, problem: nil, reason: FilingReason([(String, String)]()), size: status?.size ?? 0,
-            producer: status.map { producer(owner: $0.owner, name: fileName) })
+            producer: status.map { users.producer(owner: $0.owner, name: fileName) })
         if folder == .failed || folder == .conflict {
             item.reason = reason(of: fileName.string ?? id, in: folder)
             if let attempts = item.reason["attempts"].flatMap({ Int($0) }) { item.attempts = attempts }
@@ -27,8 +27,8 @@ extension Spool {
             // token of the failure that ended it.
             item.lastError = item.reason["status"] ?? item.reason["last-error"]
             // Filed under its bare id, a write the owner rewrote keeps its producer in its reason.
-            if let owner = status?.owner, !isProducer(owner),
-               let producer = item.reason["producer-uid"].flatMap(UInt32.init), isProducer(producer)
+            if let owner = status?.owner, !users.isProducer(owner),
+               let producer = item.reason["producer-uid"].flatMap(UInt32.init), users.isProducer(producer)
             {
                 item.producer = producer
             }

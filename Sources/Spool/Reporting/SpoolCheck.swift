@@ -121,8 +121,7 @@ package struct SpoolCheck: Sendable {
                 add(entryPath, "entry in cur/ without a claim; move it to new/ by hand if it is an operation")
                 return
             }
-            let stale = claim.owner.isAlive.map { !$0 } ?? (nowSeconds - claim.since > leaseSeconds)
-            if stale {
+            if SharedStorage.isStale(claim, leaseSeconds: leaseSeconds, nowSeconds: nowSeconds) {
                 add(
                     entryPath,
                     "stale claim: worker pid \(claim.owner.pid) on \(claim.owner.host) is gone; the next spool-send "

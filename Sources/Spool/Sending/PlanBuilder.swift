@@ -202,7 +202,7 @@ package struct PlanBuilder {
         var dropped = false
         var fault: Errno?
         // The key hashes behind the due lanes: a name of no due key is passed over before its owner is asked.
-        let dueHashes = spool.takesProducerDrops ? Set(dueKeys.compactMap { heads[$0]?.keyHash }) : dueKeys
+        let dueHashes = spool.users.takesProducerDrops ? Set(dueKeys.compactMap { heads[$0]?.keyHash }) : dueKeys
         func visit(_ raw: UnsafeBufferPointer<UInt8>) {
             guard let facts = QueueName.Facts(raw), !facts.claimed, dueHashes.contains(facts.keyHash),
                   let lane = Self.lane(facts.keyHash, of: raw, in: .new, spool, fault: &fault), dueKeys.contains(lane)

@@ -71,7 +71,7 @@ package final class Remover: Sendable {
     /// worker could not remove it from `tmp/`, or when the rename fails. Returns whether the claim left `cur/`:
     /// when it did not, its lane must stop, or the key's next write would go before this one is sent again.
     package func retire(_ claimed: QueueEntry) -> Bool {
-        if retiresToTemporary, !spool.movesByLink {
+        if retiresToTemporary, !spool.storage.movesByLink {
             let retired = spool.retire(claimed)
             if retired.wasMoved {
                 let name = claimed.fileName

@@ -8,8 +8,6 @@ import SpoolSystem
 package struct RunLoop {
     /// How often a watcher looks for claims left by dead workers, filings cut short and old files in tmp/.
     package static let housekeepingIntervalSeconds: Int64 = 60
-    /// How often a watcher looks at `new/` on a network or FUSE file system unless `--poll` says otherwise.
-    package static let sharedPollSeconds: Int64 = 2
     /// How long a watcher waits before trying a spool whose file system was out of reach (ENOTCONN, ESTALE).
     package static let unreachableRetrySeconds: Int64 = 5
     /// The shortest time between two retries the network's news brings on: each counts an attempt, and a
@@ -52,7 +50,7 @@ package struct RunLoop {
     package func run() async -> End {
         if !housekept { worker.housekeeping() }
         var lastHousekeeping = Timestamp.nowSeconds()
-        let poll = pollSeconds ?? (watch && spool.mayBeShared ? RunLoop.sharedPollSeconds : nil)
+        let poll = pollSeconds ?? (watch && spool.storage.mayBeShared ? SharedStorage.pollSeconds : nil)
         var networkRetry = NetworkRetry()
         if watch {
             options.log.detail(

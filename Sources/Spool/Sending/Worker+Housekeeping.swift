@@ -36,7 +36,7 @@ extension Worker {
     /// Says what moves set out of their way in `new/`: a producer's entry that took the name a write or a
     /// returned claim was to have (`Spool.setAside`).
     package func saySetAside() {
-        for line in spool.takeSetAsideNotes() { log.warning(line) }
+        for line in spool.users.takeSetAsideNotes() { log.warning(line) }
     }
 
     /// Returns a claim to `new/` with `state` (as it was, or the next retry's): the one way a worker gives a

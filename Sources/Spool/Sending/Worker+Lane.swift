@@ -83,8 +83,8 @@ extension Worker {
     /// The share of its origin `operation` draws on (`OriginRecord.share`): its producer's, in a spool many
     /// users drop into; else the origin's own.
     package func share(_ operation: Operation) -> String {
-        guard spool.takesProducerDrops else { return operation.origin }
-        return OriginRecord.share(operation.origin, producer: spool.keyScope(of: operation.producer))
+        guard spool.users.takesProducerDrops else { return operation.origin }
+        return OriginRecord.share(operation.origin, producer: spool.users.keyScope(of: operation.producer))
     }
 
     /// Waits for room at `share` of `origin` and returns the ticket; nil when the lane must leave the operation
@@ -147,7 +147,7 @@ extension Worker {
             }
             // A name's order must be its document's, as its producer's: in a shared spool a producer could
             // otherwise write a name into another producer's lane.
-            let scope = spool.keyScope(of: read.operation.producer)
+            let scope = spool.users.keyScope(of: read.operation.producer)
             guard RetryState.keyHash(read.operation.key, scope: scope) == entry.state.keyHash else {
                 throw .rejected(.foreignOrder(producer: read.operation.producer ?? 0))
             }
@@ -185,7 +185,7 @@ extension Worker {
     package func droppedByOwner(_ entry: QueueEntry) -> Bool {
         // A status that fails says nothing: the read that follows meets the fault and reports it.
         guard let status = try? spool.directory(.new).status(of: entry.fileName) else { return false }
-        return !spool.isProducer(status.owner)
+        return !spool.users.isProducer(status.owner)
     }
 
     /// One more operation waits on its stopped or paused origin, for the run's report.

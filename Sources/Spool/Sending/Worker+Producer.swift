@@ -10,7 +10,7 @@ extension Worker {
         guard let uid = operation.producer else {
             return options.configuration.producerPolicy.rights(of: SystemUser(uid: UInt32.max, name: nil, groups: []))
         }
-        guard spool.isProducer(uid) else { return nil }
+        guard spool.users.isProducer(uid) else { return nil }
         if let known = producerRights.withLock({ $0[uid] }) { return known }
         let rights = options.configuration.producerPolicy.rights(of: UserDatabase.user(uid))
         producerRights.withLock { $0[uid] = rights }

@@ -41,7 +41,7 @@ extension Spool {
         }
         defer { fd.close() }
         // Only the sender writes it, as the spool's owner: in a shared spool a producer could plant one.
-        guard let status = try? fd.status(), status.isRegularFile, !isProducer(status.owner),
+        guard let status = try? fd.status(), status.isRegularFile, !users.isProducer(status.owner),
               let (bytes, _) = try? fd.readAll(limit: 16 * 1024)
         else {
             return FilingReason([(String, String)]())

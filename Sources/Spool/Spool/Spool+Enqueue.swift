@@ -37,7 +37,7 @@ extension Spool {
         if let limits, let refusal = limits.refusal(self, size: bytes.count) { throw .queueFull(refusal) }
         let (id, order) = UniqueName.next()
         let state = RetryState(
-            for: operation, orderMicroseconds: order, scope: keyScope(of: UserDatabase.effectiveUser))
+            for: operation, orderMicroseconds: order, scope: users.keyScope(of: UserDatabase.effectiveUser))
         let temporary = FileName(id)
         let final = QueueName(id: id, state: state).fileName
         let tmp = directory(.tmp), new = directory(.new)
@@ -46,7 +46,7 @@ extension Spool {
         var size = bytes.count
         do throws(Errno) {
             // A shared spool's sender reads what producers drop through the drop group (tmp/ is set-group-ID).
-            fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: writtenFileMode)
+            fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: users.writtenFileMode)
         } catch {
             throw .write(path: stage, error)
         }

@@ -127,8 +127,8 @@ extension Spool.Transaction {
         let delete = operation.handler == nil && operation.method == "DELETE"
         guard operation.merge || delete else { return .queue }
         let writer = UserDatabase.effectiveUser
-        let (entries, unadmitted) = try keyEntries(
-            RetryState.keyHash(operation.key, scope: spool.keyScope(of: operation.producer ?? writer)), before: before)
+        let scope = spool.users.keyScope(of: operation.producer ?? writer)
+        let (entries, unadmitted) = try keyEntries(RetryState.keyHash(operation.key, scope: scope), before: before)
         // At enqueue, a file dropped but not yet admitted may be a write on this key, ordered before this one
         // by its time: folding past it would reorder the two (a merge landing in an older write, a DELETE
         // cancelling a create the dropped write then recreates). Queued behind everything instead. (Admission
@@ -175,7 +175,7 @@ extension Spool.Transaction {
         do throws(Errno) {
             // Its writer's mode, as an enqueue's: root's merge in a shared spool must stay readable by the sender.
             let fd = try spool.directory(.tmp).open(
-                temporary, O_WRONLY | O_CREAT | O_EXCL, mode: spool.writtenFileMode)
+                temporary, O_WRONLY | O_CREAT | O_EXCL, mode: spool.users.writtenFileMode)
             defer { fd.close() }
             try fd.writeAll(document)
             // Later than the document it replaces, even within one tick of the file system's coarse clock. A

@@ -36,10 +36,10 @@ extension Spool {
     /// counting the owner's unfiles for good. Only a regular file of root's with one name: the owner may have
     /// planted the name as a hard link to a file of root's elsewhere. A failure is ignored, as the hint's own.
     func keepForOwner(_ fd: FileDescriptor) {
-        guard UserDatabase.effectiveUser == 0, owner != 0, let status = try? fd.status(), status.isRegularFile,
+        guard UserDatabase.effectiveUser == 0, users.owner != 0, let status = try? fd.status(), status.isRegularFile,
               status.owner == 0, status.linkCount == 1
         else { return }
-        try? fd.changeOwner(to: owner)
+        try? fd.changeOwner(to: users.owner)
     }
 }
 
@@ -130,7 +130,7 @@ extension Spool {
     /// Made in the spool root and renamed over the last, not through `tmp/` as other hints: `tmp/`'s default
     /// ACL (the package's) keeps the group from every file made there, and the group must append to this one.
     package func noteWaiting(_ count: Int, producers: [UInt32: Waiting] = [:]) {
-        guard takesProducerDrops, !dropOnly else { return }
+        guard users.takesProducerDrops, !dropOnly else { return }
         var text = "\(count)\n"
         for (producer, waiting) in producers.sorted(by: { $0.key < $1.key }) {
             text += "=\(producer) \(waiting.count) \(waiting.bytes)\n"

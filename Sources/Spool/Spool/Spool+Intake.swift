@@ -133,7 +133,7 @@ extension Spool.Transaction {
         case let .queueNotMerged(into): notMergedInto = into
         }
         let state = RetryState(
-            for: operation, orderMicroseconds: dropped.modified, scope: spool.keyScope(of: operation.producer))
+            for: operation, orderMicroseconds: dropped.modified, scope: spool.users.keyScope(of: operation.producer))
         let name = QueueName(id: dropped.id, state: state)
         switch admit(fileName, as: name.fileName) {
         case .moved: break

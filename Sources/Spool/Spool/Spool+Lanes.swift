@@ -22,7 +22,7 @@ extension Spool {
     package func lane(_ keyHash: UInt64, of name: UnsafeBufferPointer<UInt8>, in folder: Folder) throws(Errno)
         -> (key: UInt64, producer: UInt32?, size: Int)?
     {
-        guard takesProducerDrops else { return (keyHash, nil, 0) }
+        guard users.takesProducerDrops else { return (keyHash, nil, 0) }
         return try lane(keyHash, of: FileName(bytes: Array(name)), in: folder)
     }
 
@@ -35,11 +35,11 @@ extension Spool {
     package func lane(_ keyHash: UInt64, of name: FileName, in folder: Folder) throws(Errno)
         -> (key: UInt64, producer: UInt32?, size: Int)?
     {
-        guard takesProducerDrops else { return (keyHash, nil, 0) }
+        guard users.takesProducerDrops else { return (keyHash, nil, 0) }
         do throws(Errno) {
             let status = try directory(folder).status(of: name)
-            let producer = producer(owner: status.owner, name: name)
-            return (laneKey(keyHash, producer: producer), keyScope(of: producer), status.size)
+            let producer = users.producer(owner: status.owner, name: name)
+            return (laneKey(keyHash, producer: producer), users.keyScope(of: producer), status.size)
         } catch .noSuchFileOrDirectory {
             return nil
         }
@@ -47,7 +47,7 @@ extension Spool {
 
     /// The lane of key hash `keyHash` dropped by `producer`.
     package func laneKey(_ keyHash: UInt64, producer: UInt32?) -> UInt64 {
-        guard takesProducerDrops, let scope = keyScope(of: producer) else { return keyHash }
+        guard users.takesProducerDrops, let scope = users.keyScope(of: producer) else { return keyHash }
         // Keyed with a secret of this process: a producer who could compute it could choose a `k=` whose lane
         // is another's.
         var hasher = Hasher()
@@ -63,29 +63,4 @@ extension Spool {
         var generator = SystemRandomNumberGenerator()
         return generator.next()
     }()
-
-    /// Whose write the file of `owner` named `name` is. A producer's file is theirs, whatever its name says;
-    /// a file of the owner or root is the producer's its name's `u=` names (a producer's write the owner
-    /// rewrote: `resolve`, `retry --if-match`, which only root can give back), else theirs. No producer can
-    /// make a file of the owner's, nor rename one in the sticky `new/`.
-    package func producer(owner: UInt32, name: FileName) -> UInt32 {
-        // The parse only for a name with a `,u=`: every read asks this, and lanes of every name of a shared
-        // spool.
-        guard !isProducer(owner), Spool.mayNameProducer(name.bytes), let producer = QueueName(name)?.state?.producer,
-              isProducer(producer)
-        else { return owner }
-        return producer
-    }
-
-    /// Whether `bytes` hold `,u=`, without which a name names no producer.
-    private static func mayNameProducer(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count > 3 else { return false }
-        for index in 0..<(bytes.count - 3)
-        where bytes[index] == UInt8(ascii: ",") && bytes[index + 1] == UInt8(ascii: "u")
-            && bytes[index + 2] == UInt8(ascii: "=")
-        {
-            return true
-        }
-        return false
-    }
 }

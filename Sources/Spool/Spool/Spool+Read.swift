@@ -69,7 +69,7 @@ extension Spool {
                 if status.linkCount > 1 {
                     // Where moves are links, a count that changed just now may be a move in progress between
                     // two other workers: too early to call it a link from outside.
-                    if movesByLink, Timestamp.nowSeconds() - status.changedSeconds < Spool.twinSettleSeconds {
+                    if storage.movesByLink, SharedStorage.isInMotion(changedSeconds: status.changedSeconds) {
                         return nil
                     }
                     throw .rejected(.hardLinked(count: status.linkCount))
@@ -86,7 +86,7 @@ extension Spool {
             do throws(ReadError) {
                 var operation = try Spool.operation(
                     read.bytes, truncated: true, fileSize: Int64(status.size), maxSize: maxSize, maxPayload: maxPayload)
-                operation.producer = producer(owner: status.owner, name: name)
+                operation.producer = users.producer(owner: status.owner, name: name)
                 return (operation, status)
             } catch {
                 guard firstPiece < maxSize, case .rejected = error else { throw error }
@@ -100,7 +100,7 @@ extension Spool {
         var operation = try Spool.operation(
             read.bytes, truncated: read.truncated || status.size > maxSize, fileSize: Int64(status.size),
             maxSize: maxSize, maxPayload: maxPayload)
-        operation.producer = producer(owner: status.owner, name: name)
+        operation.producer = users.producer(owner: status.owner, name: name)
         return (operation, status)
     }
 

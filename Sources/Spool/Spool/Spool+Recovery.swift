@@ -41,7 +41,8 @@ extension Spool {
             if workerAlive == true { continue }
             let leftByCrash = workerAlive == false
             let abandoned = nowSeconds - status.modifiedMicroseconds / 1_000_000 > lifetimeSeconds
-            let twin = status.linkCount > 1 && nowSeconds - status.changedSeconds >= Spool.twinSettleSeconds
+            let twin = status.linkCount > 1
+                && !SharedStorage.isInMotion(changedSeconds: status.changedSeconds, nowSeconds: nowSeconds)
             guard leftByCrash || abandoned || twin else { continue }
             do throws(Errno) {
                 try removeTemporary(name)
@@ -82,14 +83,9 @@ extension Spool.Transaction {
                 let cur = spool.directory(.cur)
                 if unchanged != nil, !name.isHidden { seen.append(name) }
                 guard !name.isHidden, let queued = QueueName(name), let claim = queued.claim else { return }
-                // Another host's claim is stale once both its stamp and the file's last touch are older than
-                // the lease: a worker uploading a payload touches the file while it sends.
-                let stale = claim.owner.isAlive.map { !$0 }
-                    ?? (nowSeconds - claim.since > leaseSeconds
-                        && (try? cur.status(of: name)).map {
-                            nowSeconds - $0.modifiedMicroseconds / 1_000_000 > leaseSeconds
-                        }
-                            ?? true)
+                let stale = SharedStorage.isStale(claim, leaseSeconds: leaseSeconds, nowSeconds: nowSeconds) {
+                    (try? cur.status(of: name)).map { $0.modifiedMicroseconds / 1_000_000 }
+                }
                 if stale { staleClaims.append((name, queued, claim)) }
             }
         } catch {
@@ -147,7 +143,7 @@ extension Spool.Transaction {
             let (done, pending, settled) = try finishFiling(of: id, in: folder, log: log)
             finished += done
             // A young marker with nothing found may be a filing whose reason is not yet in place: kept.
-            if !pending && (settled || age >= Spool.twinSettleSeconds) { spool.clearFiling(folder, id) }
+            if !pending && (settled || age >= SharedStorage.twinSettleSeconds) { spool.clearFiling(folder, id) }
         }
         return finished
     }
@@ -176,7 +172,7 @@ extension Spool.Transaction {
             // Only a filing whose worker is gone: a claim's owner is checked directly; otherwise (an entry
             // in new/, a claim made on another host) the reason must be older than any filing takes.
             let ownerAlive = from == .cur ? QueueName(source)?.claim?.owner.isAlive : nil
-            let young = reasonStatus.map { Timestamp.nowSeconds() - $0.changedSeconds < Spool.twinSettleSeconds }
+            let young = reasonStatus.map { SharedStorage.isInMotion(changedSeconds: $0.changedSeconds) }
             if ownerAlive == true || ownerAlive == nil && young != false {
                 pending = true
                 continue

@@ -40,16 +40,10 @@ package final class Spool: Sendable {
     /// Whether opening it made the spool itself (a producer's first drop into a new path, or `init`): said once,
     /// so that a mistyped `--spool` does not strand writes where no worker looks.
     package let wasCreated: Bool
-    /// The owner of the spool's folder: operations dropped by them or by root keep every right and share one
-    /// order per key; anyone else's are their own (spool(5), A spool for many users).
-    package let owner: UInt32
-    /// Whether others than the owner may drop into `new/` (its group or others may write it): spool(5)'s
-    /// shared layout, where a name's order is taken as its owner's only (`laneKey`).
-    package let takesProducerDrops: Bool
-    /// Set once `RENAME_NOREPLACE` was refused with EINVAL: moves are links and unlinks from then on.
-    package let linkMoves = Atomic<Bool>(false)
-    /// What moves set out of their way in `new/` (`Spool.setAside`), a log line each, until a worker says them.
-    package let setAsideNotes = Locked<[String]>([])
+    /// Who uses the spool: its owner, and the producers of a spool for many users (spool(5)).
+    package let users: SpoolUsers
+    /// What the spool needs from storage that several hosts may share (spool(5), "Shared spools").
+    package let storage: SharedStorage
     /// The spool lock, opened on first use: producers never need it.
     package let lockStorage = Locked<SpoolLock?>(nil)
 
@@ -82,14 +76,6 @@ package final class Spool: Sendable {
     /// `-v` line.
     package func takeLockUse() -> LockUse { lock.takeUse() }
 
-    /// What moves set out of their way in `new/` since the last call (`setAside`), a log line each.
-    package func takeSetAsideNotes() -> [String] {
-        setAsideNotes.withLock { notes in
-            defer { notes = [] }
-            return notes
-        }
-    }
-
     /// Where the spool lock lives, for messages.
     package var lockPath: String { lock.path }
 
@@ -99,23 +85,6 @@ package final class Spool: Sendable {
     package static let fileMode: mode_t = 0o600
     /// The mode of a file a producer drops into a shared spool: the sender reads it through the drop group.
     package static let droppedFileMode: mode_t = 0o640
-
-    /// The mode of an operation file this process writes: the owner's alone when this process is the spool's
-    /// owner, else readable by the group too, for the sender (root's drops into a shared spool included).
-    package var writtenFileMode: mode_t {
-        UserDatabase.effectiveUser == owner ? Spool.fileMode : Spool.droppedFileMode
-    }
-
-    /// Whose order an operation dropped by `producer` keeps: nil (the one shared order per key) for the spool's
-    /// owner and root, else the producer's own, so that one producer's writes never hold back another's.
-    package func keyScope(of producer: UInt32?) -> UInt32? {
-        guard let producer, isProducer(producer) else { return nil }
-        return producer
-    }
-
-    /// Whether what `uid` drops is a producer's, held to the producer policy and ordered on its own: anyone
-    /// but root and the spool's owner.
-    package func isProducer(_ uid: UInt32) -> Bool { uid != 0 && uid != owner }
 
     /// Opens the spool at `path`. With `create`, as a producer or `spool-ctl init` opens it, a missing spool
     /// (one level) and any missing folder are made with mode 0700; without it, as readers and the sender open
@@ -177,11 +146,11 @@ package final class Spool: Sendable {
         self.folderStatuses = folderStatuses
         self.folderReadable = folderReadable
         self.dropOnly = dropOnly
-        self.owner = owner
         wasCreated = created
-        takesProducerDrops = folderStatuses.count == Folder.allCases.count
-            && folderStatuses[Folder.allCases.firstIndex(of: .new)!].mode & 0o022 != 0
-        if (try? root.status(of: Spool.linkMovesMarker)) != nil { linkMoves.store(true, ordering: .relaxed) }
+        users = SpoolUsers(
+            owner: owner,
+            takesProducerDrops: folderStatuses[Folder.allCases.firstIndex(of: .new)!].mode & 0o022 != 0)
+        storage = SharedStorage(root: root)
     }
 
     /// Refuses a spool this process cannot change: a read-only mount, or folders it may not write.
@@ -263,8 +232,3 @@ package final class Spool: Sendable {
     }
 }
 
-extension Spool {
-    /// Whether the spool's file system may be written by other hosts (NFS, FUSE, CIFS, Ceph, 9P), whose
-    /// drops raise no inotify event here.
-    package var mayBeShared: Bool { cspool_is_shared(root.rawValue) != 0 }
-}

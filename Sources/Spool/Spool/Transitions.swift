@@ -60,7 +60,7 @@ extension Spool {
         // Who dropped it: the owner of its file, which a producer cannot forge (spool(5), shared spools), or
         // the producer whose write the owner rewrote, kept by uid for a later retry.
         if reason["dropped-by"] == nil, let owner = try? directory(folder).status(of: name).owner {
-            let producer = producer(owner: owner, name: name)
+            let producer = users.producer(owner: owner, name: name)
             reason.fields.append(("dropped-by", UserDatabase.display(producer)))
             if producer != owner { reason.fields.append(("producer-uid", String(producer))) }
         }
@@ -165,7 +165,7 @@ extension Spool {
         let temporary = FileName(UniqueName.next().id)
         let tmp = directory(.tmp)
         do {
-            let fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: writtenFileMode)
+            let fd = try tmp.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: users.writtenFileMode)
             defer { fd.close() }
             // Root's edit keeps the operation its producer's (and so under their policy and order).
             if UserDatabase.effectiveUser == 0, let producer = try? directory(folder).status(of: name).owner,

@@ -16,11 +16,6 @@ extension Spool {
         case tooYoung
     }
 
-    /// How old a pair of names must be before it counts as a move cut short by a crash rather than one in
-    /// progress: a `link` + `unlink` takes microseconds. Tests shorten it with `SPOOL_TEST_TWIN_SETTLE`.
-    package static let twinSettleSeconds: Int64 =
-        Environment.testHook("SPOOL_TEST_TWIN_SETTLE").flatMap { Int64($0) } ?? 60
-
     /// The other name of a file that has two inside the spool, and whether this name is the one to drop.
     package struct Twin: Sendable {
         /// Where the other name is.
@@ -29,7 +24,7 @@ extension Spool {
         package let name: FileName
         /// Whether resolution removes the name asked about (else the other one).
         package let dropsThisName: Bool
-        /// Younger than `twinSettleSeconds`: maybe a move in progress, so left alone for now.
+        /// Younger than `SharedStorage.twinSettleSeconds`: maybe a move in progress, so left alone for now.
         package let inMotion: Bool
     }
 
@@ -46,7 +41,7 @@ extension Spool {
         let dropsThis = mine < theirs || (mine == theirs && name < otherName)
         return Twin(
             folder: otherFolder, name: otherName, dropsThisName: dropsThis,
-            inMotion: nowSeconds - status.changedSeconds < Spool.twinSettleSeconds)
+            inMotion: SharedStorage.isInMotion(changedSeconds: status.changedSeconds, nowSeconds: nowSeconds))
     }
 
     /// How far along the moves a name in `folder` is, for `twin`: of two names, the higher rank is kept.

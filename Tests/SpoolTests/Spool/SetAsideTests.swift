@@ -35,7 +35,7 @@ struct SetAsideTests {
             .filter { $0.hasPrefix(".in-the-way.") }
         try #require(aside.count == 1, "one entry set aside")
         #expect(FileManager.default.fileExists(atPath: temporary.path + "/new/" + aside[0] + "/inside"))
-        let notes = spool.setAsideNotes.withLock { $0 }
+        let notes = spool.users.takeSetAsideNotes()
         #expect(notes.count == 1 && notes[0].contains("uid 65534") && notes[0].contains(aside[0]), "\(notes)")
     }
 
