@@ -140,7 +140,7 @@ extension OperationStateMachine {
         case .done:
             return .complete
         case let .pushedBack(_, reason, _, _):
-            return .giveBack(reason: reason)
+            return .unclaim(reason: reason)
         case let .conflict(fields):
             return .file(.conflict, FilingReason(fields + [Outcome.Field("attempts", "\(attempts)")]))
         case let .failed(fields):

@@ -48,7 +48,7 @@ package struct OperationStateMachine {
         /// Given back to `new/` with one more attempt and its next time.
         case deferring
         /// Given back to `new/` as it was; then the lane does `then`.
-        case givingBack(then: Finish)
+        case unclaiming(then: Finish)
     }
 
     /// What the lane does once an operation's life in it is over.
@@ -145,7 +145,7 @@ package struct OperationStateMachine {
         case deferral(RetryState, reason: String, takesOriginDown: Bool, kept: FilingReason)
         /// Give the claim back as it was: no attempt counted, no backoff. `reason` is the push-back's, nil when
         /// the claim goes back unsent (the system failed, or the file changed into another request).
-        case giveBack(reason: String?)
+        case unclaim(reason: String?)
         /// Its life in the lane is over; the lane does this.
         case finish(Finish)
     }
@@ -181,9 +181,9 @@ package struct OperationStateMachine {
             holdUntilSeconds = holdUntil
             return won ? go(.checkingClaim, .checkClaim) : finish(.park(.claimLost))
         case let (.checkingClaim, .checked(same)):
-            return same ? go(.sending, .send(again: false)) : giveBack(nil, then: .park(.claimChanged))
+            return same ? go(.sending, .send(again: false)) : unclaim(nil, then: .park(.claimChanged))
         case let (.sending, .answered(outcome, nowMicroseconds, stopping)):
-            guard let outcome else { return giveBack(nil, then: .park(.notSent)) }
+            guard let outcome else { return unclaim(nil, then: .park(.notSent)) }
             if case .pushedBack = outcome, !facts.isJob, !stopping, nowMicroseconds / 1_000_000 < holdUntilSeconds {
                 return go(.pushedBack(outcome), .waitForRoom)
             }
@@ -198,7 +198,7 @@ package struct OperationStateMachine {
             switch move {
             case .failing, .coalescing, .completing, .filing: return finish(made ? .goOn : .park(.notMoved))
             case .deferring: return finish(.stop)
-            case let .givingBack(then): return finish(then)
+            case let .unclaiming(then): return finish(then)
             }
         default:
             preconditionFailure("\(event) cannot happen to an operation \(state)")
@@ -215,8 +215,8 @@ package struct OperationStateMachine {
     private mutating func finish(_ how: Finish) -> Action { go(.finished, .finish(how)) }
 
     /// Gives the claim back as it was, then finishes `then`.
-    private mutating func giveBack(_ reason: String?, then: Finish) -> Action {
-        go(.moving(.givingBack(then: then)), .giveBack(reason: reason))
+    private mutating func unclaim(_ reason: String?, then: Finish) -> Action {
+        go(.moving(.unclaiming(then: then)), .unclaim(reason: reason))
     }
 
     /// The lane's rules applied to the facts so far (`rule`), carried into the state they lead to.
@@ -237,7 +237,7 @@ package struct OperationStateMachine {
         case .complete: return go(.moving(.completing), action)
         case .file: return go(.moving(.filing), action)
         case .deferral: return go(.moving(.deferring), action)
-        case let .giveBack(reason): return giveBack(reason, then: .leave)
+        case let .unclaim(reason): return unclaim(reason, then: .leave)
         default: preconditionFailure("an answer leads to a move, not to \(action)")
         }
     }

@@ -65,7 +65,7 @@ extension Worker {
                 action = machine.receive(.moved(file(read.entry, from: .new, to: .failed, reason: reason, sending)))
             case .coalesce:
                 action = machine.receive(.moved(read.next.map { coalesce(read.entry, into: $0) } ?? false))
-            case .complete, .file, .deferral, .giveBack:
+            case .complete, .file, .deferral, .unclaim:
                 let made = await move(action, claimed, sending, outcome: outcome, keyGoesOn: read.next != nil)
                 action = machine.receive(.moved(made))
             case let .finish(how):
@@ -134,7 +134,7 @@ extension Worker {
             // Not filed, or filed but not synced (a fault), means decided again later, and gone means another
             // worker's: either way the key's next write waits, for the rest of the run.
             return file(claimed, from: .cur, to: destination, reason: reason, operation)
-        case let .giveBack(reason):
+        case let .unclaim(reason):
             // As it was: no attempt counted, no backoff, its key's order kept; its origin's pause or rate
             // decides when it goes, or the next run when it was not sent.
             let made = unclaim(claimed, state: claimed.state)
@@ -194,7 +194,7 @@ extension OperationStateMachine.Action {
         case .file(.conflict, _): .conflicted
         case .file: .failed
         case .deferral: .deferred
-        case let .giveBack(reason): reason == nil ? nil : .deferred
+        case let .unclaim(reason): reason == nil ? nil : .deferred
         default: nil
         }
     }

@@ -103,7 +103,7 @@ import Testing
     }
 
     /// What a 429 or 503 does to the attempt count is said one way everywhere: kept (the code's
-    /// `OperationStateMachine.Action.giveBack`; `PacedOriginTests.a429KeepsTheOperationsPlaceAndItsAttempts`).
+    /// `OperationStateMachine.Action.unclaim`; `PacedOriginTests.a429KeepsTheOperationsPlaceAndItsAttempts`).
     @Test func every429SaysTheAttemptIsKept() throws {
         for file in ["README.md"] + ManPageTests.pages.map({ "man/" + $0 }) {
             let text = try String(contentsOfFile: "\(ManPageTests.root)/\(file)", encoding: .utf8)

@@ -145,14 +145,14 @@ import Testing
         _ = changed.start()
         _ = changed.receive(.room(granted: true, nowSeconds: Self.nowSeconds))
         _ = changed.receive(.claimed(won: true, holdUntilSeconds: Self.nowSeconds + 60))
-        #expect(changed.receive(.checked(sameRequest: false)) == .giveBack(reason: nil))
+        #expect(changed.receive(.checked(sameRequest: false)) == .unclaim(reason: nil))
         #expect(changed.receive(.moved(true)) == .finish(.park(.claimChanged)))
     }
 
     @Test func notSentGoesBackAsItWasAndParksItsKey() throws {
         var machine = Self.sending(try Self.operation())
         let action = machine.receive(.answered(nil, nowMicroseconds: Self.nowSeconds * 1_000_000, stopping: false))
-        #expect(action == .giveBack(reason: nil))
+        #expect(action == .unclaim(reason: nil))
         #expect(machine.receive(.moved(false)) == .finish(.park(.notSent)))
     }
 
@@ -165,12 +165,12 @@ import Testing
         #expect(machine.receive(.room(granted: true, nowSeconds: Self.nowSeconds + 1)) == .send(again: true))
         #expect(machine.receive(.answered(pushed, nowMicroseconds: now, stopping: false)) == .waitForRoom)
         // Room granted past the hold: back as it was, for the origin's rate; the lane leaves the key.
-        #expect(machine.receive(.room(granted: true, nowSeconds: Self.nowSeconds + 30)) == .giveBack(reason: "HTTP 429"))
+        #expect(machine.receive(.room(granted: true, nowSeconds: Self.nowSeconds + 30)) == .unclaim(reason: "HTTP 429"))
         #expect(machine.receive(.moved(true)) == .finish(.leave))
         var stopping = Self.sending(try Self.operation())
-        #expect(stopping.receive(.answered(pushed, nowMicroseconds: now, stopping: true)) == .giveBack(reason: "HTTP 429"))
+        #expect(stopping.receive(.answered(pushed, nowMicroseconds: now, stopping: true)) == .unclaim(reason: "HTTP 429"))
         var late = Self.sending(try Self.operation(), holdUntil: Self.nowSeconds)
-        #expect(late.receive(.answered(pushed, nowMicroseconds: now, stopping: false)) == .giveBack(reason: "HTTP 429"))
+        #expect(late.receive(.answered(pushed, nowMicroseconds: now, stopping: false)) == .unclaim(reason: "HTTP 429"))
     }
 
     @Test func movesEndTheLifeAndAMoveNotMadeParksTheKey() throws {

@@ -43,7 +43,7 @@ import Testing
                 document, entry: OperationStateMachineTests.entry(attempts: 0), holdUntil: now)
             let action = machine.receive(.answered(classify("POST", status), nowMicroseconds: now * 1_000_000,
                                                    stopping: false))
-            #expect(action == .giveBack(reason: "HTTP \(status)"), "max_attempts 1 is not used up by a \(status)")
+            #expect(action == .unclaim(reason: "HTTP \(status)"), "max_attempts 1 is not used up by a \(status)")
         }
         for status in [301, 302, 307, 308, 400, 401, 403, 422, 501] {
             if case .failed = classify("POST", status) {} else { Issue.record("\(status) fails") }
