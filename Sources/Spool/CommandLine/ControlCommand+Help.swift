@@ -32,8 +32,8 @@ extension ControlCommand {
 
             EXIT STATUS:
               0 done (check: healthy), 1 check found problems, 64 usage error, 65 the operation cannot be
-              changed that way, 66 no such operation or no spool at the path, 74 the spool cannot be read,
-              75 the operation is being sent or moved meanwhile: try again, 78 check found the
+              changed that way, 66 no such operation or no spool at the path, 73 init could not create
+              the spool, 74 the spool cannot be read, 75 the operation is being sent or moved meanwhile: try again, 78 check found the
               configuration, a TLS file, an auth profile or a handler unusable.
 
             """,
