@@ -196,7 +196,7 @@ package struct SendCommand: ParsedCommand, Sendable {
         }
         transport.connectionsPerOrigin = options.concurrency
         // One by default, as curl's --parallel: a second thread's lanes contend with the first's for the spool
-        // lock and the folders, which costs more CPU than it saves (README, the benchmark notes).
+        // lock and the folders, which costs more CPU than it saves (measured with spool-bench).
         transport.threads = min(threads ?? 1, options.concurrency)
         if transport.caFile == nil, let file = Program.environment("SPOOL_CA_FILE"), !file.isEmpty {
             transport.caFile = file

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Each command's synopsis is written three times, in `--help`, in its man page and in README.md: all three
-/// must name the same options with the same argument names.
+/// Each command's synopsis is written twice, in `--help` and in its man page: both must name the same options
+/// with the same argument names. README.md, a front page, shows no synopsis.
 @Suite struct SynopsisTests {
     /// Each option in a synopsis with its argument's name (lower-cased; "" for a flag).
     static func options(in synopsis: String) -> [String: String] {
@@ -35,20 +35,6 @@ import Testing
         return String(man.stdout[start.upperBound..<end.lowerBound])
     }
 
-    /// README's synopsis of `program`: its indented block starting `    program [--spool`, with the lines that
-    /// continue it.
-    static func readmeSynopsis(_ program: String) throws -> String {
-        let lines = try String(contentsOfFile: "\(Repository.root)/README.md", encoding: .utf8).components(
-            separatedBy: "\n")
-        guard let first = lines.firstIndex(where: { $0.hasPrefix("    \(program) [--spool") }) else { return "" }
-        var block = [lines[first]]
-        for line in lines[(first + 1)...] {
-            guard line.hasPrefix("     ") || line.hasPrefix("    \(program) ") else { break }
-            block.append(line)
-        }
-        return block.joined(separator: "\n")
-    }
-
     @Test(arguments: [
         ("spool-send", "spool-send.8", [[String]]()), ("spool-enqueue", "spool-enqueue.1", []),
         (
@@ -59,22 +45,17 @@ import Testing
             ]
         )
     ])
-    func helpPageAndReadmeAgree(program: String, page: String, subcommands: [[String]]) throws {
+    func helpAndPageAgree(program: String, page: String, subcommands: [[String]]) throws {
         var help = ""
         for arguments in subcommands.isEmpty ? [["--help"]] : subcommands.map({ $0 + ["--help"] }) {
             help += Self.usage(try Command.run(program, arguments).stdout) + "\n"
         }
         let fromHelp = Self.options(in: help), fromPage = Self.options(in: try Self.pageSynopsis(page))
-        let fromReadme = Self.options(in: try Self.readmeSynopsis(program))
         #expect(fromHelp.count > 1, "found the options of \(program) --help: \(help)")
         #expect(
             fromHelp == fromPage,
             Comment(rawValue: "\(program) --help against \(page): \(fromHelp.sorted { $0.key < $1.key }) "
                 + "\(fromPage.sorted { $0.key < $1.key })")
-        )
-        #expect(
-            fromReadme == fromPage,
-            "README.md against \(page): \(fromReadme.sorted { $0.key < $1.key }) \(fromPage.sorted { $0.key < $1.key })"
         )
     }
 }

@@ -86,20 +86,15 @@ import Testing
         #expect(spool.read("failed", withArguments + ".why").contains("exit-status: 64"))
     }
 
-    /// README's and spool-enqueue(1)'s mail example, run as printed against the shipped handler (a stand-in
-    /// MTA behind it): the job is accepted, and the mail reaches sendmail whole.
+    /// spool-enqueue(1)'s mail example, run as printed against the shipped handler (a stand-in MTA behind
+    /// it): the job is accepted, and the mail reaches sendmail whole.
     @Test func theDocumentedMailExampleRunsAgainstTheShippedHandler() throws {
         let spool = TemporarySpool(), fixture = HandlerFixture()
         let fake = fixture.script("fake-sendmail", "cat >> WORK/mail")
         try install("sendmail", into: fixture, [("/usr/sbin/sendmail", fake)])
-        let readme = try String(contentsOfFile: "\(Repository.root)/README.md", encoding: .utf8)
-            .components(separatedBy: "\n")
-        let first = try #require(readme.firstIndex { $0.hasPrefix("    printf 'To: ops@example.com") })
-        let example = readme[first...].prefix { $0.hasPrefix("    ") && !$0.contains("spool-send") }
-            .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-        #expect(example.contains("--handler sendmail"), "\(example)")
-        let page = try ManPageExamples.blocks(in: "spool-enqueue.1").joined(separator: "\n")
-        #expect(page.contains(example), "spool-enqueue(1) shows the same example: \(example)")
+        let page = try ManPageExamples.blocks(in: "spool-enqueue.1").flatMap(ManPageExamples.commandLines)
+        let example = try #require(page.first { $0.hasPrefix("printf 'To: ops@example.com") && $0.contains("--handler sendmail") },
+                                   "spool-enqueue(1) shows the mail example")
         let queued = try Command.run("/bin/sh", ["-c", example], environment: [
             "PATH": "\(Command.products):/usr/bin:/bin"], workingDirectory: spool.directory)
         #expect(queued.status == 0, "\(queued.stderr)")

@@ -29,27 +29,6 @@ import Testing
         #expect(spool.names("new").isEmpty && spool.names("failed").isEmpty)
     }
 
-    /// README's drop example, run as printed (its URL pointed at the test server) under a common umask:
-    /// `spool-ctl check` finds nothing wrong with what it made, and the write is delivered.
-    @Test func readmesDropExamplePassesCheckAsPrinted() throws {
-        let spool = TemporarySpool()
-        let server = try TestServer { _ in .respond(204, [:], "") }
-        defer { server.stop() }
-        let readme = try String(contentsOfFile: "\(Repository.root)/README.md", encoding: .utf8)
-        let lines = readme.components(separatedBy: "\n")
-        let first = try #require(lines.firstIndex { $0.hasPrefix("    name=$(date") }, "README shows the drop in sh")
-        let block = lines[first...].prefix { $0.hasPrefix("    ") }.map { String($0.dropFirst(4)) }
-        #expect(block.contains { $0.contains("mv \"spool/tmp/$name\" \"spool/new/$name\"") }, "\(block)")
-        let script = "umask 022\n" + block.joined(separator: "\n")
-            .replacingOccurrences(of: "http://127.0.0.1:8080", with: server.baseURL)
-        let drop = try Command.run("/bin/sh", ["-c", "cd \"$1\" && \(script)", "sh", spool.directory])
-        #expect(drop.status == 0, "\(drop.stderr)")
-        let check = try Command.run("spool-ctl", ["--spool", spool.path, "check"])
-        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
-        try spool.send()
-        #expect(server.requests.map(\.text) == ["hello"])
-    }
-
     @Test func installPutsBinariesAndManPagesInPlace() throws {
         let spool = TemporarySpool()
         let prefix = spool.directory + "/prefix"
