@@ -73,7 +73,7 @@ package struct RetryState: Equatable, Sendable {
     /// Put on hold by `spool-ctl hold`: no run sends it, nor anything after it in its key, until released.
     package var held = false
     /// The producer whose write this is, when the spool's owner rewrote it (`resolve`, `retry --if-match`)
-    /// and so owns its file: believed of a file of the owner or root only (`Spool.producer(owner:name:)`).
+    /// and so owns its file: believed of a file of the owner or root only (`SpoolUsers.producer(owner:name:)`).
     package var producer: UInt32? = nil
 
     /// The last error of a claim given back by recovery or from a worker's stranded claims: it may have been
