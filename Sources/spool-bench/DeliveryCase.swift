@@ -141,7 +141,7 @@ private func reportDiscards(_ report: Report, _ discards: [Double]) {
     report.line(
         "the disk discarded \(format1(perDelivery, 2)) blocks per delivery inside unlink: their interrupts are "
             + "charged to spool's sending thread in the runs where it shares their CPU, never to the floor's lone "
-            + "loop, which sleeps through them (README: the CPU figure's two levels)")
+            + "loop, which sleeps through them (BENCHMARKS.md: how to read the CPU row)")
 }
 
 /// The file work one delivery needs and nothing else, over the same synced queue: list `new/`, then per file

@@ -29,7 +29,7 @@ if arguments.contains("-h") || arguments.contains("--help") {
     print("""
         OVERVIEW: Measure spool against baselines in the same run and print a table of ratios.
 
-        USAGE: spool-bench [--quick | --large] [--only CASE]...
+        USAGE: spool-bench [--quick | --large] [--only CASE]... [--markdown FILE]
 
         OPTIONS:
           --quick                 Small sizes and few repetitions, for a smoke run.
@@ -37,6 +37,8 @@ if arguments.contains("-h") || arguments.contains("--help") {
                                   (one key per 200), once each: it takes several minutes.
           --only CASE             Run only this case (enqueue, claims, delivery, https, far, idle, growth,
                                   wakeup, handlers, uploads, triage, pace); repeat for more.
+          --markdown FILE         Also write the summary as a page (BENCHMARKS.md): the machine, the
+                                  date, the command and how to read the ratios, then the table.
           -h, --help              Show help information.
         """)
     exit(0)
@@ -46,6 +48,7 @@ let cases = [
     "pace",
 ]
 var only = Set<String>()
+var markdown: String?
 var index = 0
 while index < arguments.count {
     let argument = arguments[index]
@@ -56,8 +59,14 @@ while index < arguments.count {
         index += 1
         continue
     }
+    if argument == "--markdown", index < arguments.count {
+        markdown = arguments[index]
+        index += 1
+        continue
+    }
     Program.usageFailure(
-        "spool-bench", .unknownOption(argument), usage: "spool-bench [--quick | --large] [--only CASE]...")
+        "spool-bench", .unknownOption(argument),
+        usage: "spool-bench [--quick | --large] [--only CASE]... [--markdown FILE]")
 }
 let chosen = only
 /// Whether a case runs: all of them unless `--only` named some.
@@ -72,12 +81,11 @@ let started = now()
 var system = utsname()
 uname(&system)
 let kernel = withUnsafeBytes(of: &system.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-print(
-    "spool-bench \(config.quick ? "--quick " : "")on \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, Linux \(kernel), "
-        + "\(Timestamp.formatRFC3339(Timestamp.nowSeconds()))"
-)
-print(
-    "each figure: median (min–max) of \(config.repetitions) runs unless said otherwise; baselines measured in this run")
+let machine = "\(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, Linux \(kernel)"
+let date = Timestamp.formatRFC3339(Timestamp.nowSeconds())
+let eachFigure = "median (min–max) of \(config.repetitions) runs unless said otherwise; baselines measured in this run"
+print("spool-bench \(config.quick ? "--quick " : "")on \(machine), \(date)")
+print("each figure: \(eachFigure)")
 print("delivery cases: \(Placement.description)")
 
 let server = BenchServer()
@@ -95,8 +103,16 @@ if wanted("uploads") { benchUploads(report, config) }
 if wanted("triage") { benchTriage(report, config) }
 if wanted("pace") { benchPace(report, config) }
 
-print("\n== Summary (\(fmt(now() - started)) s)\n")
+let seconds = fmt(now() - started)
+print("\n== Summary (\(seconds) s)\n")
 print(report.table())
+if let markdown {
+    let command = (["bin/spool-bench"] + arguments).joined(separator: " ")
+    let page = BenchmarkPage(
+        machine: machine, date: date, command: command, seconds: seconds, eachFigure: eachFigure,
+        placement: Placement.description, table: report.table())
+    do { try page.write(to: markdown) } catch { Program.printError("spool-bench: \(markdown): \(error)\n") }
+}
 Fixtures.cleanUp()
 
 extension String {
