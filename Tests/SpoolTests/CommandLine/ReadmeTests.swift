@@ -58,7 +58,7 @@ import Testing
         let (server, _, _) = try Command.start(
             "/bin/sh", ["-c", "exec " + Self.local(serve, port: port, directory: "")], workingDirectory: spool.directory)
         defer { server.terminate() }
-        #expect(eventually(within: 10) { Self.accepts(port) }, "python3 -m http.server listens on \(port)")
+        #expect(eventually(within: 10) { Nginx.listening(port) }, "python3 -m http.server listens on \(port)")
         var listed = ""
         for line in recover.dropFirst() {
             let result = try Self.run(line, port: port, in: spool.directory)
@@ -112,20 +112,5 @@ import Testing
         let again = try Self.run("bin/" + curl, port: port, in: spool.directory)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(eventually(within: 20) { server.requests.count == 2 }, "the watcher delivers the second write")
-    }
-
-    /// Whether something accepts connections on 127.0.0.1:`port`.
-    static func accepts(_ port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
     }
 }
