@@ -1,4 +1,5 @@
-// spool-enqueue: queue one HTTP write durably and print its id. The logic is EnqueueCommand, in the library.
+// spool-enqueue: queue one HTTP write (or a batch of them) durably and print its id. The logic is
+// EnqueueCommand, in the library.
 import Glibc
 import Spool
 import SpoolConfiguration
@@ -18,9 +19,16 @@ do { command = try command.withLimitsInForce() } catch {
     Program.fail(EnqueueCommand.program, error.description, code: ExitCode.configuration)
 }
 do {
-    let (out, note) = try command.run(group: group).report
-    Program.printOut(out)
-    if let note { Program.printError(note) }
+    if command.batchInput != nil {
+        // One line per document, in input order: an empty one for a DELETE that cancelled what it would delete.
+        let results = try command.runBatch(group: group)
+        Program.printOut(results.map { $0.report.out.isEmpty ? "\n" : $0.report.out }.joined())
+        for note in results.compactMap(\.report.error) { Program.printError(note) }
+    } else {
+        let (out, note) = try command.run(group: group).report
+        Program.printOut(out)
+        if let note { Program.printError(note) }
+    }
 } catch {
     Program.fail(EnqueueCommand.program, error.description, code: error.exitCode)
 }

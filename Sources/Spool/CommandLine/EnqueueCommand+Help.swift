@@ -16,6 +16,7 @@ extension EnqueueCommand {
                spool-enqueue [--spool DIR] --handler NAME [--key KEY] [--body TEXT | --body-file FILE]
                              [OPTIONS] [--] [ARG]...
                spool-enqueue [--spool DIR] --document FILE|-
+               spool-enqueue [--spool DIR] --batch FILE|- [--max-size BYTES] [--max-queue COUNT] [--min-free BYTES]
 
         ARGUMENTS:
           METHOD                  The HTTP method (PUT, POST, PATCH, DELETE, ...), in upper case; without
@@ -33,6 +34,8 @@ extension EnqueueCommand {
                                   in memory. Content-Length is its size; no Content-Type unless a --header.
           --document FILE         Read a whole operation document from FILE (- for standard input)
                                   and check it instead of building one from arguments.
+          --batch FILE            Queue the documents of FILE (- for standard input), one per line, durably
+                                  together, and print their ids in that order; nothing when a line is bad.
           --if-match ETAG         Send If-Match: ETAG; a 412 answer files the operation in conflict/.
           --key KEY               Ordering key (default: the URL): writes with one key go in order.
           --idempotency-key KEY   Idempotency-Key to send (default: a new random key).

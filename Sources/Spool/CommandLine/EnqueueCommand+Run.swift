@@ -85,31 +85,36 @@ extension EnqueueCommand {
             }
         }
         return try group.whileRaised { () throws(EnqueueInputError) -> Enqueued in
-            let spool: Spool
-            do throws(SpoolError) {
-                // Set-group-ID, it makes nothing: a spool, or a folder in one, made with the drop group would be
-                // the caller's to fill with what the sender cannot move. Its default is the host's spool.
-                if group.saved != nil {
-                    spool = try Spool(
-                        path: Spool.defaultPath(option: self.spool, fallback: Spool.hostPath), create: false)
-                } else {
-                    spool = try Spool(path: Spool.defaultPath(option: self.spool))
-                    if spool.wasCreated {
-                        Program.printError(
-                            "spool-enqueue: created the spool \(spool.path); spool-send sends from it with "
-                                + "--spool \(spool.path)\n")
-                    }
-                }
-                try spool.requireWritable()
-            } catch {
-                throw .spool(error)
-            }
+            let spool = try openSpool(group: group)
             do throws(EnqueueError) {
                 return try spool.enqueueFolding(
                     operation, maxSize: maxSize, limits: limits, payload: source, maxPayload: maxPayload)
             } catch {
                 throw .enqueue(error)
             }
+        }
+    }
+
+    /// Opens the spool to queue into, writable. Set-group-ID it makes nothing: a spool, or a folder in one, made
+    /// with the drop group would be the caller's to fill with what the sender cannot move; its default is then
+    /// the host's spool. Otherwise a missing spool is made, and said.
+    func openSpool(group: GroupPrivilege) throws(EnqueueInputError) -> Spool {
+        do throws(SpoolError) {
+            let spool: Spool
+            if group.saved != nil {
+                spool = try Spool(path: Spool.defaultPath(option: self.spool, fallback: Spool.hostPath), create: false)
+            } else {
+                spool = try Spool(path: Spool.defaultPath(option: self.spool))
+                if spool.wasCreated {
+                    Program.printError(
+                        "spool-enqueue: created the spool \(spool.path); spool-send sends from it with "
+                            + "--spool \(spool.path)\n")
+                }
+            }
+            try spool.requireWritable()
+            return spool
+        } catch {
+            throw .spool(error)
         }
     }
 

@@ -17,7 +17,7 @@ package struct EnqueueCommand: ParsedCommand, Sendable {
     /// One-line usage for errors.
     package static let usage =
         "spool-enqueue [--spool DIR] [METHOD] URL [OPTIONS] | --handler NAME [OPTIONS] [--] [ARG...] | --document "
-            + "FILE|-"
+            + "FILE|- | --batch FILE|-"
 
     /// `--spool`, if given.
     package var spool: String?
@@ -33,6 +33,8 @@ package struct EnqueueCommand: ParsedCommand, Sendable {
     package var bodyFile: String?
     /// `--document FILE`: a whole operation document.
     package var jsonInput: String?
+    /// `--batch FILE`: operation documents, one per line, queued durably together.
+    package var batchInput: String?
     /// `--payload FILE|-`: the body, copied into the spool after the document's line.
     package var payload: String?
     /// `--max-payload`: the largest payload copied, in bytes.
@@ -118,6 +120,7 @@ package struct EnqueueCommand: ParsedCommand, Sendable {
                 maxPayload = n
                 givenLimits.insert("--max-payload")
             case .option("--document"): jsonInput = try arguments.value(for: "--document")
+            case .option("--batch"): batchInput = try arguments.value(for: "--batch")
             case .option("--if-match"): fields["if_match"] = .string(try arguments.value(for: "--if-match"))
             case .option("--key"): fields["key"] = .string(try arguments.value(for: "--key"))
             case .option("--idempotency-key"):
@@ -179,15 +182,18 @@ package struct EnqueueCommand: ParsedCommand, Sendable {
 
     /// The checks that need the whole command line.
     package func validate() throws(UsageError) {
-        if jsonInput != nil {
+        if let whole = jsonInput != nil ? "--document" : batchInput != nil ? "--batch" : nil {
+            if jsonInput != nil, batchInput != nil { throw .conflicting("--document", "--batch") }
+            // A batch's documents are small and made durable together: a payload goes alone.
+            if batchInput != nil, payload != nil { throw .conflicting("--batch", "--payload") }
             if let first = positionals.first { throw .unexpectedArgument(first) }
-            if body != nil { throw .conflicting("--document", "--body") }
-            if bodyFile != nil { throw .conflicting("--document", "--body-file") }
-            if curl.isUsed { throw .conflicting("--document", firstCurlOption ?? "-H") }
+            if body != nil { throw .conflicting(whole, "--body") }
+            if bodyFile != nil { throw .conflicting(whole, "--body-file") }
+            if curl.isUsed { throw .conflicting(whole, firstCurlOption ?? "-H") }
             if let option = fields.keys.sorted().first {
-                throw .conflicting("--document", "--" + EnqueueCommand.optionName(option))
+                throw .conflicting(whole, "--" + EnqueueCommand.optionName(option))
             }
-            if !dependsOn.isEmpty { throw .conflicting("--document", "--depends-on") }
+            if !dependsOn.isEmpty { throw .conflicting(whole, "--depends-on") }
         } else if fields["handler"] != nil {
             // A job for a handler: the positionals are its arguments, and HTTP's options mean nothing.
             if curl.isUsed { throw .conflicting("--handler", firstCurlOption ?? "-H") }

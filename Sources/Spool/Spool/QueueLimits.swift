@@ -20,32 +20,35 @@ package struct QueueLimits: Sendable {
         self.minFreeBytes = minFreeBytes
     }
 
-    /// Why the spool is too full for one more document of `size` bytes, or nil.
+    /// Why the spool is too full for `adding` more documents of `size` bytes in all, or nil.
     /// Counting costs one listing of `new/` (names only); free space one `fstatvfs`.
-    package func refusal(_ spool: Spool, size: Int) -> String? {
+    package func refusal(_ spool: Spool, size: Int, adding: Int = 1) -> String? {
         if let refusal = freeSpaceRefusal(spool, size: size) { return refusal }
         var count = 0
         if spool.dropOnly {
             // A producer of a shared spool cannot list new/: the counts the sender keeps for them.
             let counts = spool.waitingCounts()
-            if let refusal = producerRefusal(counts, size: size) { return refusal }
+            if let refusal = producerRefusal(counts, size: size, adding: adding) { return refusal }
             count = counts?.total ?? 0
         } else {
             try? spool.forEachRawEntry(in: .new) { raw, _ in if raw.first != UInt8(ascii: ".") { count += 1 } }
         }
-        if count >= maxCount { return "\(count) operations wait in new/, the limit is \(maxCount) (--max-queue)" }
+        if count + adding > maxCount {
+            return "\(count) operations wait in new/\(adding > 1 ? " and \(adding) would be added" : ""), the limit is "
+                + "\(maxCount) (--max-queue)"
+        }
         return nil
     }
 
-    /// Why one more write of `size` bytes (its count already taken, unless `counting`) would pass this
-    /// producer's limits in a shared spool, by `counts` (`Spool.waitingCounts`); nil when it would not.
+    /// Why `adding` more writes of `size` bytes in all (their count already taken, unless `counting`) would
+    /// pass this producer's limits in a shared spool, by `counts` (`Spool.waitingCounts`); nil when they would not.
     package func producerRefusal(
-        _ counts: (total: Int, producers: [UInt32: Spool.Waiting])?, size: Int, counting: Bool = true
+        _ counts: (total: Int, producers: [UInt32: Spool.Waiting])?, size: Int, counting: Bool = true, adding: Int = 1
     ) -> String? {
         guard producerMaxWaiting != nil || producerMaxBytes != nil else { return nil }
         let waiting = counts?.producers[UserDatabase.effectiveUser] ?? (0, 0)
         let policy = policyPath.map { " in the producer policy \($0)" } ?? ""
-        if counting, let limit = producerMaxWaiting, waiting.count >= limit {
+        if counting, let limit = producerMaxWaiting, waiting.count + Int64(adding) > limit {
             return "\(waiting.count) of your writes wait in new/, the limit is \(limit) (queue\(policy))"
         }
         if let limit = producerMaxBytes, waiting.bytes + Int64(size) > limit {

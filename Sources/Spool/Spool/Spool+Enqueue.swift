@@ -40,7 +40,7 @@ extension Spool {
             for: operation, orderMicroseconds: order, scope: users.keyScope(of: UserDatabase.effectiveUser))
         let temporary = FileName(id)
         let final = QueueName(id: id, state: state).fileName
-        let tmp = directory(.tmp), new = directory(.new)
+        let tmp = directory(.tmp)
         var stage = displayPath(.tmp, temporary)
         let fd: FileDescriptor
         var size = bytes.count
@@ -92,10 +92,9 @@ extension Spool {
             throw .write(path: stage, error)
         }
         CrashPoint.reach("enqueue.published")
-        if dropOnly { noteDropped(by: UserDatabase.effectiveUser, size: size) }
+        if dropOnly { noteDropped(by: UserDatabase.effectiveUser, sizes: [size]) }
         do throws(Errno) {
-            // A producer of a shared spool cannot open new/ to sync it: the file system's sync covers the rename.
-            if dropOnly { try root.syncFileSystem() } else { try new.sync() }
+            try syncPublished()
         } catch {
             throw .write(path: "\(path)/new", error)
         }
@@ -173,14 +172,20 @@ package enum Enqueued: Sendable, Equatable {
 }
 
 extension Spool {
+    /// Whether `operation` is folded into what waits on its key before it is queued: a `merge` write or a
+    /// DELETE, unless this process is a producer of a shared spool, who cannot list what waits (the sender
+    /// folds at admission instead).
+    package func foldsAtEnqueue(_ operation: Operation) -> Bool {
+        !dropOnly && (operation.merge || (operation.handler == nil && operation.method == "DELETE"))
+    }
+
     /// `enqueue`, but a `merge` write or a DELETE is first folded into what waits on its key, under the spool
     /// lock (`Spool+Fold.swift`); only when nothing takes it is it queued as its own operation.
     package func enqueueFolding(
         _ operation: Operation, maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil,
         payload: PayloadSource? = nil, maxPayload: Int64 = Spool.defaultMaxPayloadSize
     ) throws(EnqueueError) -> Enqueued {
-        // A producer of a shared spool cannot list what waits: the sender folds at admission instead.
-        if !dropOnly, operation.merge || (operation.handler == nil && operation.method == "DELETE") {
+        if foldsAtEnqueue(operation) {
             let outcome: FoldOutcome
             do {
                 outcome = try withLock { transaction throws(SystemCallError) in

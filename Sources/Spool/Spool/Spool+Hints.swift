@@ -117,13 +117,13 @@ extension Spool {
         return (total, producers)
     }
 
-    /// A producer's drop of `size` bytes, counted once its operation is in `new/`: a line appended. Never
-    /// made here: a file a producer made would be theirs to rewrite.
-    package func noteDropped(by producer: UInt32, size: Int) {
+    /// A producer's drops of `sizes` bytes each, counted once their operations are in `new/`: a line
+    /// appended for each, in one write. Never made here: a file a producer made would be theirs to rewrite.
+    package func noteDropped(by producer: UInt32, sizes: [Int]) {
         guard let fd = try? root.open(Spool.waitingFile, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK) else { return }
         defer { fd.close() }
         guard let status = try? fd.status(), status.isRegularFile else { return }
-        _ = try? fd.writeAll(Array("+\(producer) \(size)\n".utf8))
+        _ = try? fd.writeAll(Array(sizes.map { "+\(producer) \($0)\n" }.joined().utf8))
     }
 
     /// The sender's counts after a listing of `new/`, written when a shared spool's `.waiting` says otherwise.

@@ -29,6 +29,23 @@ import Testing
         #expect(spool.names("new").isEmpty && spool.names("failed").isEmpty)
     }
 
+    /// spool(5)'s batch drop in sh, run as printed (its URL pointed at the test server): three writes in
+    /// `new/` with one flush for all, none left in `tmp/`, each delivered.
+    @Test func theBatchDropInShRunsAsPrinted() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let example = try #require(try ManPageExamples.blocks(in: "spool.5").first { $0.contains("sync -f spool/tmp") },
+                                   "spool(5) shows the batch drop in sh")
+        let script = example.replacingOccurrences(of: "http://127.0.0.1:8080", with: server.baseURL)
+        let drop = try Command.run("/bin/sh", ["-c", "cd \"$1\" && \(script)", "sh", spool.directory])
+        #expect(drop.status == 0, "\(drop.stderr)")
+        #expect(spool.names("new").count == 3 && spool.names("tmp").isEmpty, "\(spool.names("new"))")
+        try spool.send()
+        #expect(Set(server.requests.map(\.text)) == ["note 1", "note 2", "note 3"])
+        #expect(spool.names("new").isEmpty && spool.names("failed").isEmpty)
+    }
+
     @Test func installPutsBinariesAndManPagesInPlace() throws {
         let spool = TemporarySpool()
         let prefix = spool.directory + "/prefix"

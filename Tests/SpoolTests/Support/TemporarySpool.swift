@@ -51,9 +51,9 @@ final class TemporarySpool {
     }
 }
 
-/// A new directory `/tmp/PREFIX-XXXXXX`, mode 0700; the caller removes it.
-func makeTemporaryDirectory(_ prefix: String) -> String {
-    var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+/// A new directory `PARENT/PREFIX-XXXXXX` (in `/tmp` unless said), mode 0700; the caller removes it.
+func makeTemporaryDirectory(_ prefix: String, in parent: String = "/tmp") -> String {
+    var template = Array("\(parent)/\(prefix)-XXXXXX".utf8CString)
     let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
     precondition(made, "mkdtemp failed")
     return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)

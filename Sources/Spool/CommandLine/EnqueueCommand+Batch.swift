@@ -1,0 +1,75 @@
+import Glibc
+import SpoolDocument
+import SpoolQueue
+import SpoolSystem
+
+extension EnqueueCommand {
+    /// The largest batch read, in bytes.
+    static let maxBatchBytes = 1 << 30
+
+    /// `--batch`: reads the documents, one per line, checks every one before anything is written, then queues
+    /// them durably together (`Spool.enqueueBatch`), a `merge` or DELETE line folded as it would be alone after
+    /// the lines before it were queued. Returns what became of each document, in input order.
+    package func runBatch(group: GroupPrivilege = .none) throws(EnqueueInputError) -> [Enqueued] {
+        // The caller's file is read as the caller, before the drop group is taken.
+        let operations = try batchOperations(batchInput ?? "-")
+        return try group.whileRaised { () throws(EnqueueInputError) -> [Enqueued] in
+            let spool = try openSpool(group: group)
+            var results: [Enqueued] = [], pending: [Operation] = []
+            // Queues the lines gathered so far as one group commit.
+            func queuePending() throws(EnqueueInputError) {
+                guard !pending.isEmpty else { return }
+                do throws(EnqueueError) {
+                    results += try spool.enqueueBatch(pending, maxSize: maxSize, limits: limits).map(Enqueued.queued)
+                } catch {
+                    throw .enqueue(error)
+                }
+                pending = []
+            }
+            for operation in operations {
+                guard spool.foldsAtEnqueue(operation) else {
+                    pending.append(operation)
+                    continue
+                }
+                try queuePending()
+                do throws(EnqueueError) {
+                    results.append(try spool.enqueueFolding(operation, maxSize: maxSize, limits: limits))
+                } catch {
+                    throw .enqueue(error)
+                }
+            }
+            try queuePending()
+            return results
+        }
+    }
+
+    /// The documents of a batch, each checked as `--document` checks one and given an Idempotency-Key when it
+    /// has none; the first bad line is thrown with its number. Blank lines are skipped.
+    func batchOperations(_ path: String) throws(EnqueueInputError) -> [Operation] {
+        let bytes = try read(path, limit: EnqueueCommand.maxBatchBytes)
+        let name = path == "-" ? "standard input" : path
+        var operations: [Operation] = []
+        for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+        where line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") })
+        {
+            let source = "\(name) line \(index + 1)"
+            guard line.count < maxSize else {
+                throw .invalid(source: source, .tooLarge(size: line.count + 1, limit: maxSize))
+            }
+            var document: JSON
+            do { document = try JSON.parse(Array(line)) } catch { throw .notJSON(path: source, error) }
+            if case var .object(members) = document, document["idempotency_key"] == nil {
+                members.append(("idempotency_key", .string(IdempotencyKey.random())))
+                document = .object(members)
+            }
+            let operation: Operation
+            do { operation = try Operation(document: document) } catch { throw .invalid(source: source, error) }
+            guard !operation.hasPayload else {
+                throw .invalid(source: source, .invalidName(
+                    field: "payload", value: "true", why: "a batch takes no payload: queue it alone with --payload"))
+            }
+            operations.append(operation)
+        }
+        return operations
+    }
+}

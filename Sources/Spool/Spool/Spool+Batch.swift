@@ -1,0 +1,88 @@
+import Glibc
+import SpoolDocument
+import SpoolNames
+import SpoolSystem
+
+extension Spool {
+    /// Writes `operations` durably together and makes them visible in `new/`, returning their ids in input
+    /// order: a group commit, as a database makes many records durable with one flush.
+    ///
+    /// The order of `enqueue`, for a batch: every file is written complete into `tmp/`; one `syncfs` makes
+    /// them all durable (a flush per file would cost the disk one flush each, and a journal one commit each);
+    /// only then is each renamed into `new/`, so that a reader never sees a partial file there, and `new/` is
+    /// fsynced once, so that returning means every operation of the batch survives a power cut. A crash before
+    /// the end leaves each operation whole in `new/` or only in `tmp/`, which housekeeping removes; the caller
+    /// learns no id before all are durable. Order stamps are taken in input order, so writes of one key go in
+    /// the order given.
+    ///
+    /// A payload is not for a batch: the command refuses it first. With `limits`, a spool too full for the
+    /// whole batch refuses it before anything is written.
+    package func enqueueBatch(
+        _ operations: [Operation], maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil
+    ) throws(EnqueueError) -> [String] {
+        let documents = operations.map { Array(($0.document.text + "\n").utf8) }
+        for bytes in documents where bytes.count > maxSize {
+            throw .invalid(.tooLarge(size: bytes.count, limit: maxSize))
+        }
+        let size = documents.reduce(0) { $0 + $1.count }
+        if let limits, let refusal = limits.freeSpaceRefusal(self, size: size) { throw .spaceLow(refusal) }
+        if let limits, let refusal = limits.refusal(self, size: size, adding: operations.count) {
+            throw .queueFull(refusal)
+        }
+        let scope = users.keyScope(of: UserDatabase.effectiveUser)
+        var written: [(temporary: FileName, final: FileName, id: String)] = []
+        do throws(EnqueueError) {
+            for (operation, bytes) in zip(operations, documents) {
+                let (id, order) = UniqueName.next()
+                let state = RetryState(for: operation, orderMicroseconds: order, scope: scope)
+                let temporary = FileName(id)
+                try writeTemporary(temporary, bytes)
+                written.append((temporary, QueueName(id: id, state: state).fileName, id))
+            }
+            // Every file complete on the disk before any name appears in new/ (through the spool directory: a
+            // producer of a shared spool holds tmp/ by a descriptor that cannot be synced).
+            do throws(Errno) { try root.syncFileSystem() } catch { throw .write(path: "\(path)/tmp", error) }
+        } catch {
+            for file in written { try? removeTemporary(file.temporary) }
+            throw error
+        }
+        CrashPoint.reach("batch.written")
+        for (index, file) in written.enumerated() {
+            do throws(Errno) {
+                try publish(file.temporary, as: file.final)
+            } catch {
+                // What is in new/ stays: each is whole and durable once new/ is synced below; the rest goes.
+                for rest in written[index...] { try? removeTemporary(rest.temporary) }
+                try? syncPublished()
+                throw error == .crossDevice
+                    ? .otherFileSystem(path: "\(path)/tmp") : .write(path: displayPath(.new, file.final), error)
+            }
+            CrashPoint.reach("batch.published")
+        }
+        if dropOnly { noteDropped(by: UserDatabase.effectiveUser, sizes: documents.map(\.count)) }
+        do throws(Errno) { try syncPublished() } catch { throw .write(path: "\(path)/new", error) }
+        return written.map(\.id)
+    }
+
+    /// Writes `bytes` into a new file `tmp/NAME`, not synced; removes it again when a write fails.
+    private func writeTemporary(_ name: FileName, _ bytes: [UInt8]) throws(EnqueueError) {
+        let stage = displayPath(.tmp, name)
+        let fd: FileDescriptor
+        do throws(Errno) {
+            fd = try directory(.tmp).open(name, O_WRONLY | O_CREAT | O_EXCL, mode: users.writtenFileMode)
+        } catch {
+            throw .write(path: stage, error)
+        }
+        defer { fd.close() }
+        do throws(Errno) { try fd.writeAll(bytes) } catch {
+            try? removeTemporary(name)
+            throw .write(path: stage, error)
+        }
+    }
+
+    /// Makes the renames into `new/` durable: an fsync of `new/`, or for a producer of a shared spool, who
+    /// cannot open `new/` to sync it, the file system's sync.
+    func syncPublished() throws(Errno) {
+        if dropOnly { try root.syncFileSystem() } else { try directory(.new).sync() }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+import SpoolTestSupport
+import Testing
+
+/// `spool-enqueue --batch`: many writes made durable together, every line checked first, ids in input order.
+@Suite struct EnqueueBatchTests {
+    /// A batch of `count` PUTs, `keys` ordering keys taken in turn, each body naming its line.
+    static func lines(_ count: Int, keys: Int, base: String) -> String {
+        (0..<count).map { line in
+            #"{"method":"PUT","url":"\#(base)/notes/\#(line % keys)","body":"line \#(line)"}"#
+        }.joined(separator: "\n") + "\n"
+    }
+
+    @Test func aBatchQueuesEveryLineAndIsSentInInputOrderPerKey() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let batch = Self.lines(200, keys: 3, base: server.baseURL)
+        let queued = try Command.run("spool-enqueue", ["--spool", spool.path, "--batch", "-"], stdin: Data(batch.utf8))
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let ids = queued.lines
+        #expect(ids.count == 200 && Set(ids).count == 200, "one id per line: \(ids.count)")
+        let waiting = spool.names("new")
+        #expect(ids.allSatisfy { id in waiting.contains { $0.hasPrefix(id + ":") } }, "every printed id is in new/")
+        #expect(spool.names("tmp").isEmpty, "nothing left in tmp/")
+        let sent = try spool.send()
+        #expect(sent.status == 0, "\(sent.stderr)")
+        for key in 0..<3 {
+            let bodies = server.requests.filter { $0.path == "/notes/\(key)" }.map(\.text)
+            #expect(bodies == stride(from: key, to: 200, by: 3).map { "line \($0)" }, "key \(key) in input order")
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"method":"PUT","url":"http://127.0.0.1:9/a""#, "line 3", "not valid JSON"),
+        (#"{"method":"PUT"}"#, "line 3", "url"),
+        (#"{"method":"PUT","url":"http://127.0.0.1:9/a","payload":true}"#, "line 3", "payload"),
+    ])
+    func aBadLineQueuesNothingAndIsNamedByItsNumber(bad: String, names: String, why: String) throws {
+        let spool = TemporarySpool()
+        let good = #"{"method":"PUT","url":"http://127.0.0.1:9/a","body":"x"}"#
+        let batch = [good, "", bad, good].joined(separator: "\n")
+        let queued = try Command.run("spool-enqueue", ["--spool", spool.path, "--batch", "-"], stdin: Data(batch.utf8))
+        #expect(queued.status == 65 && queued.stdout.isEmpty, "\(queued.status) \(queued.stdout)")
+        #expect(queued.stderr.contains("standard input \(names)") && queued.stderr.contains(why), "\(queued.stderr)")
+        #expect(spool.names("new").isEmpty && spool.names("tmp").isEmpty, "nothing of the batch is queued")
+    }
+
+    @Test func aSpoolTooFullForTheWholeBatchRefusesIt() throws {
+        let spool = TemporarySpool()
+        let batch = Self.lines(10, keys: 10, base: "http://127.0.0.1:9")
+        let queued = try Command.run(
+            "spool-enqueue", ["--spool", spool.path, "--max-queue", "5", "--batch", "-"], stdin: Data(batch.utf8))
+        #expect(queued.status == 75 && queued.stderr.contains("--max-queue"), "\(queued.status) \(queued.stderr)")
+        #expect(spool.names("new").isEmpty && spool.names("tmp").isEmpty)
+    }
+
+    /// A merge line folds into the create before it in the same batch, and a DELETE of that create cancels
+    /// both: the lines print the create's id, the same id, and an empty line; nothing is left to send.
+    @Test func mergeAndDeleteLinesFoldAsTheyWouldAlone() throws {
+        let spool = TemporarySpool()
+        let url = "http://127.0.0.1:9/notes/1"
+        let batch = [
+            #"{"method":"PUT","url":"\#(url)","body":{"a":1},"creates":true}"#,
+            #"{"method":"PATCH","url":"\#(url)","body":{"b":2},"merge":true}"#,
+            #"{"method":"PUT","url":"http://127.0.0.1:9/other","body":"kept"}"#,
+            #"{"method":"DELETE","url":"\#(url)"}"#,
+        ].joined(separator: "\n")
+        let queued = try Command.run("spool-enqueue", ["--spool", spool.path, "--batch", "-"], stdin: Data(batch.utf8))
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let printed = queued.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(printed.count == 5 && printed[0] == printed[1] && printed[3].isEmpty && printed[4].isEmpty,
+                "\(printed)")
+        #expect(queued.stderr.contains("merged into") && queued.stderr.contains("cancelled"), "\(queued.stderr)")
+        let left = spool.names("new")
+        #expect(left.count == 1 && left[0].hasPrefix(printed[2] + ":"), "only the other write is left: \(left)")
+    }
+
+    /// `kill -9` at random points of a 10,000-line batch, fifty times: every file in `new/` is a whole
+    /// document, and every id printed (a whole line) is in `new/`. On tmpfs (`/dev/shm`): a killed process
+    /// loses nothing the kernel holds, so what is torn or not is the same on any file system, and fifty
+    /// rounds of ten thousand files take seconds there instead of minutes on a busy disk.
+    @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/dev/shm"), "needs /dev/shm"))
+    func aKilledBatchLeavesNoTornFile() throws {
+        let work = makeTemporaryDirectory("spool-batch")
+        defer { _ = try? FileManager.default.removeItem(atPath: work) }
+        let batchFile = work + "/batch.jsonl"
+        try Self.lines(10_000, keys: 50, base: "http://127.0.0.1:9").write(
+            toFile: batchFile, atomically: true, encoding: .utf8)
+        let shm = makeTemporaryDirectory("spool-batch", in: "/dev/shm")
+        defer { _ = try? FileManager.default.removeItem(atPath: shm) }
+        let started = Date()
+        let whole = try Command.run("spool-enqueue", ["--spool", shm + "/whole", "--batch", batchFile])
+        let seconds = Date().timeIntervalSince(started)
+        #expect(whole.status == 0 && whole.lines.count == 10_000, "\(whole.stderr)")
+        var killed = 0
+        for round in 0..<50 {
+            let spool = "\(shm)/round\(round)"
+            let (process, out, _) = try Command.start("spool-enqueue", ["--spool", spool, "--batch", batchFile])
+            usleep(UInt32.random(in: 0...UInt32(seconds * 1.2 * 1_000_000)))
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { killed += 1 }
+            // A line is printed once its newline is: the last, cut by the kill, is not.
+            var printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            printed.removeLast()
+            let waiting = (try? FileManager.default.contentsOfDirectory(atPath: spool + "/new")) ?? []
+            var torn: [String] = []
+            for name in waiting where !name.hasPrefix(".") {
+                let data = FileManager.default.contents(atPath: "\(spool)/new/\(name)") ?? Data()
+                if data.last != UInt8(ascii: "\n") || (try? JSONSerialization.jsonObject(with: data)) == nil {
+                    torn.append(name)
+                }
+            }
+            #expect(torn.isEmpty, "round \(round): torn files in new/: \(torn.prefix(3))")
+            let ids = Set(waiting.map { String($0.prefix { $0 != ":" }) })
+            let missing = printed.filter { !ids.contains($0) }
+            #expect(missing.isEmpty, "round \(round): printed but not in new/: \(missing.prefix(3))")
+            try? FileManager.default.removeItem(atPath: spool)
+        }
+        #expect(killed >= 25, "most rounds were killed mid-batch: \(killed) of 50")
+    }
+}
