@@ -17,17 +17,20 @@ struct BenchmarkPage {
         """
         # Benchmarks
 
-        Made by `\(command)` (after `swift build -c release`) on \(machine), \(date), in \(seconds) s.
-        Programs beside spool: \(BenchmarkPage.versions()).
+        - Made by: `\(command)`, after `swift build -c release`, in \(seconds) s.
+        - Machine: \(machine), \(date).
+        - Beside spool: \(BenchmarkPage.versions()).
+        - Each figure: \(eachFigure).
+        - Delivery cases: \(placement).
 
         ## How to read it
 
         Each row sets a spool figure beside a baseline measured in the same run, on the same machine: the *ratio*
         (spool / baseline, or for a cost baseline / spool as the row says) is what carries from one machine to
-        another, not the figures themselves. Each figure is the \(eachFigure). Queues are made afresh for each
-        repetition and synced to disk before it is timed, as a user's queue is. Delivery cases: \(placement).
-        A *target* is the ratio spool aims for, and says whether this run met it; "n/a" means a baseline's program
-        was not installed. `bin/spool-bench --help` lists the cases; `--only CASE` runs one.
+        another, not the figures themselves. Queues are made afresh for each repetition and synced to disk before
+        it is timed, as a user's queue is. A *target* is the ratio spool aims for, and says whether this run met
+        it; "n/a" means a baseline's program was not installed. `bin/spool-bench --help` lists the cases; `--only
+        CASE` runs one.
 
         The machine's noise shows in the ranges: compare ratios within one run, never figures across runs, and
         read a range as much as its median. The CPU row moves between two levels on a disk that discards freed
@@ -69,6 +72,7 @@ struct BenchmarkPage {
         process.waitUntilExit()
         let line = output.split(separator: "\n").first ?? ""
         // "nginx version: nginx/1.22.1", "curl 7.88.1 (x86_64…) libcurl/7.88.1 …", "wrk 4.1.0 …", "Python 3.11.2".
-        return line.split(separator: " ").first { $0.contains(where: \.isNumber) }
+        let version = line.split(separator: " ").first { $0.contains(where: \.isNumber) }
+        return version.map { $0.split(separator: "/").last ?? $0 }
     }
 }

@@ -6,6 +6,7 @@ struct Config {
     var repetitions: Int { quick ? 3 : 5 }
     var enqueueCount: Int { quick ? 500 : 5000 }
     var enqueueProcesses: Int { quick ? 100 : 500 }
+    var batchCount: Int { quick ? 1000 : 10_000 }
     var claimCount: Int { quick ? 2000 : 10_000 }
     var deliveryCount: Int { quick ? 1000 : 5000 }
     var curlCount: Int { quick ? 100 : 300 }

@@ -89,7 +89,10 @@ print("each figure: \(eachFigure)")
 print("delivery cases: \(Placement.description)")
 
 let server = BenchServer()
-if wanted("enqueue") { benchEnqueue(report, config) }
+if wanted("enqueue") {
+    benchEnqueue(report, config)
+    benchBatch(report, config)
+}
 if wanted("claims") { benchClaims(report, config) }
 if wanted("delivery") { Placement.measured { benchDelivery(report, config, server) } }
 if wanted("https") { Placement.measured { benchSecureDelivery(report, config) } }
