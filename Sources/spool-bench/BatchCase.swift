@@ -9,17 +9,20 @@ import SpoolSystem
 func benchBatch(_ report: Report, _ config: Config) {
     let count = config.batchCount
     report.section("1b. \(count) writes of about 200 bytes queued at once (spool-enqueue --batch)")
-    measureBatch(report, config, parent: Fixtures.root, label: "here")
+    measureBatch(report, config, parent: Fixtures.root, label: "here", removes: false)
     guard let mounted = DefaultExt4.mount(under: Fixtures.root) else {
         report.line("batch on a default ext4: n/a: needs root, losetup and mkfs.ext4")
         return
     }
     defer { DefaultExt4.unmount(mounted) }
-    measureBatch(report, config, parent: mounted, label: "ext4 as mkfs.ext4 makes it")
+    measureBatch(report, config, parent: mounted, label: "ext4 as mkfs.ext4 makes it", removes: true)
 }
 
-/// The batch's rows on the file system holding `parent`.
-private func measureBatch(_ report: Report, _ config: Config, parent: String, label: String) {
+/// The batch's rows on the file system holding `parent`. `removes`: each directory goes once measured, as a
+/// small file system's inodes require; elsewhere they stay until the bench ends, since removing ten thousand
+/// files on a file system mounted with `discard` keeps the disk busy through the next measurement.
+private func measureBatch(_ report: Report, _ config: Config, parent: String, label: String, removes: Bool) {
+    let remove = removes ? removeDirectory : { _ in }
     let count = config.batchCount, processes = config.enqueueProcesses
     let batch = parent + "/batch.jsonl"
     let lines = (0..<count).map { Fixtures.document($0, base: "http://127.0.0.1:9") }.joined(separator: "\n") + "\n"
@@ -32,14 +35,16 @@ private func measureBatch(_ report: Report, _ config: Config, parent: String, la
         let sent = run([config.binaries + "/spool-enqueue", "--spool", spool, "--batch", batch])
         precondition(sent.status == 0 && Fixtures.count(spool + "/new") == count, "the batch was not queued")
         batched.append(Double(count) / sent.seconds)
-        perItem.append(floorRate(directory(under: parent, spool: false), count: count / 4, flush: .eachItem))
-        syncfsOnce.append(floorRate(directory(under: parent, spool: false), count: count, flush: .syncfsOnce))
-        fsyncEach.append(floorRate(directory(under: parent, spool: false), count: count, flush: .fsyncEachThenRename))
+        remove(spool)
+        perItem.append(floorRate(under: parent, count: count / 4, flush: .eachItem, then: remove))
+        syncfsOnce.append(floorRate(under: parent, count: count, flush: .syncfsOnce, then: remove))
+        fsyncEach.append(floorRate(under: parent, count: count, flush: .fsyncEachThenRename, then: remove))
         let target = directory(under: parent, spool: true)
         let finished = shell("""
             i=0; while [ $i -lt \(processes) ]; do "\(config.binaries)/spool-enqueue" --spool "\(target)" PUT http://127.0.0.1:9/item/0 --body '\(Fixtures.body)' >/dev/null; i=$((i+1)); done
             """)
         perProcess.append(Double(processes) / finished.seconds)
+        remove(target)
     }
     let b = Stats(values: batched), floor = Stats(values: perItem), p = Stats(values: perProcess)
     let once = Stats(values: syncfsOnce), each = Stats(values: fsyncEach)
@@ -79,8 +84,16 @@ private enum Flush {
     case fsyncEachThenRename
 }
 
-/// Files of about 200 bytes made durable in `dir` per second, the system calls alone.
-private func floorRate(_ dir: String, count: Int, flush: Flush) -> Double {
+/// Removes a directory the case made, once measured.
+private func removeDirectory(_ path: String) {
+    shell("rm -rf '\(path)'")
+}
+
+/// Files of about 200 bytes made durable per second in a new directory under `parent`, the system calls alone;
+/// `then` is given the directory once measured.
+private func floorRate(under parent: String, count: Int, flush: Flush, then: (String) -> Void) -> Double {
+    let dir = directory(under: parent, spool: false)
+    defer { then(dir) }
     let payload = Array((Fixtures.document(0, base: "http://127.0.0.1:9") + "\n").utf8)
     let tmp = try! FileDescriptor.currentDirectory.openDirectory(FileName(dir + "/tmp"))
     let new = try! FileDescriptor.currentDirectory.openDirectory(FileName(dir + "/new"))
