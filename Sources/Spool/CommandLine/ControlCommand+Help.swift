@@ -33,7 +33,7 @@ extension ControlCommand {
             EXIT STATUS:
               0 done (check: healthy), 1 check found problems, 64 usage error, 65 the operation cannot be
               changed that way, 66 no such operation or no spool at the path, 73 init could not create
-              the spool, 74 the spool cannot be read, 75 the operation is being sent or moved meanwhile: try again, 78 check found the
+              the spool or stats its --output, 74 the spool cannot be read, 75 the operation is being sent or moved meanwhile: try again, 78 check found the
               configuration, a TLS file, an auth profile or a handler unusable.
 
             """,
@@ -139,11 +139,13 @@ extension ControlCommand {
         "stats": """
             OVERVIEW: Count operations per folder, with the oldest pending age, next due time and bytes on disk.
 
-            USAGE: spool-ctl [--spool DIR] stats [--json | --prometheus]
+            USAGE: spool-ctl [--spool DIR] stats [--json | --prometheus] [--output FILE]
 
             OPTIONS:
               --json                  One JSON object.
               --prometheus            The node_exporter textfile format, for a cron line feeding monitoring.
+              --output FILE           Write to FILE instead, replacing it at once (written beside it under a
+                                      hidden name, then renamed over it), so a reader never sees half of it.
               -h, --help              Show help information.
 
             """,

@@ -45,6 +45,8 @@ package struct ControlCommand: ParsedCommand, Sendable {
     package var authDirectory: String?
     /// `check --handler-dir`: the handler directory to validate.
     package var handlerDirectory: String?
+    /// `stats --output FILE`: where to write the counts instead of standard output, replacing the file at once.
+    package var output: String?
     /// The help text asked for with `-h`, if any.
     package var help: String?
 
@@ -126,6 +128,9 @@ package struct ControlCommand: ParsedCommand, Sendable {
                         option: "--older-than", value: text, expected: "a duration such as 30m, 4h or 2d")
                 }
                 olderThan = seconds
+            case .option("--output"):
+                guard chosen == "stats" else { throw .unknownOption("--output") }
+                output = try arguments.value(for: "--output")
             case let .option(name) where name == "--auth-dir" || name == "--handler-dir":
                 guard chosen == "check" else { throw .unknownOption(name) }
                 let value = try arguments.value(for: name)

@@ -190,15 +190,22 @@ package struct ControlSession {
         if item.folder == .conflict { showVersions(item) }
     }
 
-    /// `spool-ctl stats`: the spool's counts as text, `--json` or `--prometheus`; an unreadable spool ends it (74).
+    /// `spool-ctl stats`: the spool's counts as text, `--json` or `--prometheus`, on standard output or, with
+    /// `--output`, as a file replaced at once (node_exporter's textfile collector reads it from a timer's run);
+    /// an unreadable spool ends it (74), and so does a file that cannot be written (73).
     package func stats() {
+        let text: String
         do {
             let stats = try SpoolStats(spool: spool, nowSeconds: nowSeconds)
-            if command.flags.contains("--json") { Program.printOut(stats.json.text + "\n") }
-            else if command.flags.contains("--prometheus") { Program.printOut(stats.prometheus(spool: spool.path)) }
-            else { Program.printOut(stats.text.replacingControlCharacters(keepingLines: true)) }
+            if command.flags.contains("--json") { text = stats.json.text + "\n" }
+            else if command.flags.contains("--prometheus") { text = stats.prometheus(spool: spool.path) }
+            else { text = stats.text.replacingControlCharacters(keepingLines: true) }
         } catch {
             Program.fail(program, "cannot read \(spool.path): \(error)", code: ExitCode.ioError)
+        }
+        guard let output = command.output else { return Program.printOut(text) }
+        do throws(Errno) { try FileDescriptor.writeReplacing(output, Array(text.utf8)) } catch {
+            Program.fail(program, "cannot write \(output): \(error)", code: ExitCode.cannotCreate)
         }
     }
 

@@ -78,6 +78,18 @@ import Testing
                 && counts["deferred"] as? Int == 2)
         let prometheus = try Command.run("spool-ctl", ["--spool", spool.path, "stats", "--prometheus"])
         #expect(prometheus.stdout.contains("folder=\"conflict\"} 1"))
+        // For node_exporter's textfile collector: the same text as a file replaced at once, nothing left beside.
+        let textfiles = spool.directory + "/textfiles"
+        try FileManager.default.createDirectory(atPath: textfiles, withIntermediateDirectories: false)
+        try "stale".write(toFile: textfiles + "/spool.prom", atomically: false, encoding: .utf8)
+        let written = try Command.run(
+            "spool-ctl", ["--spool", spool.path, "stats", "--prometheus", "--output", textfiles + "/spool.prom"])
+        #expect(written.status == 0 && written.stdout.isEmpty, "\(written.stderr)")
+        #expect(try String(contentsOfFile: textfiles + "/spool.prom", encoding: .utf8) == prometheus.stdout)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: textfiles) == ["spool.prom"])
+        let unwritable = try Command.run(
+            "spool-ctl", ["--spool", spool.path, "stats", "--prometheus", "--output", spool.directory + "/none/x.prom"])
+        #expect(unwritable.status == 73 && unwritable.stderr.contains("none/x.prom"), "\(unwritable.stderr)")
     }
 
     @Test func retryWithIfMatchResolvesAConflict() throws {
