@@ -30,6 +30,9 @@ extension SendCommand {
             Program.printError("\(SendCommand.program): error: cannot watch \(spool.path)/new: \(error)\n")
             return ExitCode.ioError
         }
+        var options = options
+        // Started by systemd as Type=notify: a watcher says when it is ready, how it is, and that it lives.
+        if watch, let notifier = ServiceNotifier.fromEnvironment() { options.service = ServiceStatus(notifier) }
         let worker = Worker(spool: spool, transport: transport, options: options)
         wakeup.onStopSignal { worker.requestStop() }
         let loop = RunLoop(

@@ -57,9 +57,13 @@ package struct RunLoop {
                 "watching \(spool.path)/new (pid \(getpid()), --concurrency \(options.concurrency), "
                     + "--threads \(threads))")
         }
+        var ready = false
         while true {
             let summary = await worker.run()
             if !watch || !summary.isEmpty { options.log.detail(summary.line) }
+            if ready { options.service?.status(summary.statusLine) } else { options.service?.ready(summary.statusLine) }
+            ready = true
+            options.service?.alive()
             worker.unclaimStranded()
             worker.saveOrigins()
             let faults = worker.takeFaults()
@@ -86,7 +90,10 @@ package struct RunLoop {
                 break
             }
         }
-        if watch { options.log.detail("stopped; every operation is in its place") }
+        if watch {
+            options.service?.stopping()
+            options.log.detail("stopped; every operation is in its place")
+        }
         return .finished
     }
 
@@ -99,7 +106,10 @@ package struct RunLoop {
         if let due = summary.nextDue { wait = min(wait, Double(max(due - nowSeconds, 0)) + 0.01) }
         if let poll { wait = min(wait, Double(poll)) }
         if let pending = networkRetry.pendingAt { wait = min(wait, max(0, pending - Timestamp.monotonicSeconds())) }
+        // The watchdog hears from the loop at least once per its half interval, idle or not.
+        if let longest = options.service?.longestWait { wait = min(wait, longest) }
         let reason = await wakeup.wait(seconds: wait)
+        options.service?.alive()
         if reason == .stop { return false }
         if networkRetry.due(changed: reason == .network, nowSeconds: Timestamp.monotonicSeconds()) {
             worker.retryNetworkFailures()

@@ -24,6 +24,8 @@ package struct RunSummary: Sendable, Equatable {
     package var nextDue: Int64?
     /// Keys whose first operation is on hold at the end of the run: they wait for `spool-ctl release`.
     package var heldKeys = 0
+    /// Origins down (unreachable, unavailable) and origins paused at the end of the run.
+    package var downOrigins = 0, pausedOrigins = 0
     /// How the run used the spool lock: what another worker on the spool waited for.
     package var lockUse = LockUse()
 

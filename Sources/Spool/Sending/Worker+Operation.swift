@@ -29,6 +29,9 @@ extension Worker {
         var claimed = read.entry, sending = read.operation
         var ticket: Int?, outcome: Outcome?
         while true {
+            // Each step is the loop at work: a request or a push-back's wait ends within its bound, so a
+            // loop stuck anywhere else stops pinging systemd's watchdog.
+            options.service?.alive()
             // Room is held from its grant to the send that uses it; every other way on gives it back.
             if let held = ticket, !action.usesRoom {
                 limits.finish(share, ticket: held, nil)

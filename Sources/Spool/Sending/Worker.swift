@@ -176,6 +176,7 @@ package final class Worker: Sendable {
             summary.nextDue = [nextDue, run.resumeAt].compactMap { $0 }.min()
             summary.heldKeys = heldKeys
             summary.lockUse = lockUse
+            (summary.downOrigins, summary.pausedOrigins) = (run.downOrigins.count, run.pausedOrigins.count)
             return summary
         }
     }

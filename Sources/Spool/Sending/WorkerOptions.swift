@@ -36,6 +36,8 @@ package struct WorkerOptions: Sendable {
     package var fetchesOnConflict = true
     /// Messages.
     package var log = Log.silent
+    /// What a watcher started by systemd tells it (ready, status, watchdog, stopping); nil otherwise.
+    package var service: ServiceStatus?
     /// The meter `-v` shows uploads on, when standard error is a terminal.
     package var progress: ProgressMeter?
     /// spool.conf(5), with the command line's transport options as its defaults.

@@ -1,0 +1,68 @@
+import SpoolSystem
+
+/// What a watcher tells systemd (`Type=notify`): ready once its first round is done, a status line for
+/// `systemctl status` when it changes (at most once a second), a watchdog ping at half the watchdog's interval
+/// from the loop that does the work (a round's finished operations and the watcher's wake-ups, so that a hung
+/// loop stops pinging and is restarted), and that it is stopping.
+package final class ServiceStatus: Sendable {
+    /// The shortest time between two status lines.
+    static let statusSpacingSeconds = 1.0
+
+    let notifier: ServiceNotifier
+    /// When the watchdog and the status were last told (monotonic seconds), and the last status line.
+    private let last = Locked<(watchdog: Double, status: Double, line: String)>((0, 0, ""))
+
+    package init(_ notifier: ServiceNotifier) {
+        self.notifier = notifier
+    }
+
+    /// How long the watcher may wait without a ping: the watchdog's half interval, or nil without a watchdog.
+    package var longestWait: Double? { notifier.watchdogSeconds }
+
+    /// The first round is done: the service is up.
+    package func ready(_ status: String) {
+        last.withLock { $0.status = Timestamp.monotonicSeconds(); $0.line = status }
+        notifier.notify("READY=1\nSTATUS=\(status)")
+    }
+
+    /// The loop made progress: pings the watchdog when half its interval has passed since the last ping.
+    package func alive() {
+        guard let interval = notifier.watchdogSeconds else { return }
+        let now = Timestamp.monotonicSeconds()
+        let due = last.withLock { last in
+            guard now - last.watchdog >= interval * 0.9 else { return false }
+            last.watchdog = now
+            return true
+        }
+        if due { notifier.notify("WATCHDOG=1") }
+    }
+
+    /// The watcher's state in a line, told when it changed and a second has passed since the last.
+    package func status(_ line: String) {
+        let now = Timestamp.monotonicSeconds()
+        let due = last.withLock { last in
+            guard line != last.line, now - last.status >= ServiceStatus.statusSpacingSeconds else { return false }
+            (last.status, last.line) = (now, line)
+            return true
+        }
+        if due { notifier.notify("STATUS=\(line)") }
+    }
+
+    /// The watcher is stopping.
+    package func stopping() {
+        notifier.notify("STOPPING=1")
+    }
+}
+
+extension RunSummary {
+    /// The watcher's state for `systemctl status`: what the last round did and what waits.
+    package var statusLine: String {
+        var parts = [isEmpty ? "idle" : "last round: \(attempts) sent, \(done) done, \(deferred) deferred, "
+            + "\(failed) failed, \(conflicts) conflict"]
+        if let nextDue { parts.append("next at \(Timestamp.formatRFC3339(nextDue))") }
+        if heldKeys > 0 { parts.append("\(heldKeys) key(s) held") }
+        if downOrigins > 0 { parts.append("\(downOrigins) origin(s) down") }
+        if pausedOrigins > 0 { parts.append("\(pausedOrigins) origin(s) paused") }
+        return parts.joined(separator: "; ")
+    }
+}

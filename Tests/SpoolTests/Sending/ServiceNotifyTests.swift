@@ -1,0 +1,119 @@
+import Foundation
+import Glibc
+import SpoolSystem
+import SpoolTestSupport
+import Testing
+
+/// A watcher started as systemd starts a `Type=notify` service, told a `NOTIFY_SOCKET` and a watchdog
+/// interval, against a real datagram socket standing in for systemd.
+@Suite struct ServiceNotifyTests {
+    /// A Unix datagram socket bound to a path, gathering every datagram it receives, as systemd's is.
+    final class NotifyListener: Sendable {
+        let path: String
+        let fd: Int32
+        /// What came, with when, and whether the reader is to stop.
+        private let state = Locked<(received: [(at: Date, text: String)], stopped: Bool)>(([], false))
+        private let ended = DispatchSemaphore(value: 0)
+
+        init(in directory: String) {
+            path = directory + "/notify"
+            fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+                for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            precondition(bound == 0, "bind \(path)")
+            var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let (shared, done, socket) = (state, ended, fd)
+            Thread.detachNewThread {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while !shared.withLock({ $0.stopped }) {
+                    let count = recv(socket, &buffer, buffer.count, 0)
+                    guard count > 0 else { continue }
+                    let text = String(decoding: buffer[..<count], as: UTF8.self)
+                    shared.withLock { $0.received.append((Date(), text)) }
+                }
+                done.signal()
+            }
+        }
+
+        /// Every message so far, with when it came.
+        var messages: [(at: Date, text: String)] { state.withLock { $0.received } }
+
+        /// The lines received that start with `prefix`, in order.
+        func lines(_ prefix: String) -> [(at: Date, text: String)] {
+            messages.flatMap { message in
+                message.text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map { (message.at, String($0)) }
+            }
+        }
+
+        /// Stops the reader (its receive times out every 0.1 s) and closes the socket.
+        func stop() {
+            state.withLock { $0.stopped = true }
+            _ = ended.wait(timeout: .now() + 5)
+            close(fd)
+        }
+    }
+
+    @Test func aWatcherSaysReadyStatusAliveAndStopping() throws {
+        let spool = TemporarySpool()
+        _ = try spool.open()
+        let listener = NotifyListener(in: spool.directory)
+        defer { listener.stop() }
+        let server = try TestServer { _ in .respond(204, [:], "") }
+        defer { server.stop() }
+        let (watcher, _, err) = try Command.start("spool-send", ["--spool", spool.path, "--watch"], environment: [
+            "NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1000000",
+        ])
+        defer { if watcher.isRunning { watcher.terminate() } }
+        #expect(eventually(within: 20) { !listener.lines("READY=1").isEmpty }, "READY=1 after the first round")
+        #expect(listener.lines("STATUS=").first?.text == "STATUS=idle", "\(listener.messages.map(\.text))")
+        // Half the watchdog's second: about two pings a second while idle.
+        let start = Date()
+        #expect(eventually(within: 10) { listener.lines("WATCHDOG=1").filter { $0.at > start }.count >= 4 })
+        let pings = listener.lines("WATCHDOG=1").filter { $0.at > start }.prefix(4).map(\.at)
+        let gaps = zip(pings.dropFirst(), pings).map { $0.timeIntervalSince($1) }
+        #expect(gaps.allSatisfy { $0 > 0.2 && $0 < 0.9 }, "pings at half the interval: \(gaps)")
+
+        try spool.enqueue(["PUT", server.baseURL + "/notes/1", "--body", "hello"])
+        #expect(eventually(within: 20) { listener.lines("STATUS=last round: 1 sent, 1 done").count == 1 },
+                "\(listener.lines("STATUS=").map(\.text))")
+        watcher.terminate()
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0, "\(String(decoding: err.fileHandleForReading.availableData, as: UTF8.self))")
+        #expect(eventually(within: 5) { !listener.lines("STOPPING=1").isEmpty }, "STOPPING=1 on SIGTERM")
+    }
+
+    /// The pings come from the loop that works: while it waits on a request the server holds, it says
+    /// nothing, so a loop that hangs there is restarted once the watchdog's interval passes.
+    @Test func aLoopHeldOnARequestStopsPinging() throws {
+        let spool = TemporarySpool()
+        _ = try spool.open()
+        let listener = NotifyListener(in: spool.directory)
+        defer { listener.stop() }
+        let held = try HeldServer(holding: "/held", status: 204)
+        defer { held.release() }
+        let (watcher, _, _) = try Command.start("spool-send", ["--spool", spool.path, "--watch"], environment: [
+            "NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1000000",
+        ])
+        defer { if watcher.isRunning { watcher.terminate() } }
+        #expect(eventually(within: 20) { !listener.lines("READY=1").isEmpty })
+        try spool.enqueue(["PUT", held.server.baseURL + "/held", "--body", "x"])
+        #expect(eventually(within: 20) { held.isHolding }, "the request reached the server")
+        let arrived = Date()
+        #expect(eventually(within: 10, every: 0.1) { Date().timeIntervalSince(arrived) > 3 })
+        let during = listener.lines("WATCHDOG=1").filter { $0.at > arrived.addingTimeInterval(0.6) }
+        #expect(during.isEmpty, "no ping while the loop is held: \(during.map(\.at))")
+        held.release()
+        let released = Date()
+        #expect(eventually(within: 10) { listener.lines("WATCHDOG=1").contains { $0.at > released } },
+                "pings again once the loop goes on")
+    }
+}
