@@ -18,12 +18,14 @@ var command = EnqueueCommand.fromCommandLine()
 do { command = try command.withLimitsInForce() } catch {
     Program.fail(EnqueueCommand.program, error.description, code: ExitCode.configuration)
 }
-do {
+do throws(EnqueueInputError) {
     if command.batchInput != nil {
         // One line per document, in input order: an empty one for a DELETE that cancelled what it would delete.
-        let results = try command.runBatch(group: group)
+        // A batch stopped after some of it was queued says what was, then why it stopped.
+        let (results, failure) = try command.runBatch(group: group)
         Program.printOut(results.map { $0.report.out.isEmpty ? "\n" : $0.report.out }.joined())
         for note in results.compactMap(\.report.error) { Program.printError(note) }
+        if let failure { throw failure }
     } else {
         let (out, note) = try command.run(group: group).report
         Program.printOut(out)

@@ -8,12 +8,15 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
+const startNanoseconds = BigInt(Date.now()) * 1000000n - process.hrtime.bigint();
+
 function drop(spool, method, url, body) {
   const document = { method, url, body, idempotency_key: crypto.randomBytes(16).toString('hex') };
   const data = Buffer.from(JSON.stringify(document) + '\n', 'utf8');
   const host = os.hostname().replace(/[^A-Za-z0-9.-]/g, '').slice(0, 40) || 'host';
-  // Unique: the time in nanoseconds, this process, a random part; sorts by time.
-  const nanoseconds = BigInt(Date.now()) * 1000000n + process.hrtime.bigint() % 1000000n;
+  // Unique: the time in nanoseconds (the wall clock at start, advanced by the monotonic one, so that two
+  // drops of one process sort in their order), this process, a random part.
+  const nanoseconds = startNanoseconds + process.hrtime.bigint();
   const name = `${nanoseconds}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.${host}`;
   const temporary = path.join(spool, 'tmp', name);
   const file = fs.openSync(temporary, 'wx', 0o600); // O_WRONLY | O_CREAT | O_EXCL

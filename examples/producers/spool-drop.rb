@@ -15,13 +15,14 @@ def drop(spool, method, url, body)
   name = format('%d.%d.%s.%s', Process.clock_gettime(Process::CLOCK_REALTIME, :nanosecond), Process.pid,
                 SecureRandom.hex(4), host)
   temporary = File.join(spool, 'tmp', name)
+  file = File.open(temporary, File::WRONLY | File::CREAT | File::EXCL, 0o600) # never another's file
   begin
-    File.open(temporary, File::WRONLY | File::CREAT | File::EXCL, 0o600) do |file|
-      file.write(data)
-      file.fsync # the document on disk before its name appears in new/
-    end
+    file.write(data)
+    file.fsync # the document on disk before its name appears in new/
+    file.close
   rescue StandardError
-    File.unlink(temporary) if File.exist?(temporary)
+    file.close unless file.closed?
+    File.unlink(temporary)
     raise
   end
   File.rename(temporary, File.join(spool, 'new', name)) # no reader sees half a file

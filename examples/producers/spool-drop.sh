@@ -28,7 +28,8 @@ name=$(date +%s%N).$$.$(random 4).${host:-host}
 document=$(printf '{"method":%s,"url":%s,"body":%s,"idempotency_key":"%s"}' \
     "$(json "$2")" "$(json "$3")" "$(json "$4")" "$(random 16)")
 umask 077
-printf '%s\n' "$document" > "$spool/tmp/$name" || { rm -f "$spool/tmp/$name"; exit 75; }
+set -C                                # noclobber: > creates the file or fails, never writes over another's
+printf '%s\n' "$document" > "$spool/tmp/$name" || exit 75
 sync "$spool/tmp/$name" || { rm -f "$spool/tmp/$name"; exit 75; }   # on disk before its name is in new/
 mv "$spool/tmp/$name" "$spool/new/$name" || exit 75                  # no reader sees half a file
 sync "$spool/new" || exit 75                                         # the name survives a power cut

@@ -9,38 +9,39 @@ extension EnqueueCommand {
 
     /// `--batch`: reads the documents, one per line, checks every one before anything is written, then queues
     /// them durably together (`Spool.enqueueBatch`), a `merge` or DELETE line folded as it would be alone after
-    /// the lines before it were queued. Returns what became of each document, in input order.
-    package func runBatch(group: GroupPrivilege = .none) throws(EnqueueInputError) -> [Enqueued] {
+    /// the lines before it were queued. Returns what became of each document, in input order, and the error
+    /// that stopped the batch after some of it was queued, if one did.
+    package func runBatch(group: GroupPrivilege = .none) throws(EnqueueInputError)
+        -> (done: [Enqueued], failure: EnqueueInputError?)
+    {
         // The caller's file is read as the caller, before the drop group is taken.
         let operations = try batchOperations(batchInput ?? "-")
-        return try group.whileRaised { () throws(EnqueueInputError) -> [Enqueued] in
-            let spool = try openSpool(group: group)
-            var results: [Enqueued] = [], pending: [Operation] = []
-            // Queues the lines gathered so far as one group commit.
-            func queuePending() throws(EnqueueInputError) {
-                guard !pending.isEmpty else { return }
-                do throws(EnqueueError) {
-                    results += try spool.enqueueBatch(pending, maxSize: maxSize, limits: limits).map(Enqueued.queued)
-                } catch {
-                    throw .enqueue(error)
-                }
-                pending = []
-            }
-            for operation in operations {
-                guard spool.foldsAtEnqueue(operation) else {
-                    pending.append(operation)
-                    continue
+        let spool = try group.whileRaised { () throws(EnqueueInputError) in try openSpool(group: group) }
+        var results: [Enqueued] = [], pending: [Operation] = []
+        // Queues the lines gathered so far as one group commit; what a failed one queued still counts.
+        func queuePending() throws(EnqueueError) {
+            guard !pending.isEmpty else { return }
+            results += try spool.enqueueBatch(pending, maxSize: maxSize, limits: limits) { queued in
+                results += queued.map(Enqueued.queued)
+            }.map(Enqueued.queued)
+            pending = []
+        }
+        do throws(EnqueueError) {
+            try group.whileRaised { () throws(EnqueueError) in
+                for operation in operations {
+                    guard spool.foldsAtEnqueue(operation) else {
+                        pending.append(operation)
+                        continue
+                    }
+                    try queuePending()
+                    results.append(try spool.enqueueFolding(operation, maxSize: maxSize, limits: limits))
                 }
                 try queuePending()
-                do throws(EnqueueError) {
-                    results.append(try spool.enqueueFolding(operation, maxSize: maxSize, limits: limits))
-                } catch {
-                    throw .enqueue(error)
-                }
             }
-            try queuePending()
-            return results
+        } catch {
+            return (results, .enqueue(error))
         }
+        return (results, nil)
     }
 
     /// The documents of a batch, each checked as `--document` checks one and given an Idempotency-Key when it
@@ -64,6 +65,9 @@ extension EnqueueCommand {
             }
             let operation: Operation
             do { operation = try Operation(document: document) } catch { throw .invalid(source: source, error) }
+            // The size that counts is the document as it is written, its Idempotency-Key added.
+            let size = operation.document.text.utf8.count + 1
+            guard size <= maxSize else { throw .invalid(source: source, .tooLarge(size: size, limit: maxSize)) }
             guard !operation.hasPayload else {
                 throw .invalid(source: source, .invalidName(
                     field: "payload", value: "true", why: "a batch takes no payload: queue it alone with --payload"))

@@ -57,12 +57,10 @@ package struct RunLoop {
                 "watching \(spool.path)/new (pid \(getpid()), --concurrency \(options.concurrency), "
                     + "--threads \(threads))")
         }
-        var ready = false
         while true {
             let summary = await worker.run()
             if !watch || !summary.isEmpty { options.log.detail(summary.line) }
-            if ready { options.service?.status(summary.statusLine) } else { options.service?.ready(summary.statusLine) }
-            ready = true
+            options.service?.status(summary.statusLine)
             options.service?.alive()
             worker.unclaimStranded()
             worker.saveOrigins()
@@ -106,10 +104,14 @@ package struct RunLoop {
         if let due = summary.nextDue { wait = min(wait, Double(max(due - nowSeconds, 0)) + 0.01) }
         if let poll { wait = min(wait, Double(poll)) }
         if let pending = networkRetry.pendingAt { wait = min(wait, max(0, pending - Timestamp.monotonicSeconds())) }
-        // The watchdog hears from the loop at least once per its half interval, idle or not.
-        if let longest = options.service?.longestWait { wait = min(wait, longest) }
-        let reason = await wakeup.wait(seconds: wait)
-        options.service?.alive()
+        // The watchdog hears from the idle loop at least once per its half interval, without a round for it.
+        let deadline = Timestamp.monotonicSeconds() + wait
+        var reason: Wakeup.Reason
+        repeat {
+            let left = max(0, deadline - Timestamp.monotonicSeconds())
+            reason = await wakeup.wait(seconds: min(left, options.service?.longestWait ?? left))
+            options.service?.alive()
+        } while reason == .timeout && Timestamp.monotonicSeconds() < deadline
         if reason == .stop { return false }
         if networkRetry.due(changed: reason == .network, nowSeconds: Timestamp.monotonicSeconds()) {
             worker.retryNetworkFailures()

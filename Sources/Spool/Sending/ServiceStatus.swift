@@ -1,6 +1,6 @@
 import SpoolSystem
 
-/// What a watcher tells systemd (`Type=notify`): ready once its first round is done, a status line for
+/// What a watcher tells systemd (`Type=notify`): ready once it has read its queue, a status line for
 /// `systemctl status` when it changes (at most once a second), a watchdog ping at half the watchdog's interval
 /// from the loop that does the work (a round's finished operations and the watcher's wake-ups, so that a hung
 /// loop stops pinging and is restarted), and that it is stopping.
@@ -9,8 +9,9 @@ package final class ServiceStatus: Sendable {
     static let statusSpacingSeconds = 1.0
 
     let notifier: ServiceNotifier
-    /// When the watchdog and the status were last told (monotonic seconds), and the last status line.
-    private let last = Locked<(watchdog: Double, status: Double, line: String)>((0, 0, ""))
+    /// When the watchdog and the status were last told (monotonic seconds), the last status line, and whether
+    /// the service was said to be ready.
+    private let last = Locked<(watchdog: Double, status: Double, line: String, ready: Bool)>((0, 0, "", false))
 
     package init(_ notifier: ServiceNotifier) {
         self.notifier = notifier
@@ -19,10 +20,13 @@ package final class ServiceStatus: Sendable {
     /// How long the watcher may wait without a ping: the watchdog's half interval, or nil without a watchdog.
     package var longestWait: Double? { notifier.watchdogSeconds }
 
-    /// The first round is done: the service is up.
-    package func ready(_ status: String) {
-        last.withLock { $0.status = Timestamp.monotonicSeconds(); $0.line = status }
-        notifier.notify("READY=1\nSTATUS=\(status)")
+    /// The watcher has read its queue (its first plan is made): the service is up. Said once.
+    package func ready() {
+        let first = last.withLock { last in
+            defer { last.ready = true }
+            return !last.ready
+        }
+        if first { notifier.notify("READY=1") }
     }
 
     /// The loop made progress: pings the watchdog when half its interval has passed since the last ping.

@@ -151,6 +151,8 @@ package final class Worker: Sendable {
         while !isStopping {
             state.withLock { $0.completed.removeAll() }
             var plan = makePlan()
+            // The queue is read: a watcher is up, however long its backlog takes to send.
+            options.service?.ready()
             saySetAside()
             (nextDue, heldKeys) = (plan.nextDue, plan.heldKeys)
             notePauses(plan)

@@ -17,8 +17,12 @@ extension Spool {
     ///
     /// A payload is not for a batch: the command refuses it first. With `limits`, a spool too full for the
     /// whole batch refuses it before anything is written.
+    ///
+    /// A rename that fails leaves what was renamed before it in `new/`, synced: `queued` gets their ids before
+    /// the error is thrown, so that the caller can say which writes of the batch are queued.
     package func enqueueBatch(
-        _ operations: [Operation], maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil
+        _ operations: [Operation], maxSize: Int = Spool.defaultMaxDocumentSize, limits: QueueLimits? = nil,
+        queued: ([String]) -> Void = { _ in }
     ) throws(EnqueueError) -> [String] {
         let documents = operations.map { Array(($0.document.text + "\n").utf8) }
         for bytes in documents where bytes.count > maxSize {
@@ -53,7 +57,7 @@ extension Spool {
             } catch {
                 // What is in new/ stays: each is whole and durable once new/ is synced below; the rest goes.
                 for rest in written[index...] { try? removeTemporary(rest.temporary) }
-                try? syncPublished()
+                if (try? syncPublished()) != nil { queued(written[..<index].map(\.id)) }
                 throw error == .crossDevice
                     ? .otherFileSystem(path: "\(path)/tmp") : .write(path: displayPath(.new, file.final), error)
             }

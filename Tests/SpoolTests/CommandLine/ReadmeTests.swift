@@ -96,8 +96,8 @@ import Testing
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
         let port = UInt16(server.baseURL.split(separator: ":").last!)!
-        let curl = try #require(try Self.block(startingWith: "spool-enqueue -X PUT").first)
-        let queued = try Self.run("bin/" + curl, port: port, in: spool.directory)
+        let curl = try #require(try Self.block(startingWith: "bin/spool-enqueue -X PUT").first)
+        let queued = try Self.run(curl, port: port, in: spool.directory)
         #expect(queued.status == 0, "\(queued.stderr)")
         let cron = try #require(try Self.block(startingWith: "* * * * *").first)
         let command = cron.split(separator: " ", maxSplits: 5).last.map(String.init) ?? ""
@@ -109,7 +109,7 @@ import Testing
         let (watcher, _, _) = try Command.start(
             "/bin/sh", ["-c", "exec " + Self.local(watch, port: port, directory: "")], workingDirectory: spool.directory)
         defer { watcher.terminate() }
-        let again = try Self.run("bin/" + curl, port: port, in: spool.directory)
+        let again = try Self.run(curl, port: port, in: spool.directory)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(eventually(within: 20) { server.requests.count == 2 }, "the watcher delivers the second write")
     }
