@@ -77,6 +77,30 @@ import Testing
         #expect(left.count == 1 && left[0].hasPrefix(printed[2] + ":"), "only the other write is left: \(left)")
     }
 
+    /// What strace sees a batch do: one `syncfs` before the first rename into `new/`, every rename, then one
+    /// fsync (of `new/`) after the last: the group commit's order, so that no name appears before its file is
+    /// on disk and none is lost to a power cut once the ids are printed.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace"))
+    func aBatchSyncsOnceBeforeItsRenamesAndOnceAfter() throws {
+        let spool = TemporarySpool()
+        _ = try spool.open()
+        let trace = spool.directory + "/trace"
+        let batch = Self.lines(5, keys: 5, base: "http://127.0.0.1:9")
+        let traced = try Command.run("/usr/bin/strace", [
+            "-f", "-qq", "-o", trace, "-e", "trace=syncfs,fsync,fdatasync,rename,renameat,renameat2",
+            Command.path("spool-enqueue"), "--spool", spool.path, "--batch", "-",
+        ], stdin: Data(batch.utf8))
+        #expect(traced.status == 0 && traced.lines.count == 5, "\(traced.stderr)")
+        let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+            .filter { !$0.contains("resumed") && !$0.contains("= -1") }
+        let renames = calls.indices.filter { calls[$0].contains("rename") }
+        let syncs = calls.indices.filter { calls[$0].contains("syncfs(") }
+        try #require(renames.count == 5, "five renames into new/: \(calls)")
+        #expect(syncs.count == 1 && syncs[0] < renames[0], "one syncfs, before the first rename: \(calls)")
+        #expect(calls[(renames[4] + 1)...].contains { $0.contains("fsync(") }, "an fsync after the last: \(calls)")
+        #expect(!calls[..<renames[4]].contains { $0.contains("fsync(") }, "no fsync per file: \(calls)")
+    }
+
     /// `kill -9` at random points of a 10,000-line batch, fifty times: every file in `new/` is a whole
     /// document, and every id printed (a whole line) is in `new/`. On tmpfs (`/dev/shm`): a killed process
     /// loses nothing the kernel holds, so what is torn or not is the same on any file system, and fifty
