@@ -149,8 +149,8 @@ import Testing
             ].contains(file) {
                 found += Self.matches(#"\.unlink\("#, in: text).map { "\(path): \($0)" }
             }
-            // A rename over a name: advice files only (hints in the root, a deferral's reason), and the one
-            // rewrite of a filed document.
+            // A rename over a name: advice files only (hints in the root, a deferral's reason), the one
+            // rewrite of a filed document, and a producer's entry set aside where RENAME_NOREPLACE is missing.
             if !["Transitions.swift", "SpoolUsers.swift", "Spool+Hints.swift", "DeferralReason.swift"].contains(file) {
                 found += Self.matches(#"\.replace\("#, in: text).map { "\(path): \($0)" }
             }

@@ -23,7 +23,7 @@ package final class TestServer: @unchecked Sendable {
         case respond(Int, [String: String], String)
         /// Close the connection without answering (the "lost response").
         case close
-        /// Wait, then answer.
+        /// Wait, then answer; a client that hangs up meanwhile gets nothing (`hungUp` counts it).
         case delayed(Double, Int)
     }
 
@@ -42,6 +42,9 @@ package final class TestServer: @unchecked Sendable {
 
     /// Every request received so far, in arrival order.
     package var requests: [Request] { log.withLock { $0 } }
+    /// Requests whose client hung up while a `.delayed` answer waited: there was no one left to answer.
+    package var hungUp: Int { hangUps.withLock { $0 } }
+    private let hangUps = Locked(0)
 
     package var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -181,7 +184,11 @@ package final class TestServer: @unchecked Sendable {
             log.withLock { $0.append(request) }
             var reply = handler(request)
             if case let .delayed(seconds, status) = reply {
-                guard TestServer.holdAnswer(fd, seconds: seconds) else { return }
+                guard TestServer.holdAnswer(fd, seconds: seconds) else {
+                    // Not a failed set-up: the client (a sender at its --timeout, or stopped) closed first.
+                    hangUps.withLock { $0 += 1 }
+                    return
+                }
                 reply = .respond(status, [:], "")
             }
             guard case let .respond(status, replyHeaders, text) = reply else {

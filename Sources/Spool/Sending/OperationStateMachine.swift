@@ -3,7 +3,7 @@ import SpoolQueue
 
 /// The life of one operation in its lane, from its reading to the move that ends it there, in the manner of
 /// swift-nio's state machines: an explicit `State`, events in (`receive`), actions out, exhaustive switches.
-/// `Worker.process` carries out each action and tells what came of it; nothing here touches the spool or the
+/// `Worker.live` carries out each action and tells what came of it; nothing here touches the spool or the
 /// network, so that every rule of a lane and of an attempt is tested from facts alone
 /// (`OperationStateMachineTests`).
 ///

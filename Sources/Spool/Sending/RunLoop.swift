@@ -105,13 +105,13 @@ package struct RunLoop {
         if let poll { wait = min(wait, Double(poll)) }
         if let pending = networkRetry.pendingAt { wait = min(wait, max(0, pending - Timestamp.monotonicSeconds())) }
         // The watchdog hears from the idle loop at least once per its half interval, without a round for it.
-        let deadline = Timestamp.monotonicSeconds() + wait
+        let deadlineSeconds = Timestamp.monotonicSeconds() + wait
         var reason: Wakeup.Reason
         repeat {
-            let left = max(0, deadline - Timestamp.monotonicSeconds())
-            reason = await wakeup.wait(seconds: min(left, options.service?.longestWait ?? left))
+            let leftSeconds = max(0, deadlineSeconds - Timestamp.monotonicSeconds())
+            reason = await wakeup.wait(seconds: min(leftSeconds, options.service?.longestWaitSeconds ?? leftSeconds))
             options.service?.alive()
-        } while reason == .timeout && Timestamp.monotonicSeconds() < deadline
+        } while reason == .timeout && Timestamp.monotonicSeconds() < deadlineSeconds
         if reason == .stop { return false }
         if networkRetry.due(changed: reason == .network, nowSeconds: Timestamp.monotonicSeconds()) {
             worker.retryNetworkFailures()

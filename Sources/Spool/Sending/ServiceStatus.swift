@@ -2,8 +2,8 @@ import SpoolSystem
 
 /// What a watcher tells systemd (`Type=notify`): ready once it has read its queue, a status line for
 /// `systemctl status` when it changes (at most once a second), a watchdog ping at half the watchdog's interval
-/// from the loop that does the work (a round's finished operations and the watcher's wake-ups, so that a hung
-/// loop stops pinging and is restarted), and that it is stopping.
+/// from the loop that does the work (each step of an operation's life, each round, each wake-up of the idle
+/// watcher, so that a hung loop stops pinging and is restarted), and that it is stopping.
 package final class ServiceStatus: Sendable {
     /// The shortest time between two status lines.
     static let statusSpacingSeconds = 1.0
@@ -11,14 +11,15 @@ package final class ServiceStatus: Sendable {
     let notifier: ServiceNotifier
     /// When the watchdog and the status were last told (monotonic seconds), the last status line, and whether
     /// the service was said to be ready.
-    private let last = Locked<(watchdog: Double, status: Double, line: String, ready: Bool)>((0, 0, "", false))
+    private let last = Locked<(watchdogSeconds: Double, statusSeconds: Double, line: String, ready: Bool)>(
+        (0, 0, "", false))
 
     package init(_ notifier: ServiceNotifier) {
         self.notifier = notifier
     }
 
     /// How long the watcher may wait without a ping: the watchdog's half interval, or nil without a watchdog.
-    package var longestWait: Double? { notifier.watchdogSeconds }
+    package var longestWaitSeconds: Double? { notifier.watchdogSeconds }
 
     /// The watcher has read its queue (its first plan is made): the service is up. Said once.
     package func ready() {
@@ -32,10 +33,10 @@ package final class ServiceStatus: Sendable {
     /// The loop made progress: pings the watchdog when half its interval has passed since the last ping.
     package func alive() {
         guard let interval = notifier.watchdogSeconds else { return }
-        let now = Timestamp.monotonicSeconds()
+        let nowSeconds = Timestamp.monotonicSeconds()
         let due = last.withLock { last in
-            guard now - last.watchdog >= interval * 0.9 else { return false }
-            last.watchdog = now
+            guard nowSeconds - last.watchdogSeconds >= interval * 0.9 else { return false }
+            last.watchdogSeconds = nowSeconds
             return true
         }
         if due { notifier.notify("WATCHDOG=1") }
@@ -43,10 +44,12 @@ package final class ServiceStatus: Sendable {
 
     /// The watcher's state in a line, told when it changed and a second has passed since the last.
     package func status(_ line: String) {
-        let now = Timestamp.monotonicSeconds()
+        let nowSeconds = Timestamp.monotonicSeconds()
         let due = last.withLock { last in
-            guard line != last.line, now - last.status >= ServiceStatus.statusSpacingSeconds else { return false }
-            (last.status, last.line) = (now, line)
+            guard line != last.line, nowSeconds - last.statusSeconds >= ServiceStatus.statusSpacingSeconds else {
+                return false
+            }
+            (last.statusSeconds, last.line) = (nowSeconds, line)
             return true
         }
         if due { notifier.notify("STATUS=\(line)") }

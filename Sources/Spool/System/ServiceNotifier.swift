@@ -25,7 +25,8 @@ package struct ServiceNotifier: Sendable {
             address: address, watchdogSeconds: forThisProcess ? watchdog.map { Double($0) / 2_000_000 } : nil)
     }
 
-    /// Sends `state`, lines such as `READY=1` or `STATUS=…`.
+    /// Sends `state`, lines such as `READY=1` or `STATUS=…`, without waiting: it may be called on the HTTP
+    /// engine's thread, and a ping lost to a full socket is one of many.
     package func notify(_ state: String) {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return }
@@ -41,7 +42,7 @@ package struct ServiceNotifier: Sendable {
         _ = withUnsafePointer(to: &socketAddress) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 bytes.withUnsafeBytes {
-                    sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, socklen_t(length))
+                    sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), address, socklen_t(length))
                 }
             }
         }

@@ -50,6 +50,7 @@ extension WorkerTests {
         #expect(elapsed < 3, "took \(elapsed) s")
         #expect(spool.waiting().first?.state?.lastError == "timeout")
         #expect(spool.names("cur").isEmpty)
+        #expect(eventually(within: 10) { server.hungUp == 1 }, "the sender hung up at its timeout, unanswered")
     }
 }
 

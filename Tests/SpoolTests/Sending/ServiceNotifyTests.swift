@@ -64,18 +64,36 @@ import Testing
         }
     }
 
+    /// A watcher of `spool` started as systemd starts a `Type=notify` service with a one-second watchdog,
+    /// and the socket it tells; `finish` stops both.
+    struct NotifiedWatcher {
+        let listener: NotifyListener
+        let process: Process
+        let errors: Pipe
+
+        init(_ spool: TemporarySpool) throws {
+            _ = try spool.open()
+            listener = NotifyListener(in: spool.directory)
+            if listener.bindFailed { listener.stop() }
+            try #require(!listener.bindFailed, "the test binds its notify socket")
+            (process, _, errors) = try Command.start("spool-send", ["--spool", spool.path, "--watch"], environment: [
+                "NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1000000",
+            ])
+        }
+
+        func finish() {
+            if process.isRunning { process.terminate() }
+            listener.stop()
+        }
+    }
+
     @Test func aWatcherSaysReadyStatusAliveAndStopping() throws {
         let spool = TemporarySpool()
-        _ = try spool.open()
-        let listener = NotifyListener(in: spool.directory)
-        defer { listener.stop() }
-        try #require(!listener.bindFailed, "the test binds its notify socket")
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
-        let (watcher, _, err) = try Command.start("spool-send", ["--spool", spool.path, "--watch"], environment: [
-            "NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1000000",
-        ])
-        defer { if watcher.isRunning { watcher.terminate() } }
+        let running = try NotifiedWatcher(spool)
+        defer { running.finish() }
+        let (listener, watcher, err) = (running.listener, running.process, running.errors)
         #expect(eventually(within: 20) { !listener.lines("READY=1").isEmpty }, "READY=1 once the queue is read")
         #expect(eventually(within: 20) { listener.lines("STATUS=").first?.text == "STATUS=idle" },
                 "\(listener.messages.map(\.text))")
@@ -99,16 +117,11 @@ import Testing
     /// nothing, so a loop that hangs there is restarted once the watchdog's interval passes.
     @Test func aLoopHeldOnARequestStopsPinging() throws {
         let spool = TemporarySpool()
-        _ = try spool.open()
-        let listener = NotifyListener(in: spool.directory)
-        defer { listener.stop() }
-        try #require(!listener.bindFailed, "the test binds its notify socket")
         let held = try HeldServer(holding: "/held", status: 204)
         defer { held.release() }
-        let (watcher, _, _) = try Command.start("spool-send", ["--spool", spool.path, "--watch"], environment: [
-            "NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1000000",
-        ])
-        defer { if watcher.isRunning { watcher.terminate() } }
+        let running = try NotifiedWatcher(spool)
+        defer { running.finish() }
+        let listener = running.listener
         #expect(eventually(within: 20) { !listener.lines("READY=1").isEmpty })
         try spool.enqueue(["PUT", held.server.baseURL + "/held", "--body", "x"])
         #expect(eventually(within: 20) { held.isHolding }, "the request reached the server")
