@@ -44,12 +44,13 @@ extension EnqueueCommand {
         return (results, nil)
     }
 
-    /// The documents of a batch, each checked as `--document` checks one and given an Idempotency-Key when it
-    /// has none; the first bad line is thrown with its number. Blank lines are skipped.
+    /// The documents of a batch, each checked and `completed` as `--document` is; the first bad line is
+    /// thrown with its number. Blank lines are skipped.
     func batchOperations(_ path: String) throws(EnqueueInputError) -> [Operation] {
         let bytes = try read(path, limit: EnqueueCommand.maxBatchBytes)
         let name = path == "-" ? "standard input" : path
         var operations: [Operation] = []
+        let trace = EnqueueCommand.environmentTrace()
         for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
         where line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") })
         {
@@ -59,13 +60,10 @@ extension EnqueueCommand {
             }
             var document: JSON
             do { document = try JSON.parse(Array(line)) } catch { throw .notJSON(path: source, error) }
-            if case var .object(members) = document, document["idempotency_key"] == nil {
-                members.append(("idempotency_key", .string(IdempotencyKey.random())))
-                document = .object(members)
-            }
+            document = EnqueueCommand.completed(document, trace: trace)
             let operation: Operation
             do { operation = try Operation(document: document) } catch { throw .invalid(source: source, error) }
-            // The size that counts is the document as it is written, its Idempotency-Key added.
+            // The size that counts is the document as it is written, completed.
             let size = operation.document.text.utf8.count + 1
             guard size <= maxSize else { throw .invalid(source: source, .tooLarge(size: size, limit: maxSize)) }
             guard !operation.hasPayload else {

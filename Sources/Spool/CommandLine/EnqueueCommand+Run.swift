@@ -118,11 +118,10 @@ extension EnqueueCommand {
         }
     }
 
-    /// The document: read from `--document`, or built from the arguments; with an Idempotency-Key either way,
-    /// so that every attempt of this write carries the same one. A body too large for the document comes
-    /// back as the payload to copy after it.
+    /// The document: read from `--document`, or built from the arguments; `completed` either way. A body too
+    /// large for the document comes back as the payload to copy after it.
     func document() throws(EnqueueInputError) -> (JSON, PayloadSource?) {
-        var document: JSON
+        let document: JSON
         var payloadBytes: [UInt8]?
         if let jsonInput {
             do { document = try JSON.parse(try read(jsonInput)) } catch let error as EnqueueInputError {
@@ -144,11 +143,8 @@ extension EnqueueCommand {
             }
             document = .object(members)
         }
-        if case var .object(members) = document, document["idempotency_key"] == nil {
-            members.append(("idempotency_key", .string(IdempotencyKey.random())))
-            document = .object(members)
-        }
-        return (document, payloadBytes.map(PayloadSource.bytes))
+        return (EnqueueCommand.completed(document, trace: EnqueueCommand.environmentTrace()),
+                payloadBytes.map(PayloadSource.bytes))
     }
 
     /// The members of a document built from the arguments, in the order spool(5) lists them.
@@ -161,7 +157,10 @@ extension EnqueueCommand {
             members = [("method", .string(requestMethod)), ("url", .string(requestURL))]
             if let allow = fields["allow_get"] { members.append(("allow_get", allow)) }
         }
-        let headers = fields["handler"] == nil ? requestHeaders() : []
+        var headers = fields["handler"] == nil ? requestHeaders() : []
+        // curl's -H traceparent is the write's trace: kept as its fields, sent with each attempt's own span.
+        let trace = headers.filter { ["traceparent", "tracestate"].contains($0.key.lowercased()) }
+        headers.removeAll { ["traceparent", "tracestate"].contains($0.key.lowercased()) }
         if !headers.isEmpty { members.append(("headers", .object(headers))) }
         var extra = fields
         if let body { members.append(("body", .string(body))) }
@@ -178,7 +177,7 @@ extension EnqueueCommand {
         for field in ["coalesce", "merge", "creates", "not_before", "expires_at", "max_attempts", "priority", "auth"] {
             if let value = extra[field] { members.append((field, value)) }
         }
-        return members
+        return members + trace.map { ($0.key.lowercased(), $0.value) }
     }
 
     /// An input file (or standard input for `-`), at most `limit` bytes (`--max-size` unless given).

@@ -60,6 +60,8 @@ package struct Operation: Sendable {
     package let priority: Int
     /// Credential profile to apply at send time.
     package let auth: String?
+    /// The trace the write belongs to (`traceparent`, `tracestate`), if the producer had one.
+    package let trace: TraceContext?
     /// The whole document, unknown fields included.
     package let document: JSON
 
@@ -90,6 +92,8 @@ package struct Operation: Sendable {
         "proxy-connection": "hop-by-hop headers belong to the transport",
         "idempotency-key": "use the \"idempotency_key\" field",
         "if-match": "use the \"if_match\" field",
+        "traceparent": "use the \"traceparent\" field: each attempt is sent with a span id of its own",
+        "tracestate": "use the \"tracestate\" field, beside \"traceparent\"",
         "authorization": "a secret must not be written into the spool: name an auth profile with \"auth\"",
         "proxy-authorization": "a secret must not be written into the spool: name an auth profile with \"auth\"",
     ]
@@ -160,6 +164,7 @@ package struct Operation: Sendable {
         maxAttempts = try fields.maxAttempts()
         priority = try fields.priority()
         auth = try fields.auth()
+        trace = try fields.trace()
     }
 
     /// The origin (`scheme://host[:port]`, lower-cased, default port omitted) of an `http` or `https` URL,

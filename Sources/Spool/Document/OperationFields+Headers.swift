@@ -45,6 +45,17 @@ extension OperationFields {
         return removed
     }
 
+    /// `traceparent` and `tracestate`: the trace the write belongs to, sent with a new span id on each attempt;
+    /// nil when there is no `traceparent`. A `tracestate` alone belongs to no trace and is refused.
+    package func trace() throws(OperationError) -> TraceContext? {
+        let state = try string("tracestate")
+        guard let parent = try string("traceparent") else {
+            if state != nil { throw .invalidName(field: "tracestate", value: state!, why: "needs a \"traceparent\"") }
+            return nil
+        }
+        return try TraceContext(traceparent: parent, tracestate: state)
+    }
+
     /// Why a write cannot go without its `Idempotency-Key`.
     package static let idempotencyKeyStays =
         "every write carries one, so that a retry is never applied twice; set your own with idempotency_key"

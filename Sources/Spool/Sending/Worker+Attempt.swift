@@ -37,10 +37,12 @@ extension Worker {
         let share = share(operation)
         var payload: FileDescriptor?
         defer { payload?.close() }
+        // This attempt's span in the write's trace: a new one each time, said with -v to find it in the server's log.
+        let spanID = operation.trace.map { _ in TraceContext.newSpanID() }
         do {
             var request = HTTPRequest(
                 operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
-                userAgent: options.userAgent, profile: try profile(for: operation))
+                userAgent: options.userAgent, profile: try profile(for: operation), span: spanID)
             request.route = options.configuration.settings(for: operation.origin).route
             request.onConnected = { [limits] in limits.connected(share) }
             if let span = operation.payload {
@@ -54,7 +56,8 @@ extension Worker {
                 request.onProgress = options.uploadProgress(claimed.id, length: span.length)
             }
             state.withLock { $0.summary.attempts += 1 }
-            log.detail("sending \(claimed.id): \(operation.method) \(operation.url)")
+            log.detail("sending \(claimed.id): \(operation.method) \(operation.url)"
+                + (operation.trace.map { " (trace \($0.traceID), span \(spanID!))" } ?? ""))
             guard let transport else { preconditionFailure("Worker.run needs a transport") }
             let keeper = payload.map { keepClaimAlive($0) }
             let result = await transport.send(request)
