@@ -79,6 +79,27 @@ int cspool_install_stop_handler(int eventfd) {
     return sigaction(SIGINT, &action, NULL);
 }
 
+static volatile int reload_fd = -1;
+
+static void reload_handler(int signal) {
+    (void)signal;
+    uint64_t one = 1;
+    if (reload_fd >= 0) {
+        ssize_t ignored = write(reload_fd, &one, sizeof one);
+        (void)ignored;
+    }
+}
+
+int cspool_install_reload_handler(int eventfd) {
+    reload_fd = eventfd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = reload_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(SIGHUP, &action, NULL);
+}
+
 // rtnetlink, the kernel's news of addresses, routes and links: how a watcher learns that the network came
 // back (the Linux counterpart of NWPathMonitor), instead of waiting out a backoff.
 int cspool_netlink_open(void) {

@@ -31,6 +31,9 @@ int cspool_is_shared(int fd);
 /// thread the signal lands, and ignores SIGPIPE.
 int cspool_install_stop_handler(int eventfd);
 
+/// Installs a SIGHUP handler that only writes to `eventfd`: a watcher's request to read its settings again.
+int cspool_install_reload_handler(int eventfd);
+
 
 /// A netlink socket subscribed to new addresses, routes and links (IPv4 and IPv6), non-blocking; -1 with errno.
 int cspool_netlink_open(void);

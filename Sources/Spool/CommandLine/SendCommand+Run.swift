@@ -35,9 +35,11 @@ extension SendCommand {
         if watch, let notifier = ServiceNotifier.fromEnvironment() { options.service = ServiceStatus(notifier) }
         let worker = Worker(spool: spool, transport: transport, options: options)
         wakeup.onStopSignal { worker.requestStop() }
+        let (service, log) = (options.service, options.log)
         let loop = RunLoop(
             worker: worker, wakeup: wakeup, spool: spool, options: options, watch: watch, pollSeconds: pollSeconds,
-            threads: self.transport.threads, housekept: housekept)
+            threads: self.transport.threads, housekept: housekept
+        ) { [self] in reload(worker, service: service, log: log) }
         switch await loop.run() {
         case .finished: return 0
         case let .faulted(faults):

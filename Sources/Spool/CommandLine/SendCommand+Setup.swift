@@ -13,15 +13,14 @@ import SpoolTransport
 /// What `spool-send` reads, checks and opens before it moves anything: spool.conf(5), the TLS files, the
 /// open-file limit and the spool; each stops it with its sysexits status when it cannot be used.
 extension SendCommand {
-    /// Reads spool.conf(5) from `--config` or `SPOOL_CONFIG`, if either names one; exits 78 (EX_CONFIG) when
-    /// it cannot be used, before anything is moved. The command line's `--cacert`, `--proxy`, `--noproxy` and
-    /// `--http1.1` go over its `[default]` section; an origin's own section goes over them.
-    package mutating func loadConfiguration() {
+    /// spool.conf(5) as spool-send uses it: read from `--config` or `SPOOL_CONFIG` (none: no settings), the
+    /// command line's `--cacert`, `--proxy`, `--noproxy` and `--http1.1` over its `[default]` section (an
+    /// origin's own section goes over them), and its handler directory and largest payload as the command line
+    /// and the environment override them. Read at start and on a watcher's SIGHUP.
+    package func readConfiguration() throws(ConfigurationError) -> SpoolConfiguration {
         var configuration = SpoolConfiguration()
         if let path = SpoolConfiguration.defaultPath(option: configurationPath) {
-            do { configuration = try SpoolConfiguration.load(path: path) } catch {
-                Program.fail(SendCommand.program, "\(error); nothing was sent", code: ExitCode.configuration)
-            }
+            configuration = try SpoolConfiguration.load(path: path)
         }
         var given = OriginSettings()
         given.caFile = transport.caFile
@@ -30,13 +29,20 @@ extension SendCommand {
         if transport.version == .http1_1 { given.version = .http1_1 }
         given.warnAfterSeconds = warnAfterSeconds
         given.maxSendBytesPerSecond = transport.maxSendBytesPerSecond
-        if !maxPayloadGiven, let bytes = configuration.maxPayload { options.maxPayload = bytes }
         configuration.defaults = given.over(configuration.defaults)
-        options.configuration = configuration
-        let handlers = HandlerDirectory.defaultPath(
+        if maxPayloadGiven { configuration.maxPayload = options.maxPayload }
+        configuration.handlerDirectory = HandlerDirectory.defaultPath(
             option: handlerDirectory, configured: configuration.handlerDirectory)
-        options.handlers = handlers.map(HandlerDirectory.init(path:))
-        if handlers != nil, let lease = leaseSeconds,
+        return configuration
+    }
+
+    /// Reads spool.conf(5) (`readConfiguration`); exits 78 (EX_CONFIG) when it cannot be used, before anything
+    /// is moved.
+    package mutating func loadConfiguration() {
+        do { options.configuration = try readConfiguration() } catch {
+            Program.fail(SendCommand.program, "\(error); nothing was sent", code: ExitCode.configuration)
+        }
+        if options.configuration.handlerDirectory != nil, let lease = leaseSeconds,
             Double(lease) <= transport.timeoutSeconds + HandlerProcess.longestOverrunSeconds
         {
             // A handler may run this long past --timeout before it is given up: no other host may take its job
@@ -52,13 +58,20 @@ extension SendCommand {
         }
     }
 
-    /// Exits 78 (EX_CONFIG), before anything is moved, when a TLS file named by the command line, spool.conf(5)
-    /// or an auth profile cannot be used, or a profile names no origin: otherwise every https operation would
-    /// spend an attempt on a TLS error, and a profile bound to nothing would wait for a line nobody is told to
-    /// add. A profile that cannot be read at all is left to send time, where only its operations wait.
+    /// Exits 78 (EX_CONFIG), before anything is moved, when `unusableFile` finds a problem.
     package func requireUsableProfiles() {
+        if let problem = unusableFile(options.configuration) {
+            Program.fail(SendCommand.program, "\(problem); nothing was sent", code: ExitCode.configuration)
+        }
+    }
+
+    /// The first TLS file named by the command line, `configuration` or an auth profile that cannot be used,
+    /// or profile that names no origin: otherwise every https operation would spend an attempt on a TLS error,
+    /// and a profile bound to nothing would wait for a line nobody is told to add. A profile that cannot be
+    /// read at all is left to send time, where only its operations wait.
+    package func unusableFile(_ configuration: SpoolConfiguration) -> String? {
         var problem = TLSFileCheck.firstProblem(
-            in: options.configuration, path: SpoolConfiguration.defaultPath(option: configurationPath)
+            in: configuration, path: SpoolConfiguration.defaultPath(option: configurationPath)
         )?.description
         if problem == nil, let credentials = options.credentials {
             for (name, profile) in credentials.readableProfiles() {
@@ -71,9 +84,7 @@ extension SendCommand {
                 if problem != nil { break }
             }
         }
-        if let problem {
-            Program.fail(SendCommand.program, "\(problem); nothing was sent", code: ExitCode.configuration)
-        }
+        return problem
     }
 
     /// Makes sure the open-file limit leaves room for `concurrency` requests, raising the soft limit up to

@@ -58,8 +58,9 @@ package final class OriginLimits: Sendable {
 
     /// The shared state, behind its lock.
     package let state = Locked(State())
-    /// The per-origin settings of spool.conf(5): window, rate and burst.
-    package let configuration: SpoolConfiguration
+    /// spool.conf(5) as in use: the per-origin window, rate and burst, and everything else a request takes
+    /// from it; replaced when a watcher reads it again (`reconfigure`).
+    let settings: Locked<SpoolConfiguration>
     /// The most requests any origin may have at once (`--concurrency`).
     package let concurrency: Int
     /// Where changes of window and rate are told (with `-v`).
@@ -82,7 +83,7 @@ package final class OriginLimits: Sendable {
         configuration: SpoolConfiguration, concurrency: Int, log: Log, backoff: Backoff = Backoff(),
         flush: Bool = false, seed: @escaping @Sendable () -> [OriginRecord] = { [] }
     ) {
-        self.configuration = configuration
+        settings = Locked(configuration)
         self.concurrency = concurrency
         self.log = log
         self.seed = seed
@@ -106,7 +107,7 @@ package final class OriginLimits: Sendable {
     }
 
     /// The most requests an origin may have at once, over all its shares.
-    private func maximum(_ settings: OriginSettings) -> Int {
+    func maximum(_ settings: OriginSettings) -> Int {
         min(concurrency, settings.maxConcurrency ?? concurrency)
     }
 

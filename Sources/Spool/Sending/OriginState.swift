@@ -45,7 +45,7 @@ package struct OriginState: Sendable, Equatable {
     package static let probeGrowth = 0.1
 
     /// The window never grows beyond this (`max-concurrency`, else `--concurrency`).
-    package let maximum: Int
+    package private(set) var maximum: Int
     /// Requests allowed at once now, between 1 and `maximum`; its whole part is what counts.
     package private(set) var window: Double
     /// Requests on their way now.
@@ -67,13 +67,13 @@ package struct OriginState: Sendable, Equatable {
     /// seconds; 0 for none), across runs: the pauses of one episode are said once.
     package var announcedUntil: Int64 = 0
     /// The rate the administrator allows (`rate`), requests per second.
-    package let configuredRate: Double?
+    package private(set) var configuredRate: Double?
     /// The rate the origin announced (`RateLimit-Policy`), requests per second.
     package private(set) var announcedRate: Double?
     /// The rate learned from the origin's 429s and 503s.
     package private(set) var pacer = OriginPacer()
     /// Requests that may go at once before the rate spaces them.
-    package let burst: Double
+    package private(set) var burst: Double
     /// Pushbacks, 429s and pauses seen, for `spool-ctl stats`.
     package private(set) var pushbacks = 0, tooManyRequests = 0, pauses = 0
     /// What became of the operations sent, for `spool-ctl stats --prometheus`.
@@ -95,6 +95,18 @@ package struct OriginState: Sendable, Equatable {
         configuredRate = rate
         self.burst = Double(max(1, burst ?? 1))
         tokens = self.burst
+    }
+
+    /// The administrator's limits changed (a watcher read spool.conf again): what the origin taught is kept,
+    /// the window only brought under the new maximum; a pause that only spaced requests by the old rate ends,
+    /// and the next request is spaced by the new one.
+    package mutating func reconfigure(maximum: Int, rate: Double?, burst: Int?) {
+        self.maximum = max(1, maximum)
+        window = min(window, Double(self.maximum))
+        configuredRate = rate
+        self.burst = Double(max(1, burst ?? 1))
+        tokens = min(tokens, self.burst)
+        if pauseCause == "rate" { liftPause() }
     }
 
     /// The rate that applies: the lowest of the administrator's (a ceiling learning never exceeds), the

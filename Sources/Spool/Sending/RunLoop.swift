@@ -34,16 +34,19 @@ package struct RunLoop {
     let threads: Int
     /// Whether this run's housekeeping was done (by the light front, before it exec'd the sender).
     let housekept: Bool
+    /// What a watcher does on SIGHUP: read its settings again.
+    let reload: @Sendable () -> Void
 
     /// A loop over `spool` with `worker`, woken by `wakeup`; `threads` is what `worker`'s transport sends on.
     package init(
         worker: Worker, wakeup: Wakeup, spool: Spool, options: WorkerOptions, watch: Bool, pollSeconds: Int64?,
-        threads: Int, housekept: Bool = false
+        threads: Int, housekept: Bool = false, reload: @escaping @Sendable () -> Void = {}
     ) {
         (self.worker, self.wakeup, self.spool, self.options, self.watch, self.pollSeconds, self.threads) = (
             worker, wakeup, spool, options, watch, pollSeconds, threads
         )
         self.housekept = housekept
+        self.reload = reload
     }
 
     /// Runs until done or stopped.
@@ -95,8 +98,8 @@ package struct RunLoop {
         return .finished
     }
 
-    /// Waits for what comes first: a drop, the next due time, housekeeping, a poll, the network's news;
-    /// false on a stop signal.
+    /// Waits for what comes first: a drop, the next due time, housekeeping, a poll, the network's news, a
+    /// reload (done before the next round, which then runs under the new settings); false on a stop signal.
     func waitForNews(_ summary: RunSummary, housekeptAt lastHousekeeping: Int64, interval: Int64, poll: Int64?,
                      _ networkRetry: inout NetworkRetry) async -> Bool {
         let nowSeconds = Timestamp.nowSeconds()
@@ -113,6 +116,7 @@ package struct RunLoop {
             options.service?.alive()
         } while reason == .timeout && Timestamp.monotonicSeconds() < deadlineSeconds
         if reason == .stop { return false }
+        if reason == .reload { reload() }
         if networkRetry.due(changed: reason == .network, nowSeconds: Timestamp.monotonicSeconds()) {
             worker.retryNetworkFailures()
         }

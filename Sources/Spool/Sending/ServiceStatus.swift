@@ -1,9 +1,10 @@
+import Glibc
 import SpoolSystem
 
 /// What a watcher tells systemd (`Type=notify`): ready once it has read its queue, a status line for
 /// `systemctl status` when it changes (at most once a second), a watchdog ping at half the watchdog's interval
 /// from the loop that does the work (each step of an operation's life, each round, each wake-up of the idle
-/// watcher, so that a hung loop stops pinging and is restarted), and that it is stopping.
+/// watcher, so that a hung loop stops pinging and is restarted), that it reloads, and that it is stopping.
 package final class ServiceStatus: Sendable {
     /// The shortest time between two status lines.
     static let statusSpacingSeconds = 1.0
@@ -53,6 +54,19 @@ package final class ServiceStatus: Sendable {
             return true
         }
         if due { notifier.notify("STATUS=\(line)") }
+    }
+
+    /// The watcher reads its settings again: systemd shows it reloading until `reloaded`. The clock reading
+    /// is what `Type=notify-reload` asks for, to tell this reload from an earlier one.
+    package func reloading() {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)")
+    }
+
+    /// The reload is done, whether the settings were taken or kept: the service is ready again.
+    package func reloaded() {
+        notifier.notify("READY=1")
     }
 
     /// The watcher is stopping.

@@ -4,7 +4,7 @@ import Glibc
 import SpoolSystem
 
 /// What wakes a waiting `spool-send --watch`: a file landing in `new/` (inotify), the network changing
-/// (rtnetlink: a new address, a new route, a link up), a stop signal, or a timer.
+/// (rtnetlink: a new address, a new route, a link up), a stop signal, a reload signal (SIGHUP), or a timer.
 ///
 /// The SIGTERM/SIGINT handler only writes to an eventfd, which stays readable once written; the loop polls
 /// it together with inotify, so a signal is never lost between checking a flag and going to sleep.
@@ -15,10 +15,12 @@ package final class Wakeup: Sendable {
     package let event: Int32
     /// The rtnetlink socket for network changes, or -1 without one (not watching, or refused).
     package let netlink: Int32
+    /// The eventfd the SIGHUP handler writes to, or -1 when not watching (a run keeps SIGHUP's default).
+    package let reload: Int32
 
     /// Why `wait` returned.
     package enum Reason: Sendable {
-        case files, network, stop, timeout
+        case files, network, stop, reload, timeout
     }
 
     /// How long a burst of network news must be quiet before it counts as one change (a link coming up
@@ -36,9 +38,13 @@ package final class Wakeup: Sendable {
             try retryingInterrupts { inotify_add_watch(inotify, newDirectory, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) }
             self.inotify = inotify
             netlink = cspool_netlink_open()
+            let reload = try retryingInterrupts { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
+            try retryingInterrupts { cspool_install_reload_handler(reload) }
+            self.reload = reload
         } else {
             inotify = -1
             netlink = -1
+            reload = -1
         }
     }
 
@@ -61,19 +67,27 @@ package final class Wakeup: Sendable {
         }
     }
 
-    /// Blocks up to `seconds` (an hour at most) for a stop, network news or files in `new/`, in that precedence.
+    /// Blocks up to `seconds` (an hour at most) for a stop, a reload, network news or files in `new/`, in that
+    /// precedence.
     package func poll(seconds: Double) -> Reason {
         let deadline = Timestamp.monotonicSeconds() + max(0, min(seconds, 3600))
         while true {
             var fds = [
                 pollfd(fd: event, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: netlink, events: Int16(POLLIN), revents: 0)
+                pollfd(fd: netlink, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: reload, events: Int16(POLLIN), revents: 0)
             ]
             let milliseconds = Int32(max(0, deadline - Timestamp.monotonicSeconds()) * 1000)
             let ready = Glibc.poll(&fds, nfds_t(fds.count), milliseconds)
             if ready <= 0 { return .timeout }
             if fds[0].revents != 0 { return .stop }
+            if fds[3].revents != 0 {
+                // Read back to zero: signals that came together ask for one reload.
+                var count: UInt64 = 0
+                _ = Glibc.read(reload, &count, 8)
+                return .reload
+            }
             if fds[2].revents != 0, cspool_netlink_drain(netlink) == 1 {
                 gatherNetworkNews()
                 return .network

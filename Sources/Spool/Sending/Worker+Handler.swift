@@ -16,7 +16,7 @@ extension Worker {
     package func runHandler(_ name: String, _ claimed: QueueEntry, _ operation: Operation) async -> Outcome? {
         let program: String
         do throws(HandlerError) {
-            guard let directory = options.handlers else { throw .noDirectory(handler: name) }
+            guard let directory = handlers else { throw .noDirectory(handler: name) }
             program = try directory.program(name)
         } catch {
             return cannotRun(claimed, error)

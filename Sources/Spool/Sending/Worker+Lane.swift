@@ -129,7 +129,7 @@ extension Worker {
     package func readDocument(_ folder: Spool.Folder, _ fileName: FileName) throws(ReadError)
         -> (operation: Operation, modified: Int64)?
     {
-        try spool.readOperation(folder, fileName, maxSize: options.maxSize, maxPayload: options.maxPayload)
+        try spool.readOperation(folder, fileName, maxSize: options.maxSize, maxPayload: maxPayload)
     }
 
     /// Reads a lane's operation; files it when its content is bad, parks its key when the spool is at fault.
@@ -138,7 +138,7 @@ extension Worker {
             var read = ahead?.take(entry)
             if read == nil {
                 read = try spool.readOperationAndStatus(
-                    .new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload
+                    .new, entry.fileName, maxSize: options.maxSize, maxPayload: maxPayload
                 ).map { ($0.operation, $0.status.identity) }
             }
             guard let read else {

@@ -125,7 +125,7 @@ extension Worker {
             spool.noteWaiting(builder.waiting, producers: builder.waitingByProducer)
             guard listed.dropped.isEmpty else {
                 spool.admitDropped(
-                    listed.dropped, maxSize: options.maxSize, maxPayload: options.maxPayload, log: log,
+                    listed.dropped, maxSize: options.maxSize, maxPayload: maxPayload, log: log,
                     isStopping: { isStopping }, fault: { record($0) })
                 admitting = false
                 continue
@@ -206,7 +206,7 @@ extension Worker {
         for fileName in spool.inWrittenOrder(names) where !isStopping {
             do throws(SystemCallError) {
                 if let entry = try transaction.intake(
-                    fileName, maxSize: options.maxSize, maxPayload: options.maxPayload, log: log)
+                    fileName, maxSize: options.maxSize, maxPayload: maxPayload, log: log)
                 {
                     builder.note(
                         entry.laneKey, orderMicroseconds: entry.state.orderMicroseconds,

@@ -8,11 +8,11 @@ extension Worker {
     /// the rights of nobody in particular (the `*` lines).
     package func rights(of operation: Operation) -> ProducerPolicy.Rights? {
         guard let uid = operation.producer else {
-            return options.configuration.producerPolicy.rights(of: SystemUser(uid: UInt32.max, name: nil, groups: []))
+            return configuration.producerPolicy.rights(of: SystemUser(uid: UInt32.max, name: nil, groups: []))
         }
         guard spool.users.isProducer(uid) else { return nil }
         if let known = producerRights.withLock({ $0[uid] }) { return known }
-        let rights = options.configuration.producerPolicy.rights(of: UserDatabase.user(uid))
+        let rights = configuration.producerPolicy.rights(of: UserDatabase.user(uid))
         producerRights.withLock { $0[uid] = rights }
         return rights
     }

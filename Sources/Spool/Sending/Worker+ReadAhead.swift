@@ -15,7 +15,7 @@ extension Worker {
                   hash != 0, limits.hasAnswered(hash: hash), downOrigin(hash: hash) == nil
             else { return nil }
             guard let read = try? spool.readOperationAndStatus(
-                .new, entry.fileName, maxSize: options.maxSize, maxPayload: options.maxPayload)
+                .new, entry.fileName, maxSize: options.maxSize, maxPayload: maxPayload)
             else { return nil }
             return (read.operation, read.status.identity)
         }

@@ -96,6 +96,22 @@ package final class Worker: Sendable {
         }
     }
 
+    /// spool.conf(5) as in use: read at start, and again when a watcher is told to (`reconfigure`).
+    package var configuration: SpoolConfiguration { limits.configuration }
+
+    /// The handler directory in use (`--handler-dir`, else spool.conf's `handler-dir`).
+    package var handlers: HandlerDirectory? { configuration.handlerDirectory.map(HandlerDirectory.init(path:)) }
+
+    /// The largest payload sent (`--max-payload`, else spool.conf's `max-payload`).
+    package var maxPayload: Int64 { configuration.maxPayload ?? options.maxPayload }
+
+    /// Puts `configuration` in use, read again by a watcher: the origins' new limits apply at once, what they
+    /// taught is kept, and each producer's rights are looked up again under its policy.
+    package func reconfigure(_ configuration: SpoolConfiguration) {
+        limits.reconfigure(configuration)
+        producerRights.withLock { $0 = [:] }
+    }
+
     /// Asks the worker to stop claiming; requests in flight finish (or time out) first.
     package func requestStop() { stopping.store(true, ordering: .relaxed) }
 

@@ -19,14 +19,12 @@ package struct WorkerOptions: Sendable {
     package var leaseSeconds = Spool.defaultLeaseSeconds(timeoutSeconds: TransportSettings().timeoutSeconds)
     /// Largest document read.
     package var maxSize = Spool.defaultMaxDocumentSize
-    /// Largest payload sent (`--max-payload`); a larger one is filed with `too-large`.
+    /// Largest payload sent (`--max-payload`) when spool.conf sets none; a larger one is filed with `too-large`.
     package var maxPayload = Spool.defaultMaxPayloadSize
     /// `User-Agent` sent unless an operation sets its own.
     package var userAgent = "spool-send/\(Version.current)"
     /// Where credential profiles live, if anywhere.
     package var credentials: Credentials?
-    /// The admin's handler directory, if any: without one, handler jobs wait.
-    package var handlers: HandlerDirectory?
     /// Seconds a request may take, or a handler run, before it is stopped (`--timeout`).
     package var timeoutSeconds = 30.0
     /// Origins (`scheme://host[:port]`) operations may be sent to; nil allows every origin.
@@ -40,17 +38,24 @@ package struct WorkerOptions: Sendable {
     package var service: ServiceStatus?
     /// The meter `-v` shows uploads on, when standard error is a terminal.
     package var progress: ProgressMeter?
-    /// spool.conf(5), with the command line's transport options as its defaults.
+    /// spool.conf(5) at start, with the command line's transport options as its defaults, its handler directory
+    /// and largest payload; the worker's `configuration` is the one in use.
     package var configuration = SpoolConfiguration()
 
     /// The defaults of `spool-send`.
     package init() {}
 
-    /// The engine's callback for the upload of `id`'s `length` bytes: the meter's, when there is one.
+    /// The engine's callback for the upload of `id`'s `length` bytes: the meter's, when there is one, and the
+    /// watchdog's, when systemd keeps one: bytes going out are the loop's progress, so that an upload longer
+    /// than the watchdog's interval is not taken for a hang (a stalled one ends at `--timeout`).
     func uploadProgress(_ id: String, length: Int64) -> (@Sendable (Int64) -> Void)? {
-        guard let progress else { return nil }
-        progress.start(id, total: length)
-        return { progress.update(id, done: $0) }
+        let watchdog = service?.longestWaitSeconds != nil ? service : nil
+        guard progress != nil || watchdog != nil else { return nil }
+        progress?.start(id, total: length)
+        return { [progress] done in
+            progress?.update(id, done: done)
+            watchdog?.alive()
+        }
     }
 }
 

@@ -71,12 +71,13 @@ import Testing
         let process: Process
         let errors: Pipe
 
-        init(_ spool: TemporarySpool) throws {
+        init(_ spool: TemporarySpool, arguments: [String] = []) throws {
             _ = try spool.open()
             listener = NotifyListener(in: spool.directory)
             if listener.bindFailed { listener.stop() }
             try #require(!listener.bindFailed, "the test binds its notify socket")
-            (process, _, errors) = try Command.start("spool-send", ["--spool", spool.path, "--watch"], environment: [
+            (process, _, errors) = try Command.start(
+                "spool-send", ["--spool", spool.path, "--watch"] + arguments, environment: [
                 "NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1000000",
             ])
         }

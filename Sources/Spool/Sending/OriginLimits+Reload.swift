@@ -1,0 +1,22 @@
+import SpoolConfiguration
+import SpoolQueue
+import SpoolSystem
+
+/// spool.conf(5) read again by a watcher (SIGHUP): the new settings apply at once, to the windows already
+/// open too, and what the origins taught (rates, pauses, probes) is kept.
+extension OriginLimits {
+    /// spool.conf(5) as in use now.
+    package var configuration: SpoolConfiguration { settings.withLock { $0 } }
+
+    /// Puts `configuration` in use: each open window takes its origin's new maximum, rate and burst.
+    package func reconfigure(_ configuration: SpoolConfiguration) {
+        settings.withLock { $0 = configuration }
+        state.withLock { state in
+            for share in Array(state.windows.keys) {
+                let origin = configuration.settings(for: String(OriginRecord.origin(ofShare: share)))
+                state.windows[share]?.reconfigure(
+                    maximum: maximum(origin), rate: origin.rate, burst: origin.burst)
+            }
+        }
+    }
+}
