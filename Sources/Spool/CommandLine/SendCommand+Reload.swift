@@ -13,14 +13,15 @@ extension SendCommand {
         defer { service?.reloaded() }
         let configuration: SpoolConfiguration
         do { configuration = try readConfiguration() } catch {
-            log.warning("not reloaded: \(error); the settings in use are kept")
+            log.warning("not reloaded: \(error); the settings in use are kept", LogFields(.notReloaded))
             return
         }
         if let problem = unusableFile(configuration) {
-            log.warning("not reloaded: \(problem); the settings in use are kept")
+            log.warning("not reloaded: \(problem); the settings in use are kept", LogFields(.notReloaded))
             return
         }
         worker.reconfigure(configuration)
-        log.notice("reloaded \(SpoolConfiguration.defaultPath(option: configurationPath) ?? "the settings")")
+        log.notice("reloaded \(SpoolConfiguration.defaultPath(option: configurationPath) ?? "the settings")",
+                   LogFields(.reloaded))
     }
 }

@@ -56,8 +56,10 @@ extension Worker {
                 request.onProgress = options.uploadProgress(claimed.id, length: span.length)
             }
             state.withLock { $0.summary.attempts += 1 }
-            log.detail("sending \(claimed.id): \(operation.method) \(operation.url)"
-                + (operation.trace.map { " (trace \($0.traceID), span \(spanID!))" } ?? ""))
+            log.detail(
+                "sending \(claimed.id): \(operation.method) \(operation.url)"
+                    + (operation.trace.map { " (trace \($0.traceID), span \(spanID!))" } ?? ""),
+                LogFields(id: claimed.id, origin: operation.origin, traceID: operation.trace?.traceID, spanID: spanID))
             guard let transport else { preconditionFailure("Worker.run needs a transport") }
             let keeper = payload.map { keepClaimAlive($0) }
             let result = await transport.send(request)
@@ -178,7 +180,7 @@ extension Worker {
         fields.fields.append(("order", "\(entry.state.orderMicroseconds)"))
         let filed = spool.file(
             entry.fileName, from: folder, to: destination, id: entry.id, reason: fields, what: operation?.summary,
-            log: log)
+            about: LogFields(origin: operation?.origin, traceID: operation?.trace?.traceID), log: log)
         switch filed {
         case .moved: break
         case .gone: return false

@@ -222,21 +222,23 @@ package final class Worker: Sendable {
         for (origin, (token, since)) in unreachable.sorted(by: { $0.key < $1.key }) {
             let line = "\(origin): \(token); nothing more is sent to it in this run (\(waiting[origin, default: 0]) "
                 + "more operation(s) held back)"
+            let about = LogFields(.unreachable, origin: origin, outcome: "deferred")
             if let since {
-                log.detail(line + "; unreachable since \(Timestamp.formatRFC3339(since))")
+                log.detail(line + "; unreachable since \(Timestamp.formatRFC3339(since))", about)
             } else {
-                log.notice(line)
+                log.notice(line, about)
             }
         }
         for (origin, cause, until) in limits.takeWentDown() {
             log.notice(
                 "\(origin): \(cause): it accepted nothing (429 or 503 without Retry-After); probed again at "
                     + "\(Timestamp.formatRFC3339(Int64(until.rounded(.up)))) (\(waiting[origin, default: 0]) "
-                    + "operation(s) held back)")
+                    + "operation(s) held back)", LogFields(.unavailable, origin: origin, outcome: "deferred"))
         }
         for (origin, since, cause) in limits.takeRecovered() {
             let was = cause == "unavailable" ? "unavailable" : "unreachable"
-            log.notice("\(origin): reachable again, after \(humanDuration(max(0, nowSeconds - since))) \(was)")
+            log.notice("\(origin): reachable again, after \(humanDuration(max(0, nowSeconds - since))) \(was)",
+                       LogFields(.reachable, origin: origin))
         }
         for (share, until) in paused.sorted(by: { $0.key < $1.key }) where down[share] == nil
             && unreachable[share] == nil
@@ -248,7 +250,8 @@ package final class Worker: Sendable {
                 + "(\(limits.pauseCause(share, nowSeconds: Double(nowSeconds)))); "
                 + "\(waiting[share, default: 0]) operation(s) held back; "
                 + "'spool-ctl flush --origin \(origin)' lifts it"
-            if limits.announce(share, until: end) { log.notice(line) } else { log.detail(line) }
+            let about = LogFields(.paused, origin: String(origin), outcome: "deferred")
+            if limits.announce(share, until: end) { log.notice(line, about) } else { log.detail(line, about) }
         }
     }
 

@@ -55,7 +55,9 @@ extension Spool {
     /// fails, the reason stays and recovery finishes the filing later: the decision stands either way.
     /// A failed fsync of the destination is a fault, although the operation has moved (and is logged so).
     package func file(_ name: FileName, from folder: Folder, to destination: Folder, id: String, reason: FilingReason,
-                     what summary: String? = nil, log: Log) -> MoveResult<String> {
+                     what summary: String? = nil, about fields: LogFields = LogFields(), log: Log)
+        -> MoveResult<String>
+    {
         var reason = reason
         // Who dropped it: the owner of its file, which a producer cannot forge (spool(5), shared spools), or
         // the producer whose write the owner rewrote, kept by uid for a later retry.
@@ -85,7 +87,11 @@ extension Spool {
         // The id says which operation; a name that is not a queue name is shown as it was.
         var shown = QueueName(name)?.id == id ? id : "\(folder.rawValue)/\(name.escaped)"
         if let summary { shown += " (\(summary))" }
-        log.warning("\(shown) -> \(destination.rawValue)/\(filed): \(reason["reason"] ?? reason.fields.first?.1 ?? "")")
+        var about = fields
+        (about.id, about.outcome, about.status) = (id, destination.rawValue, reason["status"])
+        about.event = destination == .conflict ? .conflict : .failed
+        log.warning(
+            "\(shown) -> \(destination.rawValue)/\(filed): \(reason["reason"] ?? reason.fields.first?.1 ?? "")", about)
         do { try directory(destination).sync() } catch {
             return .fault(SystemCallError("fsync", "\(path)/\(destination.rawValue)", error))
         }

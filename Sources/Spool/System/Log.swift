@@ -24,18 +24,32 @@ package struct Log: Sendable {
     package static let silent = Log(program: "", level: .quiet)
 
     /// Something an operator should see even with `-q`: a file moved to `failed/` or `conflict/`, an I/O error.
-    package func warning(_ message: @autoclosure () -> String) { write(message, at: .quiet) }
+    package func warning(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> LogFields = LogFields()) {
+        write(message, at: .quiet, fields)
+    }
     /// Something an operator normally wants to see: a recovered claim, a coalesced write.
-    package func notice(_ message: @autoclosure () -> String) { write(message, at: .normal) }
+    package func notice(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> LogFields = LogFields()) {
+        write(message, at: .normal, fields)
+    }
     /// Per-operation detail, with `-v`.
-    package func detail(_ message: @autoclosure () -> String) { write(message, at: .verbose) }
+    package func detail(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> LogFields = LogFields()) {
+        write(message, at: .verbose, fields)
+    }
 
     /// Writes `message` when the level asks for it. Made only then: a detail line per request cost a string
     /// built and thrown away on every request. One line always: a handler's argument, a key or a server's
     /// answer inside it is escaped, so that it can neither forge a line of its own nor reach the terminal.
-    private func write(_ message: () -> String, at needed: Level) {
+    /// When standard error is the journal, the message goes there with its `fields` instead.
+    private func write(_ message: () -> String, at needed: Level, _ fields: () -> LogFields) {
         guard !program.isEmpty, level >= needed else { return }
-        let line = Array("\(program): \(message().replacingControlCharacters())\n".utf8)
-        ProgressMeter.printing(line)
+        let text = message().replacingControlCharacters()
+        // syslog's warning, notice and info.
+        let priority = switch needed { case .quiet: 4; case .normal: 5; case .verbose: 6 }
+        if let journal = Journal.forStandardError,
+            journal.send(fields().entry(message: text, priority: priority, program: program))
+        {
+            return
+        }
+        ProgressMeter.printing(Array("\(program): \(text)\n".utf8))
     }
 }

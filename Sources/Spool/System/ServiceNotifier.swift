@@ -28,23 +28,6 @@ package struct ServiceNotifier: Sendable {
     /// Sends `state`, lines such as `READY=1` or `STATUS=…`, without waiting: it may be called on the HTTP
     /// engine's thread, and a ping lost to a full socket is one of many.
     package func notify(_ state: String) {
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        var socketAddress = sockaddr_un()
-        socketAddress.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &socketAddress.sun_path) { path in
-            for (index, byte) in address.enumerated() { path[index] = byte }
-        }
-        // An abstract name's length counts exactly its bytes; a path's its NUL too.
-        let length = MemoryLayout<sa_family_t>.size + address.count + (address[0] == 0 ? 0 : 1)
-        let bytes = Array(state.utf8)
-        _ = withUnsafePointer(to: &socketAddress) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bytes.withUnsafeBytes {
-                    sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), address, socklen_t(length))
-                }
-            }
-        }
+        UnixDatagram.send(Array(state.utf8), to: address)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+@testable import SpoolSystem
 @testable import SpoolNames
 @testable import SpoolQueue
 @testable import SpoolTestSupport
@@ -109,6 +110,14 @@ import Testing
 
             """)
         #expect(mode("/etc/spool/spool.conf").mode == 0o644)
+        // The completions where Debian's shells look, and the catalog postinst put in journalctl's database.
+        for file in ["/usr/share/bash-completion/completions/spool-send", "/usr/share/zsh/vendor-completions/_spool",
+                     "/usr/share/fish/vendor_completions.d/spool-enqueue.fish"] {
+            #expect(FileManager.default.fileExists(atPath: file), "\(file)")
+        }
+        let catalog = try Command.run("/usr/bin/journalctl", ["--list-catalog"])
+        #expect(catalog.lines.filter { $0.hasPrefix(LogFields.Event.conflict.messageID + " spool: ") }.count == 1,
+                "postinst updated the catalog: \(catalog.stdout.suffix(400))")
     }
 
     /// The policy: both may send to the test server, and everyone to `thief` (spool(5)'s pattern of a line per
