@@ -52,6 +52,7 @@ import Testing
         let attacks = try holdBackAlice(users, server)
         try checkNothingLoosens(users, server)
 
+        try checkMetricsUnit()
         let send = try Package.runUnit("spool-send-once.service")
         #expect(send.status == 0, "spool-send as the unit runs it: \(send.stderr)")
         let paths = Set(server.requests.map(\.path))
@@ -118,6 +119,24 @@ import Testing
         let catalog = try Command.run("/usr/bin/journalctl", ["--list-catalog"])
         #expect(catalog.lines.filter { $0.hasPrefix(LogFields.Event.conflict.messageID + " spool: ") }.count == 1,
                 "postinst updated the catalog: \(catalog.stdout.suffix(400))")
+    }
+
+    /// spool-metrics.service as its timer runs it: the host spool's figures where node_exporter's textfile
+    /// collector reads them, readable by the collector's user.
+    func checkMetricsUnit() throws {
+        let parent = "/var/lib/prometheus", folder = parent + "/node-exporter"
+        let made = !FileManager.default.fileExists(atPath: parent)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer {
+            if made { try? FileManager.default.removeItem(atPath: parent) }
+            else { try? FileManager.default.removeItem(atPath: folder + "/spool.prom") }
+        }
+        let metrics = try Package.runUnit("spool-metrics.service")
+        #expect(metrics.status == 0 && metrics.stderr.isEmpty, "\(metrics.stderr)")
+        let text = (try? String(contentsOfFile: folder + "/spool.prom", encoding: .utf8)) ?? ""
+        #expect(text.contains("spool_operations{spool=\"\(Self.spool)\",folder=\"new\"} "), "\(text.prefix(300))")
+        let mode = (try? FileManager.default.attributesOfItem(atPath: folder + "/spool.prom"))?[.posixPermissions]
+        #expect(mode as? Int == 0o644, "the collector reads it")
     }
 
     /// The policy: both may send to the test server, and everyone to `thief` (spool(5)'s pattern of a line per

@@ -8,7 +8,7 @@ enum Package {
     /// The units the package installs in /lib/systemd/system.
     static let units = [
         "spool-send.service", "spool-send@.service", "spool-send-once.service", "spool-send-once.timer",
-        "spool-send-once.path",
+        "spool-send-once.path", "spool-metrics.service", "spool-metrics.timer",
     ]
 
     static var releaseBinaries: String { Repository.root + "/.build/release" }
