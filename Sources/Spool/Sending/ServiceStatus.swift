@@ -1,4 +1,3 @@
-import Glibc
 import SpoolSystem
 
 /// What a watcher tells systemd (`Type=notify`): ready once it has read its queue, a status line for
@@ -59,9 +58,7 @@ package final class ServiceStatus: Sendable {
     /// The watcher reads its settings again: systemd shows it reloading until `reloaded`. The clock reading
     /// is what `Type=notify-reload` asks for, to tell this reload from an earlier one.
     package func reloading() {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)")
+        notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(Int64(Timestamp.monotonicSeconds() * 1_000_000))")
     }
 
     /// The reload is done, whether the settings were taken or kept: the service is ready again.
