@@ -55,49 +55,42 @@ int cspool_is_shared(int fd) {
     }
 }
 
-static volatile int stop_fd = -1;
+// The watcher's signals only write to an eventfd (async-signal-safe), which its loop polls: a signal is
+// never lost between checking a flag and going to sleep. SIGTERM and SIGINT stop it, SIGHUP reloads it.
+static volatile int stop_fd = -1, reload_fd = -1;
 
-static void stop_handler(int signal) {
-    (void)signal;
+static void write_one(int fd) {
     uint64_t one = 1;
-    if (stop_fd >= 0) {
-        ssize_t ignored = write(stop_fd, &one, sizeof one);
+    if (fd >= 0) {
+        ssize_t ignored = write(fd, &one, sizeof one);
         (void)ignored;
     }
+}
+
+static void stop_handler(int signal) { (void)signal; write_one(stop_fd); }
+
+static void reload_handler(int signal) { (void)signal; write_one(reload_fd); }
+
+static int install(int signal, void (*handler)(int)) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(signal, &action, NULL);
 }
 
 int cspool_install_stop_handler(int eventfd) {
     stop_fd = eventfd;
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = stop_handler;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
     // A closed stderr or socket must show up as EPIPE, not kill a worker holding claims.
     signal(SIGPIPE, SIG_IGN);
-    if (sigaction(SIGTERM, &action, NULL) != 0) return -1;
-    return sigaction(SIGINT, &action, NULL);
-}
-
-static volatile int reload_fd = -1;
-
-static void reload_handler(int signal) {
-    (void)signal;
-    uint64_t one = 1;
-    if (reload_fd >= 0) {
-        ssize_t ignored = write(reload_fd, &one, sizeof one);
-        (void)ignored;
-    }
+    if (install(SIGTERM, stop_handler) != 0) return -1;
+    return install(SIGINT, stop_handler);
 }
 
 int cspool_install_reload_handler(int eventfd) {
     reload_fd = eventfd;
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = reload_handler;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    return sigaction(SIGHUP, &action, NULL);
+    return install(SIGHUP, reload_handler);
 }
 
 // rtnetlink, the kernel's news of addresses, routes and links: how a watcher learns that the network came

@@ -16,17 +16,25 @@ extension EnqueueCommand {
     }
 
     /// The trace of the environment, as OpenTelemetry's environment carrier gives it to a process
-    /// (`TRACEPARENT`, `TRACESTATE`), as document fields; none when it has none. A value the specification
-    /// does not allow is left out, as its propagators leave it, and said once: the write is queued anyway.
+    /// (`TRACEPARENT`, `TRACESTATE`), as document fields; none when it has none. A value the W3C text does not
+    /// allow is left out, as its propagators leave it (a bad `TRACESTATE` alone, the trace kept), and said
+    /// once: the write is queued anyway.
     static func environmentTrace() -> [(key: String, value: JSON)] {
         guard let parent = Environment.value("TRACEPARENT") else { return [] }
-        let state = Environment.value("TRACESTATE")
         do {
-            _ = try TraceContext(traceparent: parent, tracestate: state)
+            _ = try TraceContext(traceparent: parent, tracestate: nil)
         } catch {
-            Program.printError("spool-enqueue: warning: TRACEPARENT and TRACESTATE left out: \(error)\n")
+            Program.printError("spool-enqueue: warning: TRACEPARENT left out: \(error)\n")
             return []
         }
-        return [("traceparent", .string(parent))] + (state.map { [("tracestate", .string($0))] } ?? [])
+        var fields: [(key: String, value: JSON)] = [("traceparent", .string(parent))]
+        guard let state = Environment.value("TRACESTATE") else { return fields }
+        do {
+            _ = try TraceContext(traceparent: parent, tracestate: state)
+            fields.append(("tracestate", .string(state)))
+        } catch {
+            Program.printError("spool-enqueue: warning: TRACESTATE left out: \(error)\n")
+        }
+        return fields
     }
 }

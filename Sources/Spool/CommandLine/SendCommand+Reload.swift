@@ -16,7 +16,7 @@ extension SendCommand {
             log.warning("not reloaded: \(error); the settings in use are kept", LogFields(.notReloaded))
             return
         }
-        if let problem = unusableFile(configuration) {
+        if let problem = leaseProblem(configuration)?.description ?? unusableFile(configuration) {
             log.warning("not reloaded: \(problem); the settings in use are kept", LogFields(.notReloaded))
             return
         }

@@ -33,6 +33,7 @@ extension SendCommand {
         var options = options
         // Started by systemd as Type=notify: a watcher says when it is ready, how it is, and that it lives.
         if watch, let notifier = ServiceNotifier.fromEnvironment() { options.service = ServiceStatus(notifier) }
+        options.reloadPending = { wakeup.reloadPending }
         let worker = Worker(spool: spool, transport: transport, options: options)
         wakeup.onStopSignal { worker.requestStop() }
         let (service, log) = (options.service, options.log)

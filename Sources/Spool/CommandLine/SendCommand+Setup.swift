@@ -42,20 +42,21 @@ extension SendCommand {
         do { options.configuration = try readConfiguration() } catch {
             Program.fail(SendCommand.program, "\(error); nothing was sent", code: ExitCode.configuration)
         }
-        if options.configuration.handlerDirectory != nil, let lease = leaseSeconds,
-            Double(lease) <= transport.timeoutSeconds + HandlerProcess.longestOverrunSeconds
-        {
-            // A handler may run this long past --timeout before it is given up: no other host may take its job
-            // meanwhile.
-            Program.usageFailure(
-                SendCommand.program,
-                .invalidValue(
-                    option: "--lease", value: "\(lease)",
-                    expected:
-                        "with handlers, a duration longer than --timeout plus "
-                            + "\(Int(HandlerProcess.longestOverrunSeconds))s"
-                ), usage: SendCommand.usage)
+        if let problem = leaseProblem(options.configuration) {
+            Program.usageFailure(SendCommand.program, problem, usage: SendCommand.usage)
         }
+    }
+
+    /// Why `--lease` is too short for `configuration`'s handlers: a handler may run this long past `--timeout`
+    /// before it is given up, and no other host may take its job meanwhile.
+    package func leaseProblem(_ configuration: SpoolConfiguration) -> UsageError? {
+        guard configuration.handlerDirectory != nil, let lease = leaseSeconds,
+            Double(lease) <= transport.timeoutSeconds + HandlerProcess.longestOverrunSeconds
+        else { return nil }
+        return .invalidValue(
+            option: "--lease", value: "\(lease)",
+            expected: "with handlers, a duration longer than --timeout plus "
+                + "\(Int(HandlerProcess.longestOverrunSeconds))s")
     }
 
     /// Exits 78 (EX_CONFIG), before anything is moved, when `unusableFile` finds a problem.
@@ -66,7 +67,7 @@ extension SendCommand {
     }
 
     /// The first TLS file named by the command line, `configuration` or an auth profile that cannot be used,
-    /// or profile that names no origin: otherwise every https operation would spend an attempt on a TLS error,
+    /// or a profile that names no origin: otherwise every https operation would spend an attempt on a TLS error,
     /// and a profile bound to nothing would wait for a line nobody is told to add. A profile that cannot be
     /// read at all is left to send time, where only its operations wait.
     package func unusableFile(_ configuration: SpoolConfiguration) -> String? {

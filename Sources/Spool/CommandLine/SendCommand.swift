@@ -184,7 +184,9 @@ package struct SendCommand: ParsedCommand, Sendable {
             options.allowedOrigins = try SendCommand.origins(list)
         }
         options.backoff = Backoff(minimum: options.backoff.minimum, maximum: options.backoff.maximum)
-        options.log = Log(program: SendCommand.program, level: level)
+        // The journal's entries name the spool, so that the catalog's commands act on the right one.
+        options.log = Log(program: SendCommand.program, level: level, spool: FileName.absolutePath(
+            Spool.defaultPath(option: spool)))
         // Uploads under way, as curl's meter shows them: said with -v, and only to a person at a terminal.
         if level == .verbose { options.progress = ProgressMeter.forTerminal(verb: "uploading") }
         options.leaseSeconds = leaseSeconds ?? Spool.defaultLeaseSeconds(timeoutSeconds: transport.timeoutSeconds)

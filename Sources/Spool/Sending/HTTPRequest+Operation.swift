@@ -6,10 +6,10 @@ extension HTTPRequest {
     /// (the document's, or one derived from the operation so that it is the same on every attempt), `If-Match`,
     /// a `Content-Type` for JSON bodies, our `User-Agent` unless the document sets or removes one, and the credential
     /// headers last so that a document cannot shadow them. A write with a trace carries `traceparent` with
-    /// `span`, this attempt's own id, and its `tracestate`.
+    /// `spanID`, this attempt's own id, and its `tracestate`.
     package init(
         operation: Operation, id: String, orderMicroseconds: Int64, userAgent: String,
-        profile: Credentials.Profile = .init(), span: String? = nil
+        profile: Credentials.Profile = .init(), spanID: String? = nil
     ) {
         let credentials = profile.headers
         var headers = operation.headers
@@ -39,7 +39,7 @@ extension HTTPRequest {
             ))
         if let tag = operation.ifMatch { headers.append(("If-Match", tag)) }
         if let trace = operation.trace {
-            headers.append(("traceparent", trace.traceparent(span: span ?? TraceContext.newSpanID())))
+            headers.append(("traceparent", trace.traceparent(span: spanID ?? TraceContext.newSpanID())))
             if let state = trace.state { headers.append(("tracestate", state)) }
         }
         headers += credentials

@@ -6,11 +6,11 @@ import SpoolSystem
 /// open too, and what the origins taught (rates, pauses, probes) is kept.
 extension OriginLimits {
     /// spool.conf(5) as in use now.
-    package var configuration: SpoolConfiguration { settings.withLock { $0 } }
+    package var configuration: SpoolConfiguration { inUse.withLock { $0 } }
 
     /// Puts `configuration` in use: each open window takes its origin's new maximum, rate and burst.
     package func reconfigure(_ configuration: SpoolConfiguration) {
-        settings.withLock { $0 = configuration }
+        inUse.withLock { $0 = configuration }
         state.withLock { state in
             for share in Array(state.windows.keys) {
                 let origin = configuration.settings(for: String(OriginRecord.origin(ofShare: share)))

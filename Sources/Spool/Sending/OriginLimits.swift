@@ -60,7 +60,7 @@ package final class OriginLimits: Sendable {
     package let state = Locked(State())
     /// spool.conf(5) as in use: the per-origin window, rate and burst, and everything else a request takes
     /// from it; replaced when a watcher reads it again (`reconfigure`).
-    let settings: Locked<SpoolConfiguration>
+    let inUse: Locked<SpoolConfiguration>
     /// The most requests any origin may have at once (`--concurrency`).
     package let concurrency: Int
     /// Where changes of window and rate are told (with `-v`).
@@ -83,7 +83,7 @@ package final class OriginLimits: Sendable {
         configuration: SpoolConfiguration, concurrency: Int, log: Log, backoff: Backoff = Backoff(),
         flush: Bool = false, seed: @escaping @Sendable () -> [OriginRecord] = { [] }
     ) {
-        settings = Locked(configuration)
+        inUse = Locked(configuration)
         self.concurrency = concurrency
         self.log = log
         self.seed = seed

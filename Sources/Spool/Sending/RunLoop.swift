@@ -75,7 +75,9 @@ package struct RunLoop {
             if faults.stopsRun {
                 options.log.warning(
                     "the spool's file system is out of reach; trying again in \(RunLoop.unreachableRetrySeconds)s")
-                if await wakeup.wait(seconds: Double(RunLoop.unreachableRetrySeconds)) == .stop { break }
+                let reason = await wakeup.wait(seconds: Double(RunLoop.unreachableRetrySeconds))
+                if reason == .stop { break }
+                if reason == .reload { reload() }
                 if !spool.reachesItsPath { return .remounted }
                 continue
             }

@@ -14,7 +14,8 @@ package enum ServerVersion {
     package static let maxBodyBytes = 256 * 1024
 
     /// The GET for `operation`'s URL, with its auth profile's credentials and TLS files, `Accept` from its
-    /// `Content-Type`, and nothing of the write itself (no body, no `If-Match`, no `Idempotency-Key`).
+    /// `Content-Type`, the write's trace, and nothing of the write itself (no body, no `If-Match`, no
+    /// `Idempotency-Key`).
     package static func request(for operation: Operation, userAgent: String, profile: Credentials.Profile)
         -> HTTPRequest
     {
@@ -22,6 +23,11 @@ package enum ServerVersion {
             ?? (operation.bodyIsJSON ? "application/json" : nil)
         var headers: [(name: String, value: String)] = [("Accept", contentType ?? "*/*")]
         headers.append(("User-Agent", userAgent))
+        // A span of the write's trace too: the server's log ties the read to the write it is for.
+        if let trace = operation.trace {
+            headers.append(("traceparent", trace.traceparent(span: TraceContext.newSpanID())))
+            if let state = trace.state { headers.append(("tracestate", state)) }
+        }
         headers += profile.headers
         var request = HTTPRequest(
             method: "GET", url: operation.url, headers: headers, body: nil, origin: operation.origin, tls: profile.tls)

@@ -9,17 +9,22 @@ package final class ServiceStatus: Sendable {
     static let statusSpacingSeconds = 1.0
 
     let notifier: ServiceNotifier
-    /// When the watchdog and the status were last told (monotonic seconds), the last status line, and whether
-    /// the service was said to be ready.
-    private let last = Locked<(watchdogSeconds: Double, statusSeconds: Double, line: String, ready: Bool)>(
-        (0, 0, "", false))
+    /// When the watchdog and the status were last told (monotonic seconds), the last status line told, one
+    /// held back by the spacing, and whether the service was said to be ready.
+    private let last = Locked<
+        (watchdogSeconds: Double, statusSeconds: Double, line: String, held: String?, ready: Bool)
+    >((0, 0, "", nil, false))
 
     package init(_ notifier: ServiceNotifier) {
         self.notifier = notifier
     }
 
-    /// How long the watcher may wait without a ping: the watchdog's half interval, or nil without a watchdog.
-    package var longestWaitSeconds: Double? { notifier.watchdogSeconds }
+    /// How long the watcher may wait without a word: the watchdog's half interval, at most the status spacing
+    /// while a status line is held back; nil without either.
+    package var longestWaitSeconds: Double? {
+        guard last.withLock({ $0.held != nil }) else { return notifier.watchdogSeconds }
+        return min(notifier.watchdogSeconds ?? ServiceStatus.statusSpacingSeconds, ServiceStatus.statusSpacingSeconds)
+    }
 
     /// The watcher has read its queue (its first plan is made): the service is up. Said once.
     package func ready() {
@@ -30,8 +35,10 @@ package final class ServiceStatus: Sendable {
         if first { notifier.notify("READY=1") }
     }
 
-    /// The loop made progress: pings the watchdog when half its interval has passed since the last ping.
+    /// The loop made progress: pings the watchdog when half its interval has passed since the last ping, and
+    /// tells a status line held back once its spacing has passed.
     package func alive() {
+        if let held = last.withLock({ $0.held }) { status(held) }
         guard let interval = notifier.watchdogSeconds else { return }
         let nowSeconds = Timestamp.monotonicSeconds()
         let due = last.withLock { last in
@@ -42,14 +49,20 @@ package final class ServiceStatus: Sendable {
         if due { notifier.notify("WATCHDOG=1") }
     }
 
-    /// The watcher's state in a line, told when it changed and a second has passed since the last.
+    /// The watcher's state in a line, told when it changed, at most once a second: a change within the second
+    /// is held back and told when the second is over (`alive`), so the last state is always the one shown.
     package func status(_ line: String) {
         let nowSeconds = Timestamp.monotonicSeconds()
         let due = last.withLock { last in
-            guard line != last.line, nowSeconds - last.statusSeconds >= ServiceStatus.statusSpacingSeconds else {
+            guard line != last.line else {
+                last.held = nil
                 return false
             }
-            (last.statusSeconds, last.line) = (nowSeconds, line)
+            guard nowSeconds - last.statusSeconds >= ServiceStatus.statusSpacingSeconds else {
+                last.held = line
+                return false
+            }
+            (last.statusSeconds, last.line, last.held) = (nowSeconds, line, nil)
             return true
         }
         if due { notifier.notify("STATUS=\(line)") }

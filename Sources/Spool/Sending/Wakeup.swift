@@ -60,6 +60,14 @@ package final class Wakeup: Sendable {
         }
     }
 
+    /// Whether a reload was asked for (SIGHUP) and not yet taken by `poll`: a busy watcher's rounds end early
+    /// for it, so that a steady stream of drops does not hold it off.
+    package var reloadPending: Bool {
+        guard reload >= 0 else { return false }
+        var fds = [pollfd(fd: reload, events: Int16(POLLIN), revents: 0)]
+        return Glibc.poll(&fds, 1, 0) > 0
+    }
+
     /// Waits up to `seconds` for files in `new/` or a stop, without holding a cooperative thread.
     package func wait(seconds: Double) async -> Reason {
         await withCheckedContinuation { continuation in

@@ -42,7 +42,7 @@ extension Worker {
         do {
             var request = HTTPRequest(
                 operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
-                userAgent: options.userAgent, profile: try profile(for: operation), span: spanID)
+                userAgent: options.userAgent, profile: try profile(for: operation), spanID: spanID)
             request.route = configuration.settings(for: operation.origin).route
             request.onConnected = { [limits] in limits.connected(share) }
             if let span = operation.payload {
@@ -59,29 +59,13 @@ extension Worker {
             log.detail(
                 "sending \(claimed.id): \(operation.method) \(operation.url)"
                     + (operation.trace.map { " (trace \($0.traceID), span \(spanID!))" } ?? ""),
-                LogFields(id: claimed.id, origin: operation.origin, traceID: operation.trace?.traceID, spanID: spanID))
+                LogFields(claimed, operation, spanID: spanID))
             guard let transport else { preconditionFailure("Worker.run needs a transport") }
             let keeper = payload.map { keepClaimAlive($0) }
             let result = await transport.send(request)
             if request.onProgress != nil { options.progress?.finish(claimed.id) }
             keeper?.cancel()
-            if case .failure(.bodyUnreadable) = result, let span = operation.payload,
-               case let .refused(outcome) = openPayload(claimed, span) {
-                // The file shrank under the upload: the operation is filed, never retried short.
-                limits.finish(share, ticket: ticket, result)
-                return outcome
-            }
-            // Down before the window wakes the lanes waiting behind this request (the origin's probe): they
-            // must find the origin down, not send.
-            if case let .failure(failure) = result, failure.takesOriginDown {
-                unreachable(operation.origin, failure.token)
-            }
-            limits.finish(share, ticket: ticket, result)
-            if case let .failure(.tls(message)) = result {
-                // Never retried into success by waiting: an operator must fix a CA, a certificate or a key.
-                log.warning("\(claimed.id): TLS error with \(operation.origin): \(message); nothing was sent")
-            }
-            outcome = Outcome.classify(method: operation.method, result: result, nowSeconds: Timestamp.nowSeconds())
+            return settle(result, claimed, operation, share: share, ticket: ticket)
         } catch {
             limits.finish(share, ticket: ticket, nil)
             if case let .unreadable(path, errno) = error, errno.faultClass != .content && errno.faultClass != .vanished
@@ -98,6 +82,29 @@ extension Worker {
             outcome = .retry(token: "auth", reason: error.description, retryAfter: nil, takesOriginDown: false)
         }
         return outcome
+    }
+
+    /// What a request's `result` makes of its operation, its origin's window told; nil for a fault of the system.
+    func settle(_ result: Result<HTTPResponse, TransportError>, _ claimed: QueueEntry, _ operation: Operation,
+                share: String, ticket: Int) -> Outcome? {
+        if case .failure(.bodyUnreadable) = result, let span = operation.payload,
+           case let .refused(outcome) = openPayload(claimed, span) {
+            // The file shrank under the upload: the operation is filed, never retried short.
+            limits.finish(share, ticket: ticket, result)
+            return outcome
+        }
+        // Down before the window wakes the lanes waiting behind this request (the origin's probe): they
+        // must find the origin down, not send.
+        if case let .failure(failure) = result, failure.takesOriginDown {
+            unreachable(operation.origin, failure.token)
+        }
+        limits.finish(share, ticket: ticket, result)
+        if case let .failure(.tls(message)) = result {
+            // Never retried into success by waiting: an operator must fix a CA, a certificate or a key.
+            log.warning("\(claimed.id): TLS error with \(operation.origin): \(message); nothing was sent",
+                        LogFields(claimed, operation))
+        }
+        return Outcome.classify(method: operation.method, result: result, nowSeconds: Timestamp.nowSeconds())
     }
 
     /// What opening a claimed operation's payload gave: the file to stream, or the outcome instead (`nil`: a
@@ -154,7 +161,7 @@ extension Worker {
             "\(claimed.id) (\(operation.summary)): delayed: not delivered \(humanDuration(warnAfterSeconds)) after its "
                 + "enqueue at "
                 + "\(Timestamp.formatRFC3339(enqueued)); \(next.attempts) attempt(s), last: \(reason); next at "
-                    + "\(Timestamp.formatRFC3339(next.dueSeconds))"
+                    + "\(Timestamp.formatRFC3339(next.dueSeconds))", LogFields(claimed, operation, outcome: "deferred")
         )
     }
 
@@ -180,7 +187,7 @@ extension Worker {
         fields.fields.append(("order", "\(entry.state.orderMicroseconds)"))
         let filed = spool.file(
             entry.fileName, from: folder, to: destination, id: entry.id, reason: fields, what: operation?.summary,
-            about: LogFields(origin: operation?.origin, traceID: operation?.trace?.traceID), log: log)
+            about: operation.map { LogFields(entry, $0) } ?? LogFields(), log: log)
         switch filed {
         case .moved: break
         case .gone: return false
@@ -191,5 +198,13 @@ extension Worker {
         }
         state.withLock { if destination == .conflict { $0.summary.conflicts += 1 } else { $0.summary.failed += 1 } }
         return true
+    }
+}
+
+extension LogFields {
+    /// What a message about `claimed` says to the journal: its id, origin and trace, and how it went.
+    init(_ claimed: QueueEntry, _ operation: Operation, outcome: String? = nil, spanID: String? = nil) {
+        self.init(id: claimed.id, origin: operation.origin, outcome: outcome, traceID: operation.trace?.traceID,
+                  spanID: spanID)
     }
 }

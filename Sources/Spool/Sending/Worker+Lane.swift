@@ -243,7 +243,8 @@ extension Worker {
         }
         // Removed in place, as a delivered file is; gone meanwhile means another worker took the claim back.
         guard remover.removeInPlace(claimed) else { return false }
-        log.notice("coalesced \(entry.id) into newer \(newer.id) (same key, never attempted)")
+        log.notice("coalesced \(entry.id) into newer \(newer.id) (same key, never attempted)",
+                   LogFields(id: entry.id, outcome: "coalesced"))
         state.withLock { $0.summary.coalesced += 1 }
         return true
     }

@@ -126,7 +126,7 @@ extension Worker {
                 log.detail("\(claimed.id): delivered, but it did not leave cur/; it goes again, first")
                 return false
             }
-            log.detail("\(claimed.id): done")
+            log.detail("\(claimed.id): done", LogFields(claimed, operation, outcome: "done"))
             state.withLock { $0.summary.done += 1 }
             return true
         case .file(let destination, var reason):
@@ -164,7 +164,8 @@ extension Worker {
         }
         unclaim(claimed, state: next)
         log.detail(
-            "\(claimed.id): \(reason); attempt \(next.attempts), next at \(Timestamp.formatRFC3339(next.dueSeconds))")
+            "\(claimed.id): \(reason); attempt \(next.attempts), next at \(Timestamp.formatRFC3339(next.dueSeconds))",
+            LogFields(claimed, operation, outcome: "deferred"))
         warnIfDelayed(claimed, operation, next: next, reason: reason)
         // Its name holds the key back until its retry time, in later rounds of this run too (a long run retries
         // it when due, as a watcher would); only --flush, which ignores retry times, needs the key parked. A

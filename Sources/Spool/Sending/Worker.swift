@@ -184,7 +184,7 @@ package final class Worker: Sendable {
             let after = state.withLock {
                 $0.summary.attempts + $0.summary.failed + $0.summary.conflicts + $0.summary.coalesced + $0.summary.done
             }
-            if after == before { break }
+            if after == before || options.reloadPending() { break }
         }
         reportOrigins()
         saySetAside()

@@ -36,6 +36,8 @@ package struct WorkerOptions: Sendable {
     package var log = Log.silent
     /// What a watcher started by systemd tells it (ready, status, watchdog, stopping); nil otherwise.
     package var service: ServiceStatus?
+    /// Whether a watcher was asked to reload: its run then ends after the round in progress.
+    package var reloadPending: @Sendable () -> Bool = { false }
     /// The meter `-v` shows uploads on, when standard error is a terminal.
     package var progress: ProgressMeter?
     /// spool.conf(5) at start, with the command line's transport options as its defaults, its handler directory

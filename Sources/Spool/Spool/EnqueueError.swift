@@ -6,6 +6,8 @@ package enum EnqueueError: Error, CustomStringConvertible {
     case invalid(OperationError)
     case write(path: String, Errno)
     case queueFull(String)
+    /// A batch of more writes than the queue may ever hold (`limit`, from `option`): waiting cannot help.
+    case batchTooLarge(count: Int, limit: Int64, option: String)
     /// The spool's file system keeps less free space than `--min-free` asks for.
     case spaceLow(String)
     case otherFileSystem(path: String)
@@ -26,6 +28,9 @@ package enum EnqueueError: Error, CustomStringConvertible {
             }
         case let .queueFull(why):
             "the queue is full (\(why)); nothing was enqueued, try again after spool-send has caught up"
+        case let .batchTooLarge(count, limit, option):
+            "the batch holds \(count) writes, more than the queue may hold (\(limit), \(option)); nothing was "
+                + "enqueued: split it into batches of at most \(limit)"
         case let .spaceLow(why):
             "the spool's file system is nearly full (\(why)); nothing was enqueued, try again when there is room"
         case let .otherFileSystem(path):
@@ -42,7 +47,7 @@ package enum EnqueueError: Error, CustomStringConvertible {
     /// The sysexits code: 65 for a bad document, 75 when retrying later may work, 74 otherwise.
     package var exitCode: Int32 {
         switch self {
-        case .invalid, .payloadTooLarge: ExitCode.dataError
+        case .invalid, .payloadTooLarge, .batchTooLarge: ExitCode.dataError
         case .payloadUnreadable: ExitCode.noInput
         case .queueFull, .spaceLow: ExitCode.temporaryFailure
         case .otherFileSystem: ExitCode.ioError

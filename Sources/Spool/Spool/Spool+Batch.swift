@@ -16,7 +16,8 @@ extension Spool {
     /// the order given.
     ///
     /// A payload is not for a batch: the command refuses it first. With `limits`, a spool too full for the
-    /// whole batch refuses it before anything is written.
+    /// whole batch refuses it before anything is written, and a batch larger than the queue may ever hold is
+    /// refused as bad input (65), since waiting cannot help.
     ///
     /// A rename that fails leaves what was renamed before it in `new/`, synced: `queued` gets their ids before
     /// the error is thrown, so that the caller can say which writes of the batch are queued.
@@ -27,6 +28,12 @@ extension Spool {
         let documents = operations.map { Array(($0.document.text + "\n").utf8) }
         for bytes in documents where bytes.count > maxSize {
             throw .invalid(.tooLarge(size: bytes.count, limit: maxSize))
+        }
+        if let limits, operations.count > limits.maxCount {
+            throw .batchTooLarge(count: operations.count, limit: Int64(limits.maxCount), option: "--max-queue")
+        }
+        if let limits, let limit = limits.producerMaxWaiting, operations.count > limit {
+            throw .batchTooLarge(count: operations.count, limit: limit, option: "queue in the producer policy")
         }
         let size = documents.reduce(0) { $0 + $1.count }
         if let limits, let refusal = limits.freeSpaceRefusal(self, size: size) { throw .spaceLow(refusal) }

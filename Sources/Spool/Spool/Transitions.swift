@@ -87,11 +87,8 @@ extension Spool {
         // The id says which operation; a name that is not a queue name is shown as it was.
         var shown = QueueName(name)?.id == id ? id : "\(folder.rawValue)/\(name.escaped)"
         if let summary { shown += " (\(summary))" }
-        var about = fields
-        (about.id, about.outcome, about.status) = (id, destination.rawValue, reason["status"])
-        about.event = destination == .conflict ? .conflict : .failed
-        log.warning(
-            "\(shown) -> \(destination.rawValue)/\(filed): \(reason["reason"] ?? reason.fields.first?.1 ?? "")", about)
+        log.warning("\(shown) -> \(destination.rawValue)/\(filed): \(reason["reason"] ?? reason.fields.first?.1 ?? "")",
+                    fields.filed(id, in: destination.rawValue, status: reason["status"]))
         do { try directory(destination).sync() } catch {
             return .fault(SystemCallError("fsync", "\(path)/\(destination.rawValue)", error))
         }

@@ -14,10 +14,14 @@ package struct Log: Sendable {
     /// The chosen level.
     package let level: Level
 
-    /// A log for `program` at `level`.
-    package init(program: String, level: Level = .normal) {
+    /// The spool the messages are about, as the journal's `SPOOL_DIR` field.
+    package let spool: String?
+
+    /// A log for `program` at `level`, about `spool`.
+    package init(program: String, level: Level = .normal, spool: String? = nil) {
         self.program = program
         self.level = level
+        self.spool = spool
     }
 
     /// A log that says nothing, for library callers that do not want messages.
@@ -46,7 +50,7 @@ package struct Log: Sendable {
         // syslog's warning, notice and info.
         let priority = switch needed { case .quiet: 4; case .normal: 5; case .verbose: 6 }
         if let journal = Journal.forStandardError,
-            journal.send(fields().entry(message: text, priority: priority, program: program))
+            journal.send(fields().entry(message: text, priority: priority, program: program, spool: spool))
         {
             return
         }

@@ -27,7 +27,7 @@ package struct LogFields: Sendable {
     package var id: String?
     /// Its origin, `scheme://host[:port]` (`SPOOL_ORIGIN`).
     package var origin: String?
-    /// Where it went: `done`, `deferred`, `failed`, `conflict` (`SPOOL_OUTCOME`).
+    /// Where it went: `done`, `deferred`, `failed`, `conflict`, `coalesced` (`SPOOL_OUTCOME`).
     package var outcome: String?
     /// The HTTP status of the answer that decided it (`SPOOL_STATUS`).
     package var status: String?
@@ -42,11 +42,23 @@ package struct LogFields: Sendable {
         (self.traceID, self.spanID) = (traceID, spanID)
     }
 
-    /// The journal entry of `message` at syslog `priority` from `program`: these fields after the message's.
-    package func entry(message: String, priority: Int, program: String) -> [(name: String, value: String)] {
+    /// These fields for operation `id` filed in `folder` (`failed` or `conflict`) for an answer of `status`.
+    package func filed(_ id: String, in folder: String, status: String?) -> LogFields {
+        var fields = self
+        (fields.id, fields.outcome, fields.status) = (id, folder, status)
+        fields.event = folder == "conflict" ? .conflict : .failed
+        return fields
+    }
+
+    /// The journal entry of `message` at syslog `priority` from `program` about `spool`: these fields after
+    /// the message's.
+    package func entry(message: String, priority: Int, program: String, spool: String? = nil)
+        -> [(name: String, value: String)]
+    {
         var fields: [(name: String, value: String)] = [
             ("MESSAGE", message), ("PRIORITY", String(priority)), ("SYSLOG_IDENTIFIER", program),
         ]
+        if let spool { fields.append(("SPOOL_DIR", spool)) }
         if let event { fields.append(("MESSAGE_ID", event.messageID)) }
         let named: [(String, String?)] = [
             ("SPOOL_ID", id), ("SPOOL_ORIGIN", origin), ("SPOOL_OUTCOME", outcome), ("SPOOL_STATUS", status),

@@ -22,6 +22,7 @@ import Testing
         let spool: TemporarySpool
         let waiting: String
         let conflict = "0000000001.M1P1Q1Rconflict.test"
+        static let hostile = "$(touch pwned)`touch pwned`"
 
         init() throws {
             let spool = TemporarySpool()
@@ -31,6 +32,8 @@ import Testing
             #expect(spool.names("new").contains { $0.hasPrefix(waiting + ":") }, "\(spool.names("new"))")
             spool.drop("conflict", conflict, #"{"method":"PUT","url":"http://127.0.0.1:9/notes/2"}"# + "\n")
             spool.drop("conflict", conflict + ".why", "status: 409\n")
+            // A name a stranger chose: offered, never expanded or run.
+            spool.drop("failed", Fixture.hostile, "{}\n")
             try Data("http://127.0.0.1:9 window=1 maximum=4\n".utf8).write(
                 to: URL(fileURLWithPath: spool.path + "/.origins"))
         }
@@ -49,6 +52,9 @@ import Testing
         #expect(Set(conflicts) == [fixture.conflict], "conflict/ only, its reason left out: \(conflicts)")
         let origins = try complete("spool-ctl list --origin ")
         #expect(Set(origins) == ["http://127.0.0.1:9"], "from .origins: \(origins)")
+        let retried = try complete("spool-ctl retry ")
+        #expect(retried.count == 3, "failed/, conflict/ and new/: \(retried)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.spool.directory + "/pwned"), "a name ran: \(retried)")
     }
 
     /// bash completes through a function that reads the words bash hands it: the driver loads
@@ -74,7 +80,7 @@ import Testing
             let run = try Command.run(
                 Self.bash!,
                 ["--norc", "--noprofile", "-c", Self.bashDriver, "bash", Self.folder + "/spool.bash", line],
-                environment: ["SPOOL_DIR": fixture.spool.path], timeout: 30)
+                environment: ["SPOOL_DIR": fixture.spool.path], timeout: 30, workingDirectory: fixture.spool.directory)
             #expect(run.status == 0, "bash, \(line): \(run.status) \(run.stderr)")
             return run.lines
         }
@@ -88,7 +94,7 @@ import Testing
             let run = try Command.run(
                 Self.fish!,
                 ["--no-config", "-c", "source $argv[1]; complete -C $argv[2]", Self.folder + "/spool.fish", line],
-                environment: ["SPOOL_DIR": fixture.spool.path], timeout: 30)
+                environment: ["SPOOL_DIR": fixture.spool.path], timeout: 30, workingDirectory: fixture.spool.directory)
             #expect(run.status == 0 && run.stderr.isEmpty, "fish, \(line): \(run.status) \(run.stderr)")
             return run.lines.map { String($0.prefix { $0 != "\t" }) }
         }
@@ -155,7 +161,8 @@ import Testing
         try Self.expectCompletions(fixture) { line in
             let run = try Command.run(
                 Self.zsh!, ["-f", "-c", Self.zshDriver, "zsh", Self.folder, work, line],
-                environment: ["SPOOL_DIR": fixture.spool.path, "TERM": "xterm"], timeout: 30)
+                environment: ["SPOOL_DIR": fixture.spool.path, "TERM": "xterm"], timeout: 30,
+                workingDirectory: fixture.spool.directory)
             #expect(run.status == 0, "zsh, \(line): \(run.status) \(run.stderr)")
             return run.lines
         }

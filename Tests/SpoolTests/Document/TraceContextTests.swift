@@ -86,7 +86,13 @@ import Testing
         let bad = try Command.run("spool-enqueue", ["--spool", spool.path, "PUT", "http://127.0.0.1:9/b"],
                                   environment: ["TRACEPARENT": "junk"])
         let id = bad.stdout.trimmingCharacters(in: .newlines)
-        #expect(bad.status == 0 && bad.stderr.contains("TRACEPARENT and TRACESTATE left out"), "\(bad.stderr)")
+        #expect(bad.status == 0 && bad.stderr.contains("TRACEPARENT left out"), "\(bad.stderr)")
         #expect(!document(id).isEmpty && !document(id).contains("traceparent"), "\(document(id))")
+        // A bad TRACESTATE alone is left out; the trace is kept.
+        let state = try Command.run("spool-enqueue", ["--spool", spool.path, "PUT", "http://127.0.0.1:9/c"],
+                                    environment: ["TRACEPARENT": Self.parent, "TRACESTATE": "a\u{7f}"])
+        let kept = state.stdout.trimmingCharacters(in: .newlines)
+        #expect(state.status == 0 && state.stderr.contains("TRACESTATE left out"), "\(state.stderr)")
+        #expect(document(kept).contains(Self.parent) && !document(kept).contains("tracestate"), "\(document(kept))")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
-import SpoolSystem
+@testable import SpoolSystem
+@testable import SpoolSending
 import SpoolTestSupport
 import Testing
 
@@ -112,6 +113,26 @@ import Testing
         watcher.waitUntilExit()
         #expect(watcher.terminationStatus == 0, "\(String(decoding: err.fileHandleForReading.availableData, as: UTF8.self))")
         #expect(eventually(within: 5) { !listener.lines("STOPPING=1").isEmpty }, "STOPPING=1 on SIGTERM")
+    }
+
+    /// A change within a second of the last status line is held back, and told once the second is over by
+    /// the loop's next word (its wait is cut to the second meanwhile), so the line shown is the last state.
+    @Test func aStatusHeldByTheSpacingIsToldLater() throws {
+        let directory = makeTemporaryDirectory("spool-status")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let listener = NotifyListener(in: directory)
+        defer { listener.stop() }
+        try #require(!listener.bindFailed, "the test binds its notify socket")
+        let status = ServiceStatus(ServiceNotifier(address: Array(listener.path.utf8), watchdogSeconds: nil))
+        #expect(status.longestWaitSeconds == nil)
+        status.status("first")
+        status.status("second")
+        #expect(status.longestWaitSeconds == 1, "the wait is cut while a line is held")
+        #expect(eventually(within: 5) {
+            status.alive()
+            return listener.lines("STATUS=").map(\.text) == ["STATUS=first", "STATUS=second"]
+        }, "\(listener.messages.map(\.text))")
+        #expect(status.longestWaitSeconds == nil)
     }
 
     /// The pings come from the loop that works: while it waits on a request the server holds, it says

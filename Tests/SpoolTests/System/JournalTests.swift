@@ -27,6 +27,32 @@ import Testing
         }
     }
 
+    /// The catalog's commands run as printed, its fields filled in as a journal entry would fill them: each is
+    /// understood (no usage error) and finds its spool and operation.
+    @Test func theCatalogsCommandsRunAsPrinted() throws {
+        let spool = TemporarySpool()
+        let server = try TestServer { request in .respond(request.path.hasPrefix("/gone") ? 400 : 409, [:], "") }
+        defer { server.stop() }
+        let conflict = try spool.enqueue(["PUT", server.baseURL + "/notes/1"])
+        let failed = try spool.enqueue(["PUT", server.baseURL + "/gone/1", "--key", "other"])
+        try spool.send(["--no-fetch-on-conflict"])
+        #expect(spool.operations("conflict").count == 1 && spool.operations("failed").count == 1)
+        let text = try String(contentsOfFile: Repository.root + "/bin/debian/spool.catalog", encoding: .utf8)
+        for entry in text.components(separatedBy: "\n-- ").dropFirst() {
+            let id = entry.hasPrefix(LogFields.Event.failed.messageID) ? failed : conflict
+            for line in entry.split(separator: "\n") where line.hasPrefix("    spool-ctl ") {
+                let words = line.dropFirst(4).split(separator: " ").dropFirst().map {
+                    $0.replacingOccurrences(of: "@SPOOL_DIR@", with: spool.path)
+                        .replacingOccurrences(of: "@SPOOL_ID@", with: id)
+                        .replacingOccurrences(of: "@SPOOL_ORIGIN@", with: server.baseURL)
+                }
+                #expect(!words.contains { $0.contains("@") }, "a field the test does not fill: \(line)")
+                let run = try Command.run("spool-ctl", words)
+                #expect(![64, 66].contains(run.status), "\(line): \(run.status) \(run.stderr)")
+            }
+        }
+    }
+
     /// A datagram socket standing in for journald, and a `spool-send --once` whose standard error is a file
     /// that `JOURNAL_STREAM` names (its device and inode), as systemd names the stream it connects.
     static func runAsUnit(_ spool: TemporarySpool, _ arguments: [String], journalStream: Bool = true) throws
@@ -70,7 +96,7 @@ import Testing
         let origin = server.baseURL
         #expect(fields.isSuperset(of: [
             "PRIORITY=4", "SYSLOG_IDENTIFIER=spool-send", "SPOOL_ID=\(id)", "SPOOL_ORIGIN=\(origin)",
-            "SPOOL_STATUS=409", "MESSAGE_ID=\(LogFields.Event.conflict.messageID)",
+            "SPOOL_STATUS=409", "MESSAGE_ID=\(LogFields.Event.conflict.messageID)", "SPOOL_DIR=\(spool.path)",
         ]), "\(fields)")
         #expect(fields.contains { $0.hasPrefix("MESSAGE=\(id) (PUT \(server.baseURL)/notes/1) -> conflict/") })
     }
