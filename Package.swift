@@ -86,7 +86,7 @@ let package = Package(
         // Drives the library from separate processes in tests (claim races, kill -9).
         .executableTarget(name: "spool-testhelper", dependencies: uses(["Spool"]), path: "Tests/Helper"),
         // A real HTTP/1.1 server for the tests and for spool-bench.
-        .target(name: "SpoolTestSupport", dependencies: uses(mayUse["SpoolTestSupport"]!), path: "Tests/Support", exclude: ["quirks.py", "uploads.py", "browser.py"]),
+        .target(name: "SpoolTestSupport", dependencies: uses(mayUse["SpoolTestSupport"]!), path: "Tests/Support", exclude: ["quirks.py", "uploads.py", "browser.py", "lazyfs.py"]),
         .executableTarget(name: "spool-bench", dependencies: uses(["Spool", "SpoolHTTP", "SpoolTestSupport"])),
         // The fuzz targets (Fuzz/README.md): a corpus replayer as built here, a libFuzzer fuzzer by Fuzz/run.sh.
         .executableTarget(name: "spool-fuzz", dependencies: uses(["Spool"])),

@@ -50,8 +50,9 @@ extension Spool {
         } catch {
             throw .write(path: stage, error)
         }
+        // Kept open until the rename is synced: on FUSE, flushing the file again is what carries its rename.
+        defer { fd.close() }
         do throws(EnqueueError) {
-            defer { fd.close() }
             do throws(Errno) { try fd.writeAll(bytes) } catch { throw .write(path: stage, error) }
             switch payload {
             case nil: break
@@ -94,7 +95,7 @@ extension Spool {
         CrashPoint.reach("enqueue.published")
         if dropOnly { noteDropped(by: UserDatabase.effectiveUser, sizes: [size]) }
         do throws(Errno) {
-            try syncPublished()
+            try syncPublished([final], opened: fd)
         } catch {
             throw .write(path: "\(path)/new", error)
         }

@@ -11,8 +11,8 @@ struct SharedSpool {
     let config: String
     let policyPath: String
 
-    init(policy: String = "", settings more: String = "") throws {
-        spool = TemporarySpool()
+    init(policy: String = "", settings more: String = "", in parent: String = "/tmp") throws {
+        spool = TemporarySpool(in: parent)
         _ = try spool.open()
         chmod(spool.directory, 0o755)
         config = spool.directory + "/spool.conf"

@@ -17,8 +17,9 @@ final class TemporarySpool {
     let directory: String
     let path: String
 
-    init() {
-        directory = makeTemporaryDirectory("spool-test")
+    /// A spool in a new folder of `parent` (`/tmp` unless said: a test's own mount, say).
+    init(in parent: String = "/tmp") {
+        directory = makeTemporaryDirectory("spool-test", in: parent)
         path = directory + "/spool"
         _ = try! Spool(path: path)
     }
