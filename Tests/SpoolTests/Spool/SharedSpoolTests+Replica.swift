@@ -21,14 +21,13 @@ extension SharedSpoolTests {
             ("cluster.read-subvolume-index", "0"), ("cluster.self-heal-daemon", "off"),
             ("cluster.entry-self-heal", "off"),
         ]
-        let cluster = try #require(
-            GlusterCluster.build(partitionable: true, options: options),
-            "the GlusterFS cluster could not be built (its reason is printed above)")
+        let cluster = try #require(GlusterCluster.build(partitionable: true, options: options), Self.unbuilt)
+        let hosts = SharedSpoolScenario(cluster: cluster)
         let shared = cluster.mounts.map { $0 + "/spool" }
         _ = try Spool(path: shared[0])
         let server = try TestServer { _ in .respond(204, [:], "") }
         defer { server.stop() }
-        let (watcher, _, errors) = try onHostWithOutput(
+        let (watcher, _, errors) = try hosts.onHostWithOutput(
             "host-a", "spool-send", ["--spool", shared[0], "--watch", "--poll", "1", "-v"])
         let output = OutputWatcher(errors)
         #expect(output.wait(for: "watching \(shared[0])/new"), "the watcher started: \(output.text)")
@@ -40,9 +39,9 @@ extension SharedSpoolTests {
         }
         let first = try enqueue("1")
         #expect(first.status == 0, "the first write was taken by two replicas of three: \(first.stderr)")
-        let onBrick1 = names(cluster.directory + "/b1/spool", "new")
+        let onBrick1 = hosts.names(cluster.directory + "/b1/spool", "new")
         #expect(onBrick1.isEmpty, "brick 1 missed the first write: \(onBrick1)")
-        let onBrick2 = ["new", "cur"].flatMap { names(cluster.directory + "/b2/spool", $0) }
+        let onBrick2 = ["new", "cur"].flatMap { hosts.names(cluster.directory + "/b2/spool", $0) }
         #expect(!onBrick2.isEmpty || !server.requests.isEmpty, "brick 2 has the first write, or it was sent")
 
         // Healed: host-c's client writes to brick 1 again once a probe made through it shows there.

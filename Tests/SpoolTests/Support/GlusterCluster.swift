@@ -5,9 +5,11 @@ import Glibc
 /// mount per "host" sharing a spool. Built by hand as Debian's glusterfs-server allows: glusterd with its
 /// own working directory and volfile, on 127.0.0.1, bricks named by this machine's host name (Gluster
 /// refuses localhost), stat-prefetch off and zero attribute/entry timeouts on the mounts for coherence.
-final class GlusterCluster {
+final class GlusterCluster: SharedCluster {
     let directory: String
     let volume: String
+    let engine = "GlusterFS"
+    var timeouts: String { "ping timeout \(GlusterCluster.pingTimeout) s" }
     private(set) var mounts: [String] = []
     /// The cgroup (v2) the last mount's client runs in when the cluster can be partitioned: packets its
     /// sockets send are dropped by an nftables rule while `partition` holds.
@@ -144,9 +146,11 @@ final class GlusterCluster {
         for _ in 0..<50 where !FileManager.default.fileExists(atPath: mounts[0] + "/.") { usleep(100_000) }
     }
 
+    func partition() throws { try partition(brick: nil) }
+
     /// Cuts the last mount off from glusterd and the bricks, the way a partition does: nothing it sends
     /// arrives, and nothing tells it so. With `brick` (1...3), from that brick only.
-    func partition(brick: Int? = nil) throws {
+    func partition(brick: Int?) throws {
         guard let group = partitionGroup else { throw Skip.missing("the cluster was not built partitionable") }
         let port = try brick.map { "tcp dport \(try brickPort($0)) " } ?? ""
         // `level` counts from the kernel's root, which a cgroup namespace hides: match the cgroup at any depth.
