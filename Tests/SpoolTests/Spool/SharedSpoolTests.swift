@@ -38,6 +38,7 @@ struct SharedSpoolTests {
             "needs nftables to cut one host off: \(GlusterCluster.partitionUnavailable ?? "")"))
     func aPartitionedHostClaimsNothingAndTheOthersTakeOver() throws {
         let cluster = try #require(GlusterCluster.build(partitionable: true), Self.unbuilt)
-        try SharedSpoolScenario(cluster: cluster).aPartitionedHostClaimsNothingAndTheOthersTakeOver(cutOff: "ENOTCONN")
+        try SharedSpoolScenario(cluster: cluster).aPartitionedHostClaimsNothingAndTheOthersTakeOver(
+            rejoin: .sameMount(errno: "ENOTCONN"))
     }
 }

@@ -183,10 +183,21 @@ struct SharedSpoolScenario {
         )
     }
 
+    /// How a cut-off client comes back once the partition heals.
+    enum Rejoin {
+        /// Its mount answers again (GlusterFS): its calls failed with `errno` while cut off, and its watcher,
+        /// which waited, goes on.
+        case sameMount(errno: String)
+        /// Its client was evicted and fenced, and its mount is given a new one (CephFS): its calls waited,
+        /// then failed with `errno`; its watcher, whose descriptors are the old mount's, exits 75 for its
+        /// supervisor to start it again, and the new one goes on.
+        case newMount(errno: String)
+    }
+
     /// The third host's client cut off from the cluster while its watcher holds claims: it claims nothing
     /// while cut off, the others deliver everything (its claims after the lease), and once healed it takes
-    /// writes again and its watcher goes on. `cutOff` is what the cut-off client's calls fail with.
-    func aPartitionedHostClaimsNothingAndTheOthersTakeOver(cutOff: String) throws {
+    /// writes again and its watcher goes on (`rejoin`).
+    func aPartitionedHostClaimsNothingAndTheOthersTakeOver(rejoin: Rejoin) throws {
         let shared = cluster.mounts.map { $0 + "/spool" }
         _ = try Spool(path: shared[0])
         let server = try TestServer { _ in .delayed(1, 204) }
@@ -224,11 +235,16 @@ struct SharedSpoolScenario {
         let takenOver = Date().timeIntervalSince(partitioned)
         #expect(delivered() == total && names(shared[0], "cur").isEmpty && names(shared[0], "new").isEmpty)
         #expect(claimedUnderThePartition.isEmpty, "host-c claimed while cut off: \(claimedUnderThePartition)")
-        #expect(cut.isRunning, "a watcher cut off from its spool waits (\(cutOff) passes)")
+        #expect(cut.isRunning, "a watcher cut off from its spool waits")
 
-        // Healed: host-c's mount comes back and its worker goes on.
+        // Healed: host-c's mount comes back and its worker goes on, or is started again on the new mount.
         cluster.heal()
         let healed = Date()
+        var again: [Process] = []
+        if case .newMount = rejoin {
+            #expect(eventually(within: 60) { !cut.isRunning }, "the fenced watcher gives up its old mount")
+            again.append(try onHost("host-c", "spool-send", ["--spool", shared[2]] + sending))
+        }
         var enqueued = 0
         while enqueued < 10, Date().timeIntervalSince(healed) < 60 {
             let result = try Command.run(
@@ -238,13 +254,17 @@ struct SharedSpoolScenario {
         }
         let reconnected = Date().timeIntervalSince(healed)
         while delivered() < total + 10, Date().timeIntervalSince(healed) < 90 { usleep(100_000) }
-        for process in others + [cut] { process.interrupt() }
-        for process in others + [cut] { process.waitUntilExit() }
+        for process in others + again + [cut] where process.isRunning { process.interrupt() }
+        for process in others + again + [cut] { process.waitUntilExit() }
         let stderr = String(decoding: cutErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(
-            cut.terminationStatus == 0 && stderr.contains(cutOff) && stderr.contains("out of reach"), "\(stderr)")
-        #expect(
-            !stderr.contains("(EBADF)") && !stderr.contains("(EIO)"), "the healed mount is used as before: \(stderr)")
+        switch rejoin {
+        case let .sameMount(errno):
+            #expect(cut.terminationStatus == 0 && stderr.contains(errno) && stderr.contains("out of reach"), "\(stderr)")
+            #expect(!stderr.contains("(EBADF)") && !stderr.contains("(EIO)"), "the healed mount is used: \(stderr)")
+        case let .newMount(errno):
+            #expect(cut.terminationStatus == 75 && stderr.contains(errno) && stderr.contains("mounted again"),
+                    "\(cut.terminationStatus): \(stderr)")
+        }
 
         let requests = server.requests
         #expect(delivered() == total + 10, "every write applied: each Idempotency-Key reached the server")

@@ -1,0 +1,78 @@
+import Foundation
+import Glibc
+
+/// A CephFS file system on this machine, made by `Tests/Support/cephfs.sh` from Debian's packages: one
+/// monitor, one OSD on a memory store, one MDS, mounted three times by ceph-fuse, one client per "host".
+/// Cutting the third client off leaves its calls waiting; after 30 s (`session_autoclose`, Ceph's least)
+/// the MDS evicts and blocklists it, and the others go on. `heal` ends the partition and gives the third
+/// mount a new client, as an administrator must: a blocklisted client answers ESHUTDOWN for good.
+final class CephCluster: SharedCluster {
+    let directory: String
+    let engine = "CephFS"
+    let timeouts = "session autoclose 30 s"
+    var mounts: [String] { (1...3).map { "\(directory)/m\($0)" } }
+    private var cut = false
+
+    static let script = Repository.root + "/Tests/Support/cephfs.sh"
+
+    /// Why the file system cannot be made here, or nil.
+    static let unavailable: String? = {
+        guard ProcessInfo.processInfo.environment["SPOOL_CEPH"] == "1" else {
+            return "opt-in: set SPOOL_CEPH=1 (.ci/run does when it can)"
+        }
+        guard getuid() == 0 else { return "needs root (the daemons, FUSE mounts, a cgroup)" }
+        for tool in ["/usr/bin/ceph-mon", "/usr/bin/ceph-osd", "/usr/bin/ceph-mds", "/usr/bin/ceph-fuse",
+                     "/usr/bin/ceph", "/usr/sbin/nft", "/usr/bin/unshare"]
+        where !FileManager.default.isExecutableFile(atPath: tool) {
+            return "needs \(tool) (Debian's ceph-mon, ceph-osd, ceph-mds, ceph-fuse, ceph-common, nftables)"
+        }
+        guard FileManager.default.fileExists(atPath: "/dev/fuse") else { return "needs /dev/fuse" }
+        guard GlusterCluster.cgroup2Mount != nil else { return "needs cgroup2 under /sys/fs/cgroup" }
+        return nil
+    }()
+
+    /// A new file system, or nil with the reason printed.
+    static func build() -> CephCluster? {
+        do { return try CephCluster() } catch {
+            print("skipping a CephFS test: \(error)")
+            return nil
+        }
+    }
+
+    /// How long the last start took, in seconds.
+    private(set) var startSeconds = 0.0
+
+    init() throws {
+        directory = "/tmp/spool-ceph-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let started = Date()
+        try run("start")
+        startSeconds = Date().timeIntervalSince(started)
+    }
+
+    func partition() throws {
+        try run("cut")
+        cut = true
+    }
+
+    func heal() {
+        guard cut else { return }
+        cut = false
+        try? run("heal")
+        try? run("remount")
+    }
+
+    deinit {
+        _ = try? run("stop")
+        unlink(directory + ".log")
+    }
+
+    /// Runs `cephfs.sh command DIR` with system(3), its output to `DIR.log`: the daemons it starts keep
+    /// whatever they inherit, and Foundation's Process would wait for them to close its pipes.
+    private func run(_ command: String) throws {
+        let status = system("/bin/bash \(CephCluster.script) \(command) \(directory) </dev/null >>\(directory).log 2>&1")
+        guard status == 0 else {
+            let log = (try? String(contentsOfFile: directory + ".log", encoding: .utf8)) ?? ""
+            throw Skip.missing("cephfs.sh \(command) failed (\(status)): \(log.suffix(2000))")
+        }
+    }
+}
