@@ -10,7 +10,8 @@ struct CephSpoolTests {
 
     @Test func threeHostsShareOneSpool() throws {
         let cluster = try #require(CephCluster.build(), Self.unbuilt)
-        print("CephFS: monitor, OSD, MDS and three ceph-fuse mounts ready in \(String(format: "%.1f", cluster.startSeconds)) s")
+        let seconds = String(format: "%.1f", cluster.startSeconds)
+        print("CephFS: monitor, OSD, MDS and three ceph-fuse mounts ready in \(seconds) s")
         try SharedSpoolScenario(cluster: cluster).threeHostsShareOneSpool()
     }
 

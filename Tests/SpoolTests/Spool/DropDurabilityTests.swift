@@ -22,7 +22,9 @@ struct DropDurabilityTests {
             (received[$0].hasPrefix("rename ") || received[$0].hasPrefix("link ")) && received[$0].contains("/new/")
         }
         return !arrivals.isEmpty && arrivals.allSatisfy { index in
-            received[(index + 1)...].contains { $0.hasPrefix("fsync /") || ($0.hasPrefix("fsyncdir ") && $0.hasSuffix("/new")) }
+            received[(index + 1)...].contains {
+                $0.hasPrefix("fsync /") || ($0.hasPrefix("fsyncdir ") && $0.hasSuffix("/new"))
+            }
         }
     }
 

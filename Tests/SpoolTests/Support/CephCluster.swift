@@ -69,7 +69,8 @@ final class CephCluster: SharedCluster {
     /// Runs `cephfs.sh command DIR` with system(3), its output to `DIR.log`: the daemons it starts keep
     /// whatever they inherit, and Foundation's Process would wait for them to close its pipes.
     private func run(_ command: String) throws {
-        let status = system("/bin/bash \(CephCluster.script) \(command) \(directory) </dev/null >>\(directory).log 2>&1")
+        let status = system(
+            "/bin/bash \(CephCluster.script) \(command) \(directory) </dev/null >>\(directory).log 2>&1")
         guard status == 0 else {
             let log = (try? String(contentsOfFile: directory + ".log", encoding: .utf8)) ?? ""
             throw Skip.missing("cephfs.sh \(command) failed (\(status)): \(log.suffix(2000))")

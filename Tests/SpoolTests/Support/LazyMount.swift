@@ -24,7 +24,8 @@ final class LazyMount {
 
     init() throws {
         for folder in ["backing", "mount"] {
-            try FileManager.default.createDirectory(atPath: directory + "/" + folder, withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(
+                atPath: directory + "/" + folder, withIntermediateDirectories: false)
         }
         chmod(directory, 0o755)
         process.executableURL = URL(fileURLWithPath: LazyMount.python)

@@ -259,7 +259,8 @@ struct SharedSpoolScenario {
         let stderr = String(decoding: cutErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         switch rejoin {
         case let .sameMount(errno):
-            #expect(cut.terminationStatus == 0 && stderr.contains(errno) && stderr.contains("out of reach"), "\(stderr)")
+            #expect(cut.terminationStatus == 0 && stderr.contains(errno) && stderr.contains("out of reach"),
+                    "\(stderr)")
             #expect(!stderr.contains("(EBADF)") && !stderr.contains("(EIO)"), "the healed mount is used: \(stderr)")
         case let .newMount(errno):
             #expect(cut.terminationStatus == 75 && stderr.contains(errno) && stderr.contains("mounted again"),
