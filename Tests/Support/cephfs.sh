@@ -4,9 +4,10 @@
 # one OSD on a memory store, one MDS, no manager (a file system is made and mounted without one), and three
 # ceph-fuse mounts DIR/m1..m3, one client per "host". The third client runs in a cgroup v2 of its own, so
 # that `cut` can drop every packet it sends (a silent partition) until `heal`. Ceph fences a client it could
-# not reach for session_autoclose (30 s, its least) by blocklisting it: its mount answers ESHUTDOWN from
-# then on, and `remount` gives DIR/m3 a new client, as an administrator does. Outside DIR it touches only
-# that cgroup, the FUSE mounts, an nftables table and ports on 127.0.0.1. Run as root.
+# not reach (after 5 s when another client waits for what it holds, else after session_autoclose, 30 s, its
+# least) by blocklisting it: its mount answers ESHUTDOWN from then on, and `remount` gives DIR/m3 a new
+# client, as an administrator does. Outside DIR it touches only that cgroup, the FUSE mounts, an nftables
+# table and ports on 127.0.0.1. Run as root.
 set -eu
 command=${1:?usage: $0 start|stop|cut|heal|remount DIR}
 D=$(realpath -m "${2:?usage: $0 $command DIR}")
@@ -68,6 +69,7 @@ for p in random.sample(range(7400, 9999), 2599):
 fsid = $fsid
 mon host = v2:127.0.0.1:$port
 public addr = 127.0.0.1
+cluster addr = 127.0.0.1
 ms bind msgr1 = false
 ms bind ipv6 = false
 keyring = $D/keyring
@@ -75,6 +77,7 @@ run dir = $D/run
 admin socket = $D/run/\$name.asok
 pid file = $D/run/\$name.pid
 log file = $D/log/\$name.log
+mon cluster log file = default=$D/log/\$channel.log cluster=$D/log/cluster.log
 crash dir = $D/crash
 mon data = $D/mon
 osd data = $D/osd/\$id
@@ -97,6 +100,10 @@ osd op num threads per shard = 2
 # Replies only once the MDS journal entry is safe: with early replies a rename keeps its locks until the
 # next tick flushes the journal (5 s), and another client's lookup of that name waits as long.
 mds early reply = false
+# A cap another client waits for is flushed within a tick (5 s by default), and a client that does not give
+# one back is evicted after 5 s instead of session_autoclose's 30.
+mds tick interval = 0.1
+mds cap revoke eviction timeout = 5
 client mount timeout = 30
 
 [client]

@@ -3,13 +3,14 @@ import Glibc
 
 /// A CephFS file system on this machine, made by `Tests/Support/cephfs.sh` from Debian's packages: one
 /// monitor, one OSD on a memory store, one MDS, mounted three times by ceph-fuse, one client per "host".
-/// Cutting the third client off leaves its calls waiting; after 30 s (`session_autoclose`, Ceph's least)
-/// the MDS evicts and blocklists it, and the others go on. `heal` ends the partition and gives the third
+/// Cutting the third client off leaves its calls waiting; the MDS evicts and blocklists it once another
+/// client waits 5 s for what it holds, or after 30 s (`session_autoclose`, Ceph's least), and the others
+/// go on. `heal` ends the partition and gives the third
 /// mount a new client, as an administrator must: a blocklisted client answers ESHUTDOWN for good.
 final class CephCluster: SharedCluster {
     let directory: String
     let engine = "CephFS"
-    let timeouts = "session autoclose 30 s"
+    let timeouts = "cap revoke eviction 5 s, session autoclose 30 s"
     var mounts: [String] { (1...3).map { "\(directory)/m\($0)" } }
     private var cut = false
 
@@ -31,8 +32,17 @@ final class CephCluster: SharedCluster {
         return nil
     }()
 
-    /// A new file system, or nil with the reason printed.
+    /// A new file system, or nil with the reason printed. One a killed test run left behind (its process
+    /// gone) is stopped first: its daemons and mounts would outlive it.
     static func build() -> CephCluster? {
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []
+        for name in left where name.hasPrefix("spool-ceph-") && !name.hasSuffix(".log") {
+            let pid = name.dropFirst("spool-ceph-".count).split(separator: "-").first.flatMap { Int32($0) }
+            if let pid, pid != getpid(), kill(pid, 0) != 0 {
+                _ = system("/bin/bash \(script) stop /tmp/\(name) </dev/null >/dev/null 2>&1")
+                unlink("/tmp/\(name).log")
+            }
+        }
         do { return try CephCluster() } catch {
             print("skipping a CephFS test: \(error)")
             return nil
