@@ -47,6 +47,13 @@ package struct TraceContext: Equatable, Sendable {
     /// The `traceparent` value of one attempt: the kept trace and flags, with `span` as its own id.
     package func traceparent(span: String) -> String { "00-\(traceID)-\(span)-\(flags)" }
 
+    /// The headers of one request under this trace, `spanID` its own span (a new one unless given):
+    /// `traceparent`, and `tracestate` when there is one.
+    package func headers(spanID: String? = nil) -> [(name: String, value: String)] {
+        let parent = ("traceparent", traceparent(span: spanID ?? TraceContext.newSpanID()))
+        return [parent] + (state.map { [("tracestate", $0)] } ?? [])
+    }
+
     /// A new span id: 8 random bytes, never all zero, in hexadecimal.
     package static func newSpanID() -> String {
         var generator = SystemRandomNumberGenerator()

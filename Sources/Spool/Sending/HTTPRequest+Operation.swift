@@ -38,10 +38,7 @@ extension HTTPRequest {
                         body: operation.body)
             ))
         if let tag = operation.ifMatch { headers.append(("If-Match", tag)) }
-        if let trace = operation.trace {
-            headers.append(("traceparent", trace.traceparent(span: spanID ?? TraceContext.newSpanID())))
-            if let state = trace.state { headers.append(("tracestate", state)) }
-        }
+        if let trace = operation.trace { headers += trace.headers(spanID: spanID) }
         headers += credentials
         self.init(
             method: operation.method, url: operation.url, headers: headers, body: operation.body,

@@ -5,8 +5,11 @@ import SpoolSystem
 /// spool.conf(5) read again by a watcher (SIGHUP): the new settings apply at once, to the windows already
 /// open too, and what the origins taught (rates, pauses, probes) is kept.
 extension OriginLimits {
-    /// spool.conf(5) as in use now.
-    package var configuration: SpoolConfiguration { inUse.withLock { $0 } }
+    /// What `read` takes from spool.conf(5) as in use now: on the per-request and per-read paths only the part
+    /// needed is copied out, not the whole configuration.
+    package func withConfiguration<Value>(_ read: (SpoolConfiguration) -> Value) -> Value {
+        inUse.withLock { read($0) }
+    }
 
     /// Puts `configuration` in use: each open window takes its origin's new maximum, rate and burst.
     package func reconfigure(_ configuration: SpoolConfiguration) {

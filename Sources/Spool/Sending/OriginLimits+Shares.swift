@@ -26,7 +26,8 @@ extension OriginLimits {
         for (other, window) in state.windows where OriginRecord.origin(ofShare: other) == origin {
             total += window.inFlight
         }
-        return total < min(concurrency, configuration.settings(for: String(origin)).maxConcurrency ?? concurrency)
+        let most = withConfiguration { $0.settings(for: String(origin)).maxConcurrency } ?? concurrency
+        return total < min(concurrency, most)
     }
 
     /// Notes that a request of `share` was let go, for the turns.

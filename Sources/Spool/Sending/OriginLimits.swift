@@ -94,7 +94,7 @@ package final class OriginLimits: Sendable {
 
     /// The window a first request to `share` finds.
     package func newWindow(_ share: String, _ state: inout State) -> OriginState {
-        let settings = configuration.settings(for: String(OriginRecord.origin(ofShare: share)))
+        let settings = withConfiguration { $0.settings(for: String(OriginRecord.origin(ofShare: share))) }
         var window = OriginState(
             maximum: maximum(settings), initial: settings.initialConcurrency, rate: settings.rate,
             burst: settings.burst)

@@ -24,10 +24,7 @@ package enum ServerVersion {
         var headers: [(name: String, value: String)] = [("Accept", contentType ?? "*/*")]
         headers.append(("User-Agent", userAgent))
         // A span of the write's trace too: the server's log ties the read to the write it is for.
-        if let trace = operation.trace {
-            headers.append(("traceparent", trace.traceparent(span: TraceContext.newSpanID())))
-            if let state = trace.state { headers.append(("tracestate", state)) }
-        }
+        if let trace = operation.trace { headers += trace.headers() }
         headers += profile.headers
         var request = HTTPRequest(
             method: "GET", url: operation.url, headers: headers, body: nil, origin: operation.origin, tls: profile.tls)

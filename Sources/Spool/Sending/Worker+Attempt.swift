@@ -43,7 +43,7 @@ extension Worker {
             var request = HTTPRequest(
                 operation: operation, id: claimed.id, orderMicroseconds: claimed.state.orderMicroseconds,
                 userAgent: options.userAgent, profile: try profile(for: operation), spanID: spanID)
-            request.route = configuration.settings(for: operation.origin).route
+            request.route = settings(for: operation.origin).route
             request.onConnected = { [limits] in limits.connected(share) }
             if let span = operation.payload {
                 switch openPayload(claimed, span) {
@@ -148,7 +148,7 @@ extension Worker {
 
     /// Says once, at the default level, that an operation will not be delivered within `warn-after`.
     package func warnIfDelayed(_ claimed: QueueEntry, _ operation: Operation, next: RetryState, reason: String) {
-        guard let warnAfterSeconds = configuration.settings(for: operation.origin).warnAfterSeconds else {
+        guard let warnAfterSeconds = settings(for: operation.origin).warnAfterSeconds else {
             return
         }
         let enqueued = claimed.state.orderMicroseconds / 1_000_000

@@ -69,10 +69,7 @@ extension Worker {
         // Who dropped the job (its file's owner), for a handler on a shared spool that has rules of its own.
         let producer = operation.producer.map { ["SPOOL_DROPPED_BY=\($0)"] } ?? []
         // The job's trace, as OpenTelemetry's environment carrier: this run is a span of its own under it.
-        let trace = operation.trace.map { trace in
-            ["TRACEPARENT=\(trace.traceparent(span: TraceContext.newSpanID()))"]
-                + (trace.state.map { ["TRACESTATE=\($0)"] } ?? [])
-        } ?? []
+        let trace = (operation.trace?.headers() ?? []).map { "\($0.name.uppercased())=\($0.value)" }
         return [
             "PATH=/usr/local/bin:/usr/bin:/bin", "SPOOL_HANDLER=\(name)", "SPOOL_ID=\(claimed.id)",
             "SPOOL_ATTEMPT=\(claimed.state.attempts + 1)", "SPOOL_IDEMPOTENCY_KEY=\(key)", "SPOOL_KEY=\(operation.key)",

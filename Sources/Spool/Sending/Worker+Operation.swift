@@ -83,7 +83,8 @@ extension Worker {
         return OperationStateMachine.Facts(
             entry: read.entry, operation: read.operation, nowSeconds: nowSeconds,
             lifetimeSeconds: options.lifetimeSeconds, allowedOrigins: options.allowedOrigins,
-            producerRights: rights(of: read.operation), producerPolicyPath: configuration.producerPolicyPath,
+            producerRights: rights(of: read.operation),
+            producerPolicyPath: limits.withConfiguration(\.producerPolicyPath),
             originDown: down, claimSuffixLength: Claim(owner: .current, since: nowSeconds).suffix.count,
             backoff: options.backoff)
     }

@@ -8,11 +8,13 @@ extension Worker {
     /// the rights of nobody in particular (the `*` lines).
     package func rights(of operation: Operation) -> ProducerPolicy.Rights? {
         guard let uid = operation.producer else {
-            return configuration.producerPolicy.rights(of: SystemUser(uid: UInt32.max, name: nil, groups: []))
+            let nobody = SystemUser(uid: UInt32.max, name: nil, groups: [])
+            return limits.withConfiguration { $0.producerPolicy.rights(of: nobody) }
         }
         guard spool.users.isProducer(uid) else { return nil }
         if let known = producerRights.withLock({ $0[uid] }) { return known }
-        let rights = configuration.producerPolicy.rights(of: UserDatabase.user(uid))
+        let user = UserDatabase.user(uid)
+        let rights = limits.withConfiguration { $0.producerPolicy.rights(of: user) }
         producerRights.withLock { $0[uid] = rights }
         return rights
     }

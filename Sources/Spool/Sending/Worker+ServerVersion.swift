@@ -15,7 +15,7 @@ extension Worker {
         _ outcome: Outcome, _ claimed: QueueEntry, _ operation: Operation
     ) async -> FilingReason? {
         guard case .conflict = outcome, operation.handler == nil, options.fetchesOnConflict, let transport,
-              configuration.settings(for: operation.origin).fetchesOnConflict ?? true
+              settings(for: operation.origin).fetchesOnConflict ?? true
         else { return nil }
         var request: HTTPRequest
         do {
@@ -25,7 +25,7 @@ extension Worker {
             let message = "the server's version was not fetched: \(error)"
             return FilingReason([("theirs-error", message)])
         }
-        request.route = configuration.settings(for: operation.origin).route
+        request.route = settings(for: operation.origin).route
         // One more request to the origin, so within its window and pace as every other: the write's own room
         // was given back with its answer. It is made under the write's claim, so it must end inside the lease
         // as a pushed-back write's must; a pause asked meanwhile, or no time left, leaves it to the operator.

@@ -96,14 +96,19 @@ package final class Worker: Sendable {
         }
     }
 
-    /// spool.conf(5) as in use: read at start, and again when a watcher is told to (`reconfigure`).
-    package var configuration: SpoolConfiguration { limits.configuration }
+    /// `origin`'s settings in spool.conf(5) as in use: read at start, and again when a watcher is told to
+    /// (`reconfigure`).
+    package func settings(for origin: String) -> OriginSettings {
+        limits.withConfiguration { $0.settings(for: origin) }
+    }
 
     /// The handler directory in use (`--handler-dir`, else spool.conf's `handler-dir`).
-    package var handlers: HandlerDirectory? { configuration.handlerDirectory.map(HandlerDirectory.init(path:)) }
+    package var handlers: HandlerDirectory? {
+        limits.withConfiguration(\.handlerDirectory).map(HandlerDirectory.init(path:))
+    }
 
     /// The largest payload sent (`--max-payload`, else spool.conf's `max-payload`).
-    package var maxPayload: Int64 { configuration.maxPayload ?? options.maxPayload }
+    package var maxPayload: Int64 { limits.withConfiguration(\.maxPayload) ?? options.maxPayload }
 
     /// Puts `configuration` in use, read again by a watcher: the origins' new limits apply at once, what they
     /// taught is kept, and each producer's rights are looked up again under its policy.

@@ -13,27 +13,29 @@ import Testing
         #expect(chmod(path + ".new", 0o600) == 0 && rename(path + ".new", path) == 0)
     }
 
-    /// A watcher of `spool` started by systemd and ready, with a spool.conf holding `server`'s origin to one
-    /// write a minute; what it writes on standard error.
-    static func watch(_ spool: TemporarySpool, _ server: TestServer) throws
-        -> (config: String, running: ServiceNotifyTests.NotifiedWatcher, output: OutputWatcher)
+    /// A server, and a watcher of `spool` started by systemd and ready, with a spool.conf holding the server's
+    /// origin to one write a minute; what the watcher writes on standard error. `finish` stops both.
+    static func watch(_ spool: TemporarySpool) throws
+        -> (server: TestServer, config: String, running: ServiceNotifyTests.NotifiedWatcher, output: OutputWatcher)
     {
+        let server = try TestServer { _ in .respond(204, [:], "") }
         let config = spool.directory + "/spool.conf"
         try write("[\(server.baseURL)]\nrate = 1/m\n", to: config)
         let running = try ServiceNotifyTests.NotifiedWatcher(spool, arguments: ["--config", config])
         let output = OutputWatcher(running.errors)
         #expect(eventually(within: 20) { !running.listener.lines("READY=1").isEmpty }, "READY=1 once the queue is read")
-        return (config, running, output)
+        return (server, config, running, output)
     }
 
     /// An origin held to one write a minute: after one delivery the rest wait on its rate. The rate is
     /// lifted in spool.conf and the watcher told with SIGHUP: the rest go at once, without a restart.
     @Test func aReloadAppliesANewOriginSettingAtOnce() throws {
         let spool = TemporarySpool()
-        let server = try TestServer { _ in .respond(204, [:], "") }
-        defer { server.stop() }
-        let (config, running, output) = try Self.watch(spool, server)
-        defer { running.finish() }
+        let (server, config, running, output) = try Self.watch(spool)
+        defer {
+            running.finish()
+            server.stop()
+        }
         let (listener, watcher) = (running.listener, running.process)
         for index in 0..<10 { try spool.enqueue(["PUT", server.baseURL + "/notes/\(index)", "--key", "k\(index)"]) }
         #expect(eventually(within: 20) { server.requests.count == 1 }, "one write within the rate")
@@ -56,10 +58,11 @@ import Testing
     /// origin's rate still holds its writes) and goes on; a fixed file is taken on the next SIGHUP.
     @Test func aBrokenFileKeepsTheSettingsInUseAndSaysWhere() throws {
         let spool = TemporarySpool()
-        let server = try TestServer { _ in .respond(204, [:], "") }
-        defer { server.stop() }
-        let (config, running, output) = try Self.watch(spool, server)
-        defer { running.finish() }
+        let (server, config, running, output) = try Self.watch(spool)
+        defer {
+            running.finish()
+            server.stop()
+        }
         let (listener, watcher) = (running.listener, running.process)
 
         try Self.write("[\(server.baseURL)]\nrate = fast\n", to: config)

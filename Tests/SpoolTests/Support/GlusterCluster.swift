@@ -104,13 +104,11 @@ final class GlusterCluster: SharedCluster {
             "glusterd -f \(directory)/glusterd.vol --log-file=\(directory)/log/glusterd.log -p "
                 + "\(directory)/glusterd.pid"
         )
-        var created = false
-        for _ in 0..<50 where !created {
-            usleep(200_000)
-            created =
-                (try? shell(
-                    "gluster --mode=script volume create \(volume) replica 3 "
-                        + (1...3).map { "\(host):\(directory)/b\($0)" }.joined(separator: " ") + " force")) != nil
+        // glusterd takes a moment to listen: the volume is made as soon as it answers.
+        let created = eventually(within: 10, every: 0.2) {
+            (try? shell(
+                "gluster --mode=script volume create \(volume) replica 3 "
+                    + (1...3).map { "\(host):\(directory)/b\($0)" }.joined(separator: " ") + " force")) != nil
         }
         guard created else { throw Skip.missing("gluster volume create failed; see \(directory)/log") }
         try shell("gluster --mode=script volume set \(volume) performance.stat-prefetch off")
@@ -143,7 +141,9 @@ final class GlusterCluster: SharedCluster {
             }
             mounts.append(mount)
         }
-        for _ in 0..<50 where !FileManager.default.fileExists(atPath: mounts[0] + "/.") { usleep(100_000) }
+        guard eventually(within: 5, { FileManager.default.fileExists(atPath: self.mounts[0] + "/.") }) else {
+            throw Skip.missing("the first mount did not come up; see \(directory)/log")
+        }
     }
 
     func partition() throws { try partition(brick: nil) }
@@ -184,8 +184,10 @@ final class GlusterCluster: SharedCluster {
         _ = try? shell(
             "gluster --mode=script volume stop \(volume) force; gluster --mode=script volume delete \(volume)")
         _ = try? shell("kill $(cat \(directory)/glusterd.pid); pkill -f 'glusterfsd.*\(volume)'")
-        usleep(500_000)
-        if let group = partitionGroup { rmdir(group.path) }
+        // A cgroup is removed once its last process (the cut-off client) has exited.
+        if let group = partitionGroup {
+            _ = eventually(within: 5) { rmdir(group.path) == 0 || errno == ENOENT }
+        }
         _ = try? FileManager.default.removeItem(atPath: directory)
     }
 
